@@ -1,0 +1,45 @@
+"""momentbound: exact moments of classifier error estimators and certified cdf bounds.
+
+The public API is re-exported here lazily, so ``import momentbound`` is fast and does not
+import cvxpy or sympy until a feature needs them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it (one line per name; keep sorted by module)
+_EXPORTS: dict[str, str] = {
+    "MomentboundError": "momentbound.errors",
+    "InvalidArgument": "momentbound.errors",
+    "InvalidModel": "momentbound.errors",
+    "InvalidProbability": "momentbound.errors",
+    "InfeasibleMoments": "momentbound.errors",
+    "ImpossibleSplit": "momentbound.errors",
+    "DegreeCapExceeded": "momentbound.errors",
+    "SolverFailed": "momentbound.errors",
+    "UnknownMethod": "momentbound.errors",
+    "CellModel": "momentbound.model",
+    "fig1_model": "momentbound.model",
+    "independent_1d_model": "momentbound.model",
+    "equal_cells_model": "momentbound.model",
+    "second_nb_model": "momentbound.model",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'momentbound' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

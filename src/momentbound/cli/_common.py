@@ -1,0 +1,56 @@
+"""Helpers shared by the CLI commands: parsing lists, printing tables or JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+
+def parse_int_list(text: str, *, name: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(t) for t in text.split(",") if t.strip() != "")
+    except ValueError as exc:
+        raise click.BadParameter(f"{name} must be comma-separated integers, got {text!r}") from exc
+
+
+def parse_str_list(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip() != ""]
+
+
+def jsonable(value: Any) -> Any:
+    """Convert Fractions, numpy scalars and tuples to JSON-friendly values."""
+    import numpy as np
+
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return jsonable(value.item())
+    if isinstance(value, np.ndarray):
+        return [jsonable(v) for v in value.tolist()]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def emit_json(document: Any) -> None:
+    click.echo(json.dumps(jsonable(document), sort_keys=True, indent=2))
+
+
+def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    table = Table(title=title)
+    for c in columns:
+        table.add_column(str(c))
+    for r in rows:
+        table.add_row(*(str(v) for v in r))
+    Console().print(table)

@@ -1,0 +1,75 @@
+"""One small exception hierarchy for momentbound.
+
+Every error says which argument was wrong, what its value was, and how to fix it.
+Subclasses also derive from the matching builtin (``ValueError``, ``RuntimeError``)
+so that generic handlers keep working.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "MomentboundError",
+    "InvalidArgument",
+    "InvalidModel",
+    "InvalidProbability",
+    "InfeasibleMoments",
+    "ImpossibleSplit",
+    "DegreeCapExceeded",
+    "SolverFailed",
+    "UnknownMethod",
+]
+
+
+class MomentboundError(Exception):
+    """Base class of every error raised by momentbound."""
+
+
+class InvalidArgument(MomentboundError, ValueError):
+    """An argument has a wrong type or value (the message names it and the fix)."""
+
+
+class InvalidModel(InvalidArgument):
+    """Cell probabilities, arities or number of classes do not define a valid model."""
+
+
+class InvalidProbability(InvalidArgument):
+    """A value that must be a probability is negative, above one, or NaN."""
+
+
+class InfeasibleMoments(MomentboundError, ValueError):
+    """No distribution on the given support has the given moments.
+
+    ``condition`` names the failed check (e.g. ``"hankel"``, ``"localizing"``,
+    ``"support"``, ``"m0"``).
+    """
+
+    def __init__(self, message: str, *, condition: str = "unknown") -> None:
+        super().__init__(message)
+        self.condition = condition
+
+
+class ImpossibleSplit(InvalidArgument):
+    """A hold-out or cross-validation split cannot be made for the given N."""
+
+
+class DegreeCapExceeded(MomentboundError, ValueError):
+    """A requested polynomial (e.g. the bird polynomial) exceeds the configured degree cap."""
+
+    def __init__(self, message: str, *, degree: int, cap: int) -> None:
+        super().__init__(message)
+        self.degree = degree
+        self.cap = cap
+
+
+class SolverFailed(MomentboundError, RuntimeError):
+    """A numerical solver failed; ``result`` carries whatever partial result exists."""
+
+    def __init__(self, message: str, *, result: Any = None) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class UnknownMethod(InvalidArgument):
+    """A method, backend or solver name is not registered (the message lists the valid ones)."""
