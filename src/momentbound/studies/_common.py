@@ -1,0 +1,117 @@
+"""Shared plumbing of the study modules: grids, progress, numbers, figures, estimator rows."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from momentbound.errors import InvalidArgument
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+Progress = Callable[[int, int], None]
+
+
+def grid_map(fn: Callable[[T], R], items: Sequence[T], progress: Progress | None = None) -> list[R]:
+    """``[fn(item) for item in items]`` reporting ``progress(done, total)`` after each item."""
+    out: list[R] = []
+    total = len(items)
+    for i, item in enumerate(items):
+        out.append(fn(item))
+        if progress is not None:
+            progress(i + 1, total)
+    return out
+
+
+def as_float(value: Any, *, name: str = "value") -> float:
+    """A point value (Fraction, int, float, numpy scalar) as float.
+
+    Interval-valued results (with ``lower``/``upper``) are rejected: a study plots one curve
+    per quantity and must not silently pick a point inside a guaranteed interval.
+    """
+    if hasattr(value, "lower") and hasattr(value, "upper"):
+        raise InvalidArgument(
+            f"{name} is an interval [{value.lower}, {value.upper}]; the studies plot point values, "
+            f"so use a point backend ('exact', 'sampling' or 'series')"
+        )
+    if isinstance(value, Fraction):
+        return float(value)
+    try:
+        return float(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"{name} must be a number, got {value!r}") from exc
+
+
+def check_positive_int(value: Any, *, name: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise InvalidArgument(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def check_int_grid(values: Iterable[Any], *, name: str, minimum: int, maximum: int | None = None) -> tuple[int, ...]:
+    """Validate a grid of integers (sorted, unique, within bounds)."""
+    try:
+        grid = tuple(sorted({int(v) for v in values}))
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"{name} must be integers, got {values!r}") from exc
+    if len(grid) < 2:
+        raise InvalidArgument(f"{name} needs at least 2 distinct values to draw a curve, got {grid}")
+    if grid[0] < minimum or (maximum is not None and grid[-1] > maximum):
+        upper = "" if maximum is None else f" and <= {maximum}"
+        raise InvalidArgument(f"{name} values must be >= {minimum}{upper}, got {grid[0]}..{grid[-1]}")
+    return grid
+
+
+def estimator_row(res: Any) -> dict[str, float | None]:
+    """The numeric fields of an ``EstimatorMoments`` result as floats (None when absent)."""
+    row: dict[str, float | None] = {}
+    for field in (
+        "mean",
+        "variance",
+        "std",
+        "mean_plus_std",
+        "fold_variance",
+        "fold_covariance",
+        "ge_mean",
+        "ge_variance",
+    ):
+        value = getattr(res, field, None)
+        row[field] = None if value is None else as_float(value, name=field)
+    return row
+
+
+def new_figure(nrows: int, ncols: int, title: str, *, width: float = 4.2, height: float = 3.4) -> "tuple[Figure, list[Axes]]":
+    """A pyplot-free figure (no global state, no 'too many figures' warnings) with a title."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width * ncols, height * nrows + 0.6), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    fig.suptitle(title, fontsize=11)
+    return fig, [ax for row in axes for ax in row]
+
+
+def label(ax: "Axes", *, title: str, xlabel: str, ylabel: str) -> None:
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8)
+
+
+def fraction_grid(points: int) -> tuple[Fraction, ...]:
+    """``points`` equally spaced exact values from 0 to 1."""
+    if points < 2:
+        raise InvalidArgument(f"grid needs at least 2 points, got {points}")
+    return tuple(Fraction(i, points - 1) for i in range(points))
+
+
+def finite(values: Iterable[float | None]) -> bool:
+    return all(v is not None and math.isfinite(v) for v in values)

@@ -1,0 +1,185 @@
+"""Checks of the paper's qualitative claims (trends, minima, U shapes) against curves.
+
+Each function returns a :class:`~momentbound.studies.result.ClaimCheck` whose evidence
+states the numbers the verdict rests on, so "not reproduced" is always explained.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from momentbound.errors import InvalidArgument
+from momentbound.studies.result import ClaimCheck, Verdict
+
+__all__ = [
+    "check_trend",
+    "check_argmin_in",
+    "check_u_shape",
+    "check_constant",
+    "check_less_than",
+    "check_rise_after_min",
+    "fmt",
+]
+
+
+def fmt(value: float) -> str:
+    """Compact number formatting for evidence strings."""
+    v = float(value)
+    if v == 0:
+        return "0"
+    if abs(v) >= 1e4 or abs(v) < 1e-3:
+        return f"{v:.4e}"
+    return f"{v:.5g}"
+
+
+def _arrays(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    xa = np.asarray(x, dtype=float)
+    ya = np.asarray(y, dtype=float)
+    if xa.ndim != 1 or xa.shape != ya.shape:
+        raise InvalidArgument(f"x and y must be 1-D of the same length, got {xa.shape} and {ya.shape}")
+    if xa.size < 2:
+        raise InvalidArgument(f"a claim needs at least 2 grid points, got {xa.size}; refine the grid")
+    if not np.all(np.isfinite(ya)):
+        raise InvalidArgument("y contains NaN or infinite values; the curve cannot be checked")
+    return xa, ya
+
+
+def check_trend(
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    direction: str,
+    figure: str,
+    claim: str,
+    min_share: float = 0.8,
+) -> ClaimCheck:
+    """Is ``y`` increasing (or decreasing) along ``x``?
+
+    Reproduced when the last value is beyond the first in ``direction`` and at least
+    ``min_share`` of the consecutive steps go that way (discrete effects such as ties may
+    cause small local reversals, which the evidence reports).
+    """
+    if direction not in ("increasing", "decreasing"):
+        raise InvalidArgument(f"direction must be 'increasing' or 'decreasing', got {direction!r}")
+    xa, ya = _arrays(x, y)
+    steps = np.diff(ya)
+    sign = 1.0 if direction == "increasing" else -1.0
+    good = int(np.sum(sign * steps > 0))
+    flat = int(np.sum(steps == 0))
+    share = (good + flat) / steps.size
+    net = sign * (ya[-1] - ya[0]) > 0
+    ok = bool(net and share >= min_share)
+    evidence = (
+        f"y goes from {fmt(ya[0])} at x={fmt(xa[0])} to {fmt(ya[-1])} at x={fmt(xa[-1])}; "
+        f"{good + flat} of {steps.size} steps {direction} or flat"
+    )
+    return ClaimCheck(figure, claim, Verdict.REPRODUCED if ok else Verdict.NOT_REPRODUCED, evidence)
+
+
+def check_argmin_in(
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    lo: float,
+    hi: float,
+    figure: str,
+    claim: str,
+) -> ClaimCheck:
+    """Is the minimum of ``y`` attained at an ``x`` in ``[lo, hi]``?"""
+    xa, ya = _arrays(x, y)
+    i = int(np.argmin(ya))
+    ok = lo <= xa[i] <= hi
+    # the range of x whose value is within 1% of the minimum shows how flat the optimum is
+    near = xa[ya <= ya[i] + 0.01 * abs(ya[i])]
+    evidence = (
+        f"minimum {fmt(ya[i])} at x={fmt(xa[i])} (claimed range {fmt(lo)}..{fmt(hi)}); "
+        f"within 1% of the minimum for x in {fmt(near.min())}..{fmt(near.max())}"
+    )
+    return ClaimCheck(figure, claim, Verdict.REPRODUCED if ok else Verdict.NOT_REPRODUCED, evidence)
+
+
+def check_u_shape(
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    figure: str,
+    claim: str,
+    rel_margin: float = 0.01,
+) -> ClaimCheck:
+    """Does ``y`` fall first and rise again (interior minimum, both ends above it)?
+
+    Both end values must exceed the minimum by more than ``rel_margin`` of the curve's range
+    so that a flat tail is not mistaken for a rise.
+    """
+    xa, ya = _arrays(x, y)
+    i = int(np.argmin(ya))
+    span = float(ya.max() - ya.min())
+    margin = rel_margin * span
+    ok = 0 < i < xa.size - 1 and ya[0] - ya[i] > margin and ya[-1] - ya[i] > margin
+    evidence = (
+        f"first {fmt(ya[0])} at x={fmt(xa[0])}, minimum {fmt(ya[i])} at x={fmt(xa[i])}, "
+        f"last {fmt(ya[-1])} at x={fmt(xa[-1])}"
+    )
+    return ClaimCheck(figure, claim, Verdict.REPRODUCED if ok else Verdict.NOT_REPRODUCED, evidence)
+
+
+def check_constant(
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    value: float,
+    atol: float,
+    figure: str,
+    claim: str,
+) -> ClaimCheck:
+    """Is ``y`` equal to ``value`` (within ``atol``) at every grid point?"""
+    xa, ya = _arrays(x, y)
+    dev = np.abs(ya - value)
+    j = int(np.argmax(dev))
+    ok = bool(dev[j] <= atol)
+    evidence = f"largest deviation from {fmt(value)} is {fmt(dev[j])} at x={fmt(xa[j])} (tolerance {fmt(atol)})"
+    return ClaimCheck(figure, claim, Verdict.REPRODUCED if ok else Verdict.NOT_REPRODUCED, evidence)
+
+
+def check_less_than(
+    x: Sequence[float],
+    smaller: Sequence[float],
+    larger: Sequence[float],
+    *,
+    figure: str,
+    claim: str,
+    names: tuple[str, str] = ("a", "b"),
+) -> ClaimCheck:
+    """Is ``smaller < larger`` at every grid point?"""
+    xa, sa = _arrays(x, smaller)
+    _, la = _arrays(x, larger)
+    diff = la - sa
+    bad = xa[diff <= 0]
+    ok = bad.size == 0
+    j = int(np.argmin(diff))
+    evidence = (
+        f"{names[0]} < {names[1]} at {xa.size - bad.size} of {xa.size} points; "
+        f"smallest gap {fmt(diff[j])} at x={fmt(xa[j])}"
+    )
+    if bad.size:
+        evidence += f"; fails at x={', '.join(fmt(b) for b in bad[:5])}" + (" ..." if bad.size > 5 else "")
+    return ClaimCheck(figure, claim, Verdict.REPRODUCED if ok else Verdict.NOT_REPRODUCED, evidence)
+
+
+def check_rise_after_min(
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    figure: str,
+    claim: str,
+) -> ClaimCheck:
+    """Is the minimum of ``y`` interior and the last value above it (a rise after the minimum)?"""
+    xa, ya = _arrays(x, y)
+    i = int(np.argmin(ya))
+    ok = i < xa.size - 1 and ya[-1] > ya[i]
+    evidence = f"minimum {fmt(ya[i])} at x={fmt(xa[i])}; last value {fmt(ya[-1])} at x={fmt(xa[-1])}"
+    if ok:
+        evidence += f" (rise of {fmt(ya[-1] - ya[i])}, {fmt(100 * (ya[-1] - ya[i]) / ya[i])}% of the minimum)"
+    return ClaimCheck(figure, claim, Verdict.REPRODUCED if ok else Verdict.NOT_REPRODUCED, evidence)
