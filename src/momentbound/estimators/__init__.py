@@ -1,0 +1,31 @@
+"""Moments of GE, hold-out, v-fold CV and leave-one-out (SPEC sections 2-3)."""
+
+from momentbound.estimators.estimators import GE, Estimator, HoldOut, KFold, LeaveOneOut, Split
+from momentbound.estimators.moments import (
+    COVARIANCE_RULES,
+    EstimatorMoments,
+    Interval,
+    MomentEngine,
+    estimator_moments,
+    make_engine,
+)
+from momentbound.estimators.sweep import SWEEP_AXES, SweepResult, sweep, sweep_estimators
+
+__all__ = [
+    "GE",
+    "HoldOut",
+    "KFold",
+    "LeaveOneOut",
+    "Estimator",
+    "Split",
+    "EstimatorMoments",
+    "Interval",
+    "MomentEngine",
+    "COVARIANCE_RULES",
+    "estimator_moments",
+    "make_engine",
+    "SweepResult",
+    "sweep",
+    "sweep_estimators",
+    "SWEEP_AXES",
+]
