@@ -1,0 +1,44 @@
+"""Certified bounds on a cdf from moments (SPEC section 6).
+
+``bound(problem, method=...)`` is the entry point; methods register themselves in
+:data:`METHODS` when their module is imported below (one import line per module).
+Solver libraries (cvxpy, highspy) are imported inside the methods, not here.
+"""
+
+from __future__ import annotations
+
+from .api import available_methods, bound, get_method
+from .certificate import certify, verify_polynomial_dominates
+from .feasibility import check_feasible
+from .problem import AffineMap, Event, EventKind, MomentProblem, Support, SupportKind
+from .registry import METHODS, BoundMethod, register
+from .result import BoundResult, Certificate, Diagnostics, Kind, Status
+
+# method modules: importing registers them (order = preference order)
+
+
+
+from . import exact  # noqa: E402,F401
+
+__all__ = [
+    "AffineMap",
+    "BoundMethod",
+    "BoundResult",
+    "Certificate",
+    "Diagnostics",
+    "Event",
+    "EventKind",
+    "Kind",
+    "METHODS",
+    "MomentProblem",
+    "Status",
+    "Support",
+    "SupportKind",
+    "available_methods",
+    "bound",
+    "certify",
+    "check_feasible",
+    "get_method",
+    "register",
+    "verify_polynomial_dominates",
+]

@@ -1,0 +1,102 @@
+"""One entry point: ``bound(problem, method=...)``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from momentbound.errors import InvalidArgument, SolverFailed, UnknownMethod
+
+from .problem import MomentProblem
+from .registry import METHODS, BoundMethod
+from .result import BoundResult, Diagnostics, Kind, Status
+
+__all__ = ["bound", "available_methods", "get_method"]
+
+
+def get_method(method: str | BoundMethod) -> BoundMethod:
+    """A method instance from a registered name or an instance."""
+    if isinstance(method, BoundMethod):
+        return method
+    if isinstance(method, type) and issubclass(method, BoundMethod):
+        return method()
+    if not isinstance(method, str):
+        raise InvalidArgument(f"method must be a name or a BoundMethod, got {method!r}")
+    cls = METHODS.get(method)
+    if cls is None:
+        raise UnknownMethod(f"unknown method {method!r}; registered methods: {', '.join(METHODS)} (or 'all')")
+    return cls()
+
+
+def available_methods(problem: MomentProblem | None = None) -> tuple[str, ...]:
+    """Registered method names (those applicable to ``problem`` if given), in preference order."""
+    if problem is None:
+        return tuple(METHODS)
+    return tuple(name for name, cls in METHODS.items() if cls().applies(problem) is None)
+
+
+def bound(
+    problem: MomentProblem, method: str | BoundMethod = "lp", *, allow_unverified: bool = False, **options: Any
+) -> BoundResult | tuple[BoundResult, ...]:
+    """Bounds on ``P(X in E)`` from the moments of ``X``.
+
+    Parameters
+    ----------
+    problem : MomentProblem
+    method : str or BoundMethod
+        A registered name (see :data:`METHODS`), a method instance, or ``"all"`` for one
+        result per applicable method (a tuple; methods that fail appear with status FAILED).
+    allow_unverified : bool
+        Return bound-kind results whose certificate could not be verified (status
+        UNVERIFIED) instead of raising :class:`SolverFailed`.
+    **options
+        Method options (declared per method; unknown options raise ``InvalidArgument``).
+
+    Example
+    -------
+    >>> from momentbound.bounds import MomentProblem, Support, Event
+    >>> r = bound(MomentProblem((1, 3, 11), Support.grid(0, 6), Event.ge(5)), "lp")
+    >>> (r.exact_lower, r.exact_upper)
+    (Fraction(0, 1), Fraction(1, 3))
+    """
+    if isinstance(method, str) and method == "all":
+        if options:
+            raise InvalidArgument(f"options {sorted(options)} cannot be combined with method='all'; run methods one by one")
+        results = []
+        for name, cls in METHODS.items():
+            inst = cls()
+            if inst.applies(problem) is not None:
+                continue
+            try:
+                results.append(_checked(inst.solve(problem), allow_unverified))
+            except SolverFailed as exc:
+                partial = exc.result if isinstance(exc.result, BoundResult) else None
+                results.append(
+                    partial
+                    if partial is not None and partial.status is Status.FAILED
+                    else BoundResult(
+                        0.0, 1.0, name, inst.kind, Status.FAILED, str(exc), diagnostics=Diagnostics(notes=(str(exc),))
+                    )
+                )
+        return tuple(results)
+    inst = get_method(method)
+    return _checked(inst.solve(problem, **options), allow_unverified)
+
+
+def _checked(result: BoundResult, allow_unverified: bool) -> BoundResult:
+    if result.kind is Kind.BOUND and result.status is Status.UNVERIFIED and not allow_unverified:
+        failed = BoundResult(
+            0.0,
+            1.0,
+            result.method,
+            result.kind,
+            Status.FAILED,
+            f"{result.method}: certificate not verified ({result.message}); the only proven bounds are [0, 1]",
+            certificates=result.certificates,
+            diagnostics=result.diagnostics,
+        )
+        raise SolverFailed(
+            f"method {result.method!r} produced an unverified bound ({result.message}); "
+            "pass allow_unverified=True to see it anyway",
+            result=failed,
+        )
+    return result

@@ -1,0 +1,532 @@
+"""The moment problem: known moments, a support, and an event (SPEC section 6).
+
+Numbers given exactly (``int``, ``Fraction``) stay exact; floats are accepted for
+moments and converted to exact rationals (``Fraction(float)`` is exact) only where exact
+arithmetic is needed.  Supports are always stored exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from fractions import Fraction
+from functools import cached_property
+from numbers import Rational
+from typing import Any
+
+from momentbound.errors import InvalidArgument
+
+from .basis import chebyshev_to_monomial_moments, monomial_to_chebyshev_moments
+
+__all__ = [
+    "SupportKind",
+    "Support",
+    "EventKind",
+    "Event",
+    "Piece",
+    "AffineMap",
+    "MomentProblem",
+    "as_exact",
+]
+
+Number = int | Fraction | float
+
+
+def as_exact(value: Any, name: str) -> Fraction:
+    """Convert ``value`` to an exact ``Fraction`` (floats exactly), rejecting NaN/inf/bool."""
+    if isinstance(value, bool):
+        raise InvalidArgument(f"{name} must be a number, got the bool {value!r}")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, Rational):
+        return Fraction(int(value.numerator), int(value.denominator))
+    if isinstance(value, str):
+        try:
+            return Fraction(value.strip())
+        except (ValueError, ZeroDivisionError) as exc:
+            raise InvalidArgument(f"{name} must be a number like '3', '1/3' or '0.25', got {value!r}") from exc
+    try:
+        f = float(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"{name} must be a number, got {value!r} of type {type(value).__name__}") from exc
+    if not math.isfinite(f):
+        raise InvalidArgument(f"{name} must be finite, got {value!r}")
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, int):
+        return Fraction(value)
+    return Fraction(f)
+
+
+def _moment_value(value: Any, name: str) -> Fraction | float:
+    """Moments keep their exactness: ints/Fractions become Fractions, floats stay floats."""
+    if isinstance(value, bool):
+        raise InvalidArgument(f"{name} must be a number, got the bool {value!r}")
+    if isinstance(value, (int, Fraction, Rational, str)):
+        return as_exact(value, name)
+    try:
+        f = float(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"{name} must be a number, got {value!r}") from exc
+    if not math.isfinite(f):
+        raise InvalidArgument(f"{name} must be finite, got {value!r}; moments overflowed? pass exact integers/Fractions")
+    if hasattr(value, "item") and isinstance(value.item(), int):
+        return Fraction(value.item())
+    return f
+
+
+class SupportKind(Enum):
+    """Kind of support of the random variable."""
+
+    GRID = "grid"
+    FINITE = "finite"
+    INTERVAL = "interval"
+    REAL = "real"
+
+
+@dataclass(frozen=True)
+class Support:
+    """Where the random variable lives.
+
+    Use the constructors :meth:`grid`, :meth:`finite`, :meth:`interval`, :meth:`real`.
+    A grid may hold 10^8+ points and is never enumerated blindly.
+
+    Example
+    -------
+    >>> Support.grid(-3, 3).size
+    7
+    """
+
+    kind: SupportKind
+    lo: Fraction | None
+    hi: Fraction | None
+    points: tuple[Fraction, ...] | None = None
+
+    @classmethod
+    def grid(cls, lo: int, hi: int) -> Support:
+        """Every integer ``lo, lo + 1, ..., hi``."""
+        a, b = as_exact(lo, "lo"), as_exact(hi, "hi")
+        if a.denominator != 1 or b.denominator != 1:
+            raise InvalidArgument(f"grid bounds must be integers, got lo={lo!r}, hi={hi!r}")
+        if a > b:
+            raise InvalidArgument(f"grid needs lo <= hi, got lo={lo!r} > hi={hi!r}; swap them")
+        return cls(SupportKind.GRID, a, b)
+
+    @classmethod
+    def finite(cls, points: Iterable[Number]) -> Support:
+        """A finite set of (exact) points."""
+        pts = tuple(sorted({as_exact(p, "points") for p in points}))
+        if not pts:
+            raise InvalidArgument("finite support needs at least one point, got none")
+        return cls(SupportKind.FINITE, pts[0], pts[-1], pts)
+
+    @classmethod
+    def interval(cls, a: Number, c: Number) -> Support:
+        """The closed interval ``[a, c]``."""
+        lo, hi = as_exact(a, "a"), as_exact(c, "c")
+        if lo > hi:
+            raise InvalidArgument(f"interval needs a <= c, got a={a!r} > c={c!r}; swap them")
+        return cls(SupportKind.INTERVAL, lo, hi)
+
+    @classmethod
+    def real(cls) -> Support:
+        """The whole real line (unbounded)."""
+        return cls(SupportKind.REAL, None, None)
+
+    @classmethod
+    def parse(cls, text: str) -> Support:
+        """Parse ``grid:LO:HI``, ``interval:A:C``, ``finite:x1,x2,...`` or ``real``."""
+        parts = text.strip().split(":")
+        head = parts[0].lower()
+        try:
+            if head == "grid" and len(parts) == 3:
+                return cls.grid(int(parts[1]), int(parts[2]))
+            if head == "interval" and len(parts) == 3:
+                return cls.interval(as_exact(parts[1], "A"), as_exact(parts[2], "C"))
+            if head == "finite" and len(parts) == 2:
+                return cls.finite(as_exact(p, "points") for p in parts[1].split(",") if p.strip())
+            if head == "real" and len(parts) == 1:
+                return cls.real()
+        except ValueError as exc:
+            raise InvalidArgument(f"cannot parse support {text!r}: {exc}") from exc
+        raise InvalidArgument(
+            f"support must look like 'grid:LO:HI', 'interval:A:C', 'finite:x1,x2' or 'real', got {text!r}"
+        )
+
+    @property
+    def is_discrete(self) -> bool:
+        return self.kind in (SupportKind.GRID, SupportKind.FINITE)
+
+    @property
+    def is_bounded(self) -> bool:
+        return self.kind is not SupportKind.REAL
+
+    @property
+    def size(self) -> int | None:
+        """Number of points of a discrete support (``None`` for a continuum)."""
+        if self.kind is SupportKind.GRID:
+            return int(self.hi - self.lo) + 1  # type: ignore[operator]
+        if self.kind is SupportKind.FINITE:
+            return len(self.points)  # type: ignore[arg-type]
+        return None
+
+    def contains(self, x: Number) -> bool:
+        v = as_exact(x, "x")
+        if self.kind is SupportKind.REAL:
+            return True
+        if self.kind is SupportKind.FINITE:
+            return v in self.points  # type: ignore[operator]
+        inside = self.lo <= v <= self.hi  # type: ignore[operator]
+        return inside and (self.kind is SupportKind.INTERVAL or v.denominator == 1)
+
+    def __str__(self) -> str:
+        if self.kind is SupportKind.GRID:
+            return f"grid:{self.lo}:{self.hi}"
+        if self.kind is SupportKind.INTERVAL:
+            return f"interval:{self.lo}:{self.hi}"
+        if self.kind is SupportKind.FINITE:
+            return "finite:" + ",".join(str(p) for p in self.points)  # type: ignore[union-attr]
+        return "real"
+
+
+class EventKind(Enum):
+    """Shape of the event whose probability is bounded."""
+
+    GT = "gt"
+    GE = "ge"
+    LT = "lt"
+    LE = "le"
+    BETWEEN = "between"  # closed interval [a, b]
+    OUTSIDE = "outside"  # complement of [a, b]: x < a or x > b
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A maximal part of the support on which the event indicator is constant.
+
+    ``lo``/``hi`` are exact (``None`` = unbounded); ``integer`` means only the integers in
+    ``[lo, hi]`` belong to it; ``target`` is the indicator value (0 or 1).  For
+    continuous supports pieces are closed (closures), which is what a continuous dual
+    polynomial has to satisfy anyway.
+    """
+
+    lo: Fraction | None
+    hi: Fraction | None
+    target: int
+    integer: bool
+
+
+@dataclass(frozen=True)
+class Event:
+    """An event ``{X > t}``, ``{X >= t}``, ``{X < t}``, ``{X <= t}``, ``{a <= X <= b}`` or its complement.
+
+    Example
+    -------
+    >>> Event.gt(0).indicator(1), Event.parse("le:2").complement()
+    (True, Event(kind=<EventKind.GT: 'gt'>, a=Fraction(2, 1), b=None))
+    """
+
+    kind: EventKind
+    a: Fraction
+    b: Fraction | None = None
+
+    @classmethod
+    def gt(cls, t: Number) -> Event:
+        return cls(EventKind.GT, as_exact(t, "t"))
+
+    @classmethod
+    def ge(cls, t: Number) -> Event:
+        return cls(EventKind.GE, as_exact(t, "t"))
+
+    @classmethod
+    def lt(cls, t: Number) -> Event:
+        return cls(EventKind.LT, as_exact(t, "t"))
+
+    @classmethod
+    def le(cls, t: Number) -> Event:
+        return cls(EventKind.LE, as_exact(t, "t"))
+
+    @classmethod
+    def between(cls, a: Number, b: Number) -> Event:
+        lo, hi = as_exact(a, "a"), as_exact(b, "b")
+        if lo > hi:
+            raise InvalidArgument(f"between needs a <= b, got a={a!r} > b={b!r}")
+        return cls(EventKind.BETWEEN, lo, hi)
+
+    @classmethod
+    def outside(cls, a: Number, b: Number) -> Event:
+        lo, hi = as_exact(a, "a"), as_exact(b, "b")
+        if lo > hi:
+            raise InvalidArgument(f"outside needs a <= b, got a={a!r} > b={b!r}")
+        return cls(EventKind.OUTSIDE, lo, hi)
+
+    @classmethod
+    def parse(cls, text: str) -> Event:
+        """Parse ``gt:T``, ``ge:T``, ``lt:T``, ``le:T``, ``between:A:B`` or ``outside:A:B``."""
+        parts = text.strip().split(":")
+        head = parts[0].lower()
+        single = {"gt": cls.gt, "ge": cls.ge, "lt": cls.lt, "le": cls.le}
+        if head in single and len(parts) == 2:
+            return single[head](as_exact(parts[1], "T"))
+        if head in ("between", "outside") and len(parts) == 3:
+            ctor = cls.between if head == "between" else cls.outside
+            return ctor(as_exact(parts[1], "A"), as_exact(parts[2], "B"))
+        raise InvalidArgument(
+            f"event must look like 'gt:T', 'ge:T', 'lt:T', 'le:T', 'between:A:B' or 'outside:A:B', got {text!r}"
+        )
+
+    def indicator(self, x: Number) -> bool:
+        """Whether ``x`` belongs to the event (exact comparison)."""
+        v = x if isinstance(x, (Fraction, int)) else as_exact(x, "x")
+        k, a, b = self.kind, self.a, self.b
+        if k is EventKind.GT:
+            return v > a
+        if k is EventKind.GE:
+            return v >= a
+        if k is EventKind.LT:
+            return v < a
+        if k is EventKind.LE:
+            return v <= a
+        inside = a <= v <= b  # type: ignore[operator]
+        return inside if k is EventKind.BETWEEN else not inside
+
+    def complement(self) -> Event:
+        flip = {
+            EventKind.GT: EventKind.LE,
+            EventKind.LE: EventKind.GT,
+            EventKind.GE: EventKind.LT,
+            EventKind.LT: EventKind.GE,
+            EventKind.BETWEEN: EventKind.OUTSIDE,
+            EventKind.OUTSIDE: EventKind.BETWEEN,
+        }
+        return Event(flip[self.kind], self.a, self.b)
+
+    def __str__(self) -> str:
+        if self.b is None:
+            return f"{self.kind.value}:{self.a}"
+        return f"{self.kind.value}:{self.a}:{self.b}"
+
+    def inside_intervals(self) -> tuple[tuple[Fraction | None, Fraction | None], ...]:
+        """Closure of the event as closed intervals (``None`` = infinite end)."""
+        k, a, b = self.kind, self.a, self.b
+        if k in (EventKind.GT, EventKind.GE):
+            return ((a, None),)
+        if k in (EventKind.LT, EventKind.LE):
+            return ((None, a),)
+        if k is EventKind.BETWEEN:
+            return ((a, b),)
+        return ((None, a), (b, None))
+
+    def pieces(self, support: Support) -> tuple[Piece, ...]:
+        """Split a grid, interval or real support into pieces of constant indicator.
+
+        Grid pieces are exact integer ranges; continuum pieces are closed intervals.
+        Finite supports are handled point by point and raise here.
+        """
+        if support.kind is SupportKind.FINITE:
+            raise InvalidArgument("pieces() is for grid/interval/real supports; iterate over support.points")
+        if support.kind is SupportKind.GRID:
+            return self._grid_pieces(int(support.lo), int(support.hi))  # type: ignore[arg-type]
+        lo, hi = support.lo, support.hi
+        out: list[Piece] = []
+        for target, ivs in ((1, self.inside_intervals()), (0, self.complement().inside_intervals())):
+            for a, b in ivs:
+                ca = a if lo is None else (lo if a is None else max(a, lo))
+                cb = b if hi is None else (hi if b is None else min(b, hi))
+                if ca is not None and cb is not None and ca > cb:
+                    continue
+                out.append(Piece(ca, cb, target, False))
+        return tuple(out)
+
+    def _grid_pieces(self, lo: int, hi: int) -> tuple[Piece, ...]:
+        k, a, b = self.kind, self.a, self.b
+        fl = lambda v: math.floor(v)  # noqa: E731
+        ce = lambda v: math.ceil(v)  # noqa: E731
+        if k is EventKind.GT:
+            inside = [(fl(a) + 1, hi)]
+        elif k is EventKind.GE:
+            inside = [(ce(a), hi)]
+        elif k is EventKind.LT:
+            inside = [(lo, ce(a) - 1)]
+        elif k is EventKind.LE:
+            inside = [(lo, fl(a))]
+        elif k is EventKind.BETWEEN:
+            inside = [(ce(a), fl(b))]  # type: ignore[arg-type]
+        else:
+            inside = [(lo, ce(a) - 1), (fl(b) + 1, hi)]  # type: ignore[arg-type]
+        ins = sorted((max(x, lo), min(y, hi)) for x, y in inside if max(x, lo) <= min(y, hi))
+        pieces: list[Piece] = []
+        cur = lo
+        for x, y in ins:
+            if cur <= x - 1:
+                pieces.append(Piece(Fraction(cur), Fraction(x - 1), 0, True))
+            pieces.append(Piece(Fraction(x), Fraction(y), 1, True))
+            cur = y + 1
+        if cur <= hi:
+            pieces.append(Piece(Fraction(cur), Fraction(hi), 0, True))
+        return tuple(pieces)
+
+
+@dataclass(frozen=True)
+class AffineMap:
+    """``u = (x - shift) / scale``: how the support maps to the basis variable (``[-1, 1]``)."""
+
+    shift: Fraction
+    scale: Fraction
+
+    def to_unit(self, x: Number) -> Fraction:
+        return (as_exact(x, "x") - self.shift) / self.scale
+
+    def from_unit(self, u: Number) -> Fraction:
+        return self.shift + self.scale * as_exact(u, "u")
+
+    def to_unit_float(self, x: Any) -> Any:
+        return (x - float(self.shift)) / float(self.scale)
+
+
+@dataclass(frozen=True)
+class MomentProblem:
+    """Known moments ``(m0 = 1, m1, ..., mk)`` of ``X``, its support, and the event to bound.
+
+    Parameters
+    ----------
+    moments : sequence of numbers
+        Raw moments ``E[X^k]``, ``k = 0..order``; ints/Fractions stay exact.
+    support : Support
+    event : Event
+    pmf : optional ``((x, p), ...)``
+        The known law, for the ``exact`` method.
+    statistic_sampler : optional callable ``(rng, size) -> samples``
+        For the ``sampling`` method.
+    name : str
+        Free label used in reports.
+
+    Example
+    -------
+    >>> p = MomentProblem((1, 3, 11), Support.grid(0, 6), Event.ge(5))
+    >>> p.order, p.affine_to_unit()[1]
+    (2, (Fraction(1, 1), Fraction(0, 1), Fraction(2, 9)))
+    """
+
+    moments: tuple[Fraction | float, ...]
+    support: Support
+    event: Event
+    pmf: tuple[tuple[Fraction, Fraction], ...] | None = None
+    statistic_sampler: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.support, Support):
+            raise InvalidArgument(f"support must be a Support (e.g. Support.grid(lo, hi)), got {self.support!r}")
+        if not isinstance(self.event, Event):
+            raise InvalidArgument(f"event must be an Event (e.g. Event.gt(0)), got {self.event!r}")
+        if isinstance(self.moments, (str, bytes)) or not isinstance(self.moments, Sequence):
+            raise InvalidArgument(f"moments must be a sequence (m0, m1, ...), got {self.moments!r}")
+        if len(self.moments) == 0:
+            raise InvalidArgument("moments must contain at least m0 = 1, got an empty sequence")
+        mom = tuple(_moment_value(v, f"moments[{k}]") for k, v in enumerate(self.moments))
+        m0 = mom[0]
+        if (isinstance(m0, Fraction) and m0 != 1) or (isinstance(m0, float) and abs(m0 - 1.0) > 1e-12):
+            raise InvalidArgument(f"moments[0] (m0) must be 1, got {self.moments[0]!r}; normalize the distribution")
+        object.__setattr__(self, "moments", (Fraction(1),) + mom[1:])
+        if self.pmf is not None:
+            pairs = []
+            for i, item in enumerate(self.pmf):
+                try:
+                    x, p = item
+                except (TypeError, ValueError) as exc:
+                    raise InvalidArgument(f"pmf[{i}] must be a pair (x, p), got {item!r}") from exc
+                xv, pv = as_exact(x, f"pmf[{i}].x"), as_exact(p, f"pmf[{i}].p")
+                if pv < 0:
+                    raise InvalidArgument(f"pmf[{i}] has negative probability {p!r}")
+                if not self.support.contains(xv):
+                    raise InvalidArgument(f"pmf[{i}] point {x!r} is outside the support {self.support}")
+                pairs.append((xv, pv))
+            total = sum((p for _, p in pairs), Fraction(0))
+            exact_in = all(isinstance(p, (int, Fraction)) for _, p in self.pmf)
+            if (exact_in and total != 1) or (not exact_in and abs(float(total) - 1.0) > 1e-9):
+                raise InvalidArgument(f"pmf probabilities must sum to 1, got {float(total)!r}")
+            object.__setattr__(self, "pmf", tuple(pairs))
+        if self.statistic_sampler is not None and not callable(self.statistic_sampler):
+            raise InvalidArgument("statistic_sampler must be callable (rng, size) -> samples")
+
+    @classmethod
+    def from_chebyshev(
+        cls, cheb_moments: Sequence[Number], amap: AffineMap, support: Support, event: Event, **kwargs: Any
+    ) -> MomentProblem:
+        """Build a problem from Chebyshev moments ``E[T_k(u)]`` of ``u = amap.to_unit(X)`` (exact)."""
+        umom = chebyshev_to_monomial_moments([as_exact(v, "cheb_moments") for v in cheb_moments])
+        raw = []
+        for k in range(len(umom)):
+            # E[X^k] = E[(shift + scale u)^k]
+            raw.append(
+                sum(
+                    (math.comb(k, j) * amap.shift ** (k - j) * amap.scale**j * umom[j] for j in range(k + 1)),
+                    Fraction(0),
+                )
+            )
+        return cls(tuple(raw), support, event, **kwargs)
+
+    @property
+    def order(self) -> int:
+        """Highest known moment ``k``."""
+        return len(self.moments) - 1
+
+    @property
+    def is_exact(self) -> bool:
+        """Whether every moment was given exactly (int/Fraction)."""
+        return all(isinstance(v, Fraction) for v in self.moments)
+
+    @property
+    def exact_moments(self) -> tuple[Fraction, ...]:
+        """Moments as exact rationals (floats converted exactly)."""
+        return tuple(Fraction(v) for v in self.moments)
+
+    def truncated(self, order: int) -> MomentProblem:
+        """The same problem with only the moments up to ``order``."""
+        if not 0 <= order <= self.order:
+            raise InvalidArgument(f"order must be in 0..{self.order}, got {order}")
+        return MomentProblem(self.moments[: order + 1], self.support, self.event, self.pmf, self.statistic_sampler, self.name)
+
+    def with_event(self, event: Event) -> MomentProblem:
+        return MomentProblem(self.moments, self.support, event, self.pmf, self.statistic_sampler, self.name)
+
+    @cached_property
+    def _unit(self) -> tuple[AffineMap, tuple[Fraction, ...]]:
+        mom = self.exact_moments
+        if self.support.is_bounded:
+            lo, hi = self.support.lo, self.support.hi
+            shift = (lo + hi) / 2  # type: ignore[operator]
+            scale = (hi - lo) / 2  # type: ignore[operator]
+            if scale == 0:
+                scale = Fraction(1)
+        else:
+            shift = mom[1] if len(mom) > 1 else Fraction(0)
+            var = mom[2] - mom[1] ** 2 if len(mom) > 2 else Fraction(1)
+            scale = Fraction(math.sqrt(float(var))).limit_denominator(1 << 20) if var > 0 else Fraction(1)
+            if scale <= 0:
+                scale = Fraction(1)
+        umom = []
+        for k in range(len(mom)):
+            s = sum((math.comb(k, j) * (-shift) ** (k - j) * mom[j] for j in range(k + 1)), Fraction(0))
+            umom.append(s / scale**k)
+        return AffineMap(shift, scale), tuple(umom)
+
+    def affine_to_unit(self) -> tuple[AffineMap, tuple[Fraction, ...]]:
+        """The map ``u = (x - shift)/scale`` onto ``[-1, 1]`` and the exact moments ``E[u^k]``.
+
+        For an unbounded support the map standardizes (shift = mean, scale ~ sd).
+        """
+        return self._unit
+
+    @cached_property
+    def _cheb(self) -> tuple[Fraction, ...]:
+        return monomial_to_chebyshev_moments(self._unit[1])
+
+    def chebyshev_moments(self) -> tuple[Fraction, ...]:
+        """Exact Chebyshev moments ``E[T_k(u)]`` of the scaled variable."""
+        return self._cheb

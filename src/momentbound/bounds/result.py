@@ -1,0 +1,175 @@
+"""Typed, frozen results of the bound methods: kinds, statuses, certificates."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from fractions import Fraction
+from typing import Any
+
+from .problem import AffineMap
+
+__all__ = ["Kind", "Status", "Certificate", "Diagnostics", "BoundResult", "round_up", "round_down"]
+
+
+class Kind(Enum):
+    """What a result's numbers are."""
+
+    BOUND = "bound"  # guaranteed bounds
+    APPROXIMATION = "approximation"  # e.g. Gram-Charlier series: no guarantee
+    ESTIMATE = "estimate"  # Monte Carlo, with a confidence level
+    EXACT = "exact"  # the true value
+
+
+_STATUS_MESSAGES = {
+    "OPTIMAL": "sharp: verified certificate and a matching feasible distribution (exact arithmetic)",
+    "VALID": "valid: certificate verified on the whole support, sharpness not proven",
+    "SHIFTED": "valid: certificate repaired by shifting its constant term to the verified value",
+    "UNVERIFIED": "not proven: the certificate could not be verified; not a guaranteed bound",
+    "APPROXIMATE": "approximation without guarantee",
+    "ESTIMATED": "Monte Carlo estimate with a confidence interval",
+    "EXACT": "exact value",
+    "FAILED": "the method failed; see the message",
+}
+
+
+class Status(Enum):
+    """Outcome of a bound computation; ``.message`` explains each member."""
+
+    OPTIMAL = "optimal"
+    VALID = "valid"
+    SHIFTED = "shifted"
+    UNVERIFIED = "unverified"
+    APPROXIMATE = "approximate"
+    ESTIMATED = "estimated"
+    EXACT = "exact"
+    FAILED = "failed"
+
+    @property
+    def message(self) -> str:
+        return _STATUS_MESSAGES[self.name]
+
+    @property
+    def is_proven(self) -> bool:
+        """Whether numbers with this status are mathematically guaranteed."""
+        return self in (Status.OPTIMAL, Status.VALID, Status.SHIFTED, Status.EXACT)
+
+
+def round_up(value: Fraction | float) -> float:
+    """Smallest float >= value."""
+    f = float(value)
+    if isinstance(value, Fraction) and Fraction(f) < value:
+        f = math.nextafter(f, math.inf)
+    return f
+
+
+def round_down(value: Fraction | float) -> float:
+    """Largest float <= value."""
+    f = float(value)
+    if isinstance(value, Fraction) and Fraction(f) > value:
+        f = math.nextafter(f, -math.inf)
+    return f
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """A dual polynomial proving a bound.
+
+    ``side="upper"``: ``p(x) >= 1_E(x)`` on the support, so ``P(E) <= E[p(X)] = value``.
+    ``side="lower"``: ``p(x) <= 1_E(x)`` on the support, so ``P(E) >= value``.
+    ``p(x) = sum_k coefficients[k] * B_k(u)`` with ``u = domain_map.to_unit(x)`` and ``B_k``
+    the Chebyshev polynomials ``T_k`` (``basis="chebyshev"``) or ``u^k`` (``"monomial"``).
+    Coefficients are exact (Fractions) when the certificate was computed exactly.
+    """
+
+    side: str
+    coefficients: tuple[Fraction | float, ...]
+    basis: str
+    domain_map: AffineMap
+    value: Fraction
+    verified: bool
+    min_slack: float
+    how: str
+
+    def evaluate(self, x: Any) -> Any:
+        """Floating-point value of the polynomial at ``x`` (array or scalar)."""
+        import numpy as np
+        from numpy.polynomial import chebyshev, polynomial
+
+        u = self.domain_map.to_unit_float(np.asarray(x, dtype=float))
+        c = np.array([float(v) for v in self.coefficients])
+        return chebyshev.chebval(u, c) if self.basis == "chebyshev" else polynomial.polyval(u, c)
+
+    def evaluate_exact(self, x: Any) -> Fraction:
+        """Exact value at a rational ``x``."""
+        from .basis import chebyshev_values_exact
+
+        u = self.domain_map.to_unit(x)
+        if self.basis == "chebyshev":
+            vals = chebyshev_values_exact(u, len(self.coefficients) - 1)
+        else:
+            vals = tuple(u**k for k in range(len(self.coefficients)))
+        return sum((Fraction(c) * v for c, v in zip(self.coefficients, vals)), Fraction(0))
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """Typed diagnostics of a solve (unused fields keep their defaults)."""
+
+    solver: str = ""
+    solver_status: str = ""
+    iterations: int = 0
+    columns: int = 0
+    exact_basis: bool = False
+    shift: float = 0.0
+    formula: str = ""
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BoundResult:
+    """Lower and upper bounds (or an approximation / estimate / exact value) of ``P(E)``.
+
+    ``lower`` and ``upper`` are floats rounded outward from the exact values
+    ``exact_lower`` / ``exact_upper`` when those exist.  ``certified`` is true when every
+    reported number is mathematically guaranteed (status OPTIMAL, VALID, SHIFTED or EXACT).
+    """
+
+    lower: float
+    upper: float
+    method: str
+    kind: Kind
+    status: Status
+    message: str = ""
+    certificates: tuple[Certificate, ...] = ()
+    certified: bool = False
+    seconds: float = 0.0
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
+    exact_lower: Fraction | None = None
+    exact_upper: Fraction | None = None
+    samples: int | None = None
+    confidence: float | None = None
+
+    @property
+    def width(self) -> float:
+        return self.upper - self.lower
+
+    def contains(self, value: float | Fraction, tol: float = 0.0) -> bool:
+        """Whether ``lower - tol <= value <= upper + tol``."""
+        if isinstance(value, Fraction) and self.exact_lower is not None and self.exact_upper is not None and tol == 0:
+            return self.exact_lower <= value <= self.exact_upper
+        v = float(value)
+        return self.lower - tol <= v <= self.upper + tol
+
+    def summary(self) -> dict[str, Any]:
+        """The fields the CLI prints (declared keys only)."""
+        return {
+            "method": self.method,
+            "kind": self.kind.value,
+            "lower": self.lower,
+            "upper": self.upper,
+            "certified": self.certified,
+            "status": self.status.value,
+            "seconds": self.seconds,
+        }
