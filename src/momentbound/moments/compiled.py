@@ -1,0 +1,128 @@
+"""Compiled moments: derive the structure once per (statistic, order), evaluate at any (N, p).
+
+The derivation (powers of the statistic in its features, the block layout, the
+per-block exponent lists, the Stirling and falling-factorial tables) depends only on the
+statistic and the order; it is cached. Each evaluation then runs the exact integer
+algorithm of :mod:`momentbound.moments.engine` for the given probabilities.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, Optional
+
+from momentbound.errors import InvalidArgument
+from momentbound.model.statistics import Exponents, Statistic, _check_N
+from momentbound.moments.engine import (
+    StatisticLayout,
+    _BlockEvaluator,
+    _convolve,
+    finish,
+    layout,
+    scaled_probabilities,
+)
+
+__all__ = ["CompiledMoments", "compile_moments"]
+
+
+class CompiledMoments:
+    """Callable ``(N, probs) -> MomentSequence`` for ``E[Z^k]``, ``k = 0..order``.
+
+    Build with :func:`compile_moments` (cached). ``probs`` are the cell probabilities in
+    the model's cell order (Fractions, ints, strings like ``"1/8"`` or floats).
+    """
+
+    def __init__(self, statistic: Statistic, order: int):
+        self.statistic = statistic
+        self.order = order
+        self.layout: StatisticLayout = layout(statistic)
+        n_f = len(statistic.features)
+        one: dict[Exponents, int] = {(0,) * n_f: 1}
+        z = statistic.term_dict
+        powers = [one]
+        for _ in range(order):
+            acc: dict[Exponents, int] = {}
+            for ea, ca in powers[-1].items():
+                for eb, cb in z.items():
+                    key = tuple(a + b for a, b in zip(ea, eb))
+                    acc[key] = acc.get(key, 0) + ca * cb
+            powers.append({k: v for k, v in acc.items() if v})
+        self.splits = [
+            [(self.layout.split(e), c) for e, c in sorted(p.items())] for p in powers
+        ]
+        nb = len(self.layout.blocks)
+        self.grid_max = []
+        for b in range(nb):
+            mx = [0] * len(self.layout.blocks[b].grid)
+            for poly in self.splits:
+                for sp, _ in poly:
+                    for j, e in enumerate(sp[b][1]):
+                        mx[j] = max(mx[j], e)
+            self.grid_max.append(tuple(mx))
+
+    def gammas(self, probs: Sequence[Any]) -> tuple[list[list[int]], int]:
+        """Integer vectors ``gamma`` per moment and the denominator ``D``:
+        ``E[Z^k] = sum_w (N)_w gamma_k[w] / D^w``."""
+        if len(probs) != self.statistic.n_cells:
+            raise InvalidArgument(
+                f"probs must have one entry per cell ({self.statistic.n_cells}), got {len(probs)}"
+            )
+        q, D = scaled_probabilities(probs)
+        evals = [
+            _BlockEvaluator(blk, q, gm) for blk, gm in zip(self.layout.blocks, self.grid_max)
+        ]
+        out = []
+        for poly in self.splits:
+            gamma: list[int] = [0]
+            for sp, coef in poly:
+                vec: list[int] = [coef]
+                for ev, part in zip(evals, sp):
+                    vec = _convolve(vec, ev.beta(*part))
+                if len(vec) > len(gamma):
+                    gamma.extend([0] * (len(vec) - len(gamma)))
+                for w, v in enumerate(vec):
+                    gamma[w] += v
+            out.append(gamma)
+        return out, D
+
+    def __call__(self, N: int, probs: Sequence[Any], *, exact: Optional[bool] = None):
+        from momentbound.model.cells import parse_number
+        from momentbound.moments.core import MomentSequence
+
+        N = _check_N(N)
+        vals = [parse_number(p, name=f"probs[{i}]") for i, p in enumerate(probs)]
+        is_exact = all(isinstance(v, Fraction) for v in vals)
+        gammas, D = self.gammas(vals)
+        res = [finish(g, N, D) for g in gammas]
+        ex = is_exact if exact is None else bool(exact)
+        values = tuple(res) if ex else tuple(float(v) for v in res)
+        return MomentSequence(values, N, ex, self.statistic.name)
+
+    def __repr__(self) -> str:
+        return f"CompiledMoments({self.statistic.name}, order={self.order})"
+
+
+def compile_moments(statistic: Statistic, order: int) -> CompiledMoments:
+    """Derive the moment structure of ``statistic`` up to ``order`` once (cached).
+
+    Examples
+    --------
+    >>> from momentbound.model import equal_cells_model
+    >>> from momentbound.model.statistics import naive_bayes_statistic
+    >>> m = equal_cells_model((2, 2))
+    >>> f = compile_moments(naive_bayes_statistic(m, (0, 0)), 2)
+    >>> f(4, m.cells).values
+    (Fraction(1, 1), Fraction(0, 1), Fraction(15, 8))
+    """
+    if not isinstance(statistic, Statistic):
+        raise InvalidArgument(f"statistic must be a Statistic, got {type(statistic).__name__}")
+    if isinstance(order, bool) or not isinstance(order, int) or order < 0:
+        raise InvalidArgument(f"order must be a non-negative integer, got {order!r}")
+    return _compile(statistic, order)
+
+
+@lru_cache(maxsize=128)
+def _compile(statistic: Statistic, order: int) -> CompiledMoments:
+    return CompiledMoments(statistic, order)
