@@ -52,17 +52,22 @@ def cv_frame(
     """
     import pandas as pd
 
-    from momentbound.estimators import KFold, estimator_moments
+    from momentbound.estimators import KFold, estimator_moments, make_engine
     from momentbound.exact import NaiveBayes
 
     N = check_positive_int(N, name="N", minimum=2)
     grid = check_int_grid(folds, name="folds", minimum=2, maximum=N)
     classifier = NaiveBayes(ties=ties)
+    kw: dict[str, Any] = {
+        "classifier": classifier,
+        "backend": backend,
+        "engine": make_engine(model, classifier=classifier, backend=backend),
+    }
 
     def one(v: int) -> tuple[Any, Any]:
-        exact = estimator_moments(model, N, KFold(v), classifier=classifier, backend=backend)
+        exact = estimator_moments(model, N, KFold(v), **kw)
         paper = (
-            estimator_moments(model, N, KFold(v), classifier=classifier, backend=backend, covariance="paper")
+            estimator_moments(model, N, KFold(v), covariance="paper", **kw)
             if paper_lemma
             else None
         )

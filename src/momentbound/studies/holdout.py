@@ -49,15 +49,18 @@ def holdout_frame(
     """
     import pandas as pd
 
-    from momentbound.estimators import HoldOut, estimator_moments
+    from momentbound.estimators import HoldOut, estimator_moments, make_engine
     from momentbound.exact import NaiveBayes
 
     N = check_positive_int(N, name="N", minimum=2)
     sizes = check_int_grid(test_sizes, name="test_sizes", minimum=1, maximum=N - 1)
     classifier = NaiveBayes(ties=ties)
+    engine = make_engine(model, classifier=classifier, backend=backend)
 
     def one(ns: int) -> Any:
-        return estimator_moments(model, N, HoldOut(test_size=ns), classifier=classifier, backend=backend)
+        return estimator_moments(
+            model, N, HoldOut(test_size=ns), classifier=classifier, backend=backend, engine=engine
+        )
 
     results = grid_map(one, sizes, progress)
     rows = []

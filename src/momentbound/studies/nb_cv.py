@@ -124,15 +124,14 @@ def nb_size_study(
     """
     import pandas as pd
 
-    from momentbound.estimators import GE, HoldOut, KFold, estimator_moments
+    from momentbound.estimators import GE, HoldOut, KFold, estimator_moments, make_engine
     from momentbound.exact import NaiveBayes
     from momentbound.model import second_nb_model
-    from momentbound.studies.size import _engine
 
     grid = check_int_grid(sizes, name="sizes", minimum=max(folds, 2))
     model = second_nb_model()
     classifier = NaiveBayes(ties=ties)
-    engine = _engine(model, classifier, backend)
+    engine = make_engine(model, classifier=classifier, backend=backend)
     start = time.perf_counter()
 
     def one(N: int) -> dict[str, Any]:

@@ -62,14 +62,14 @@ def size_study(
     """
     import pandas as pd
 
-    from momentbound.estimators import GE, HoldOut, KFold, estimator_moments
+    from momentbound.estimators import GE, HoldOut, KFold, estimator_moments, make_engine
     from momentbound.exact import NaiveBayes
     from momentbound.model import independent_1d_model
 
     grid = check_int_grid(sizes, name="sizes", minimum=max(test_size + 1, folds))
     model = independent_1d_model(prior, n_values)
     classifier = NaiveBayes(ties=ties)
-    engine = _engine(model, classifier, backend)
+    engine = make_engine(model, classifier=classifier, backend=backend)
     start = time.perf_counter()
 
     def one(N: int) -> dict[str, Any]:
@@ -141,11 +141,3 @@ def size_study(
         checks=tuple(checks),
         seconds=seconds,
     )
-
-
-def _engine(model: Any, classifier: Any, backend: str) -> Any:
-    """A moment engine shared by every row (cached GE moments per training size)."""
-    from momentbound.estimators.moments import MomentEngine
-    from momentbound.probability import get_backend
-
-    return MomentEngine(model, classifier, get_backend(backend))
