@@ -19,6 +19,7 @@ from .result import BoundResult, Certificate, Diagnostics, Kind, Status
 
 
 from . import exact  # noqa: E402,F401
+from . import sdp  # noqa: E402,F401
 
 __all__ = [
     "AffineMap",
