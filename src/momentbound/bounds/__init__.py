@@ -15,9 +15,7 @@ from .registry import METHODS, BoundMethod, register
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status
 
 # method modules: importing registers them (order = preference order)
-
-
-
+from . import lp  # noqa: E402,F401
 from . import exact  # noqa: E402,F401
 from . import sdp  # noqa: E402,F401
 
