@@ -5,5 +5,13 @@ Backends: ``exact`` (sums over sufficient counts), ``sampling`` (conditional Mon
 """
 
 from momentbound.probability.base import PredictionBackend, ProbabilityInterval
+from momentbound.probability.registry import BACKENDS, backend_names, get_backend, register_backend
 
-__all__ = ["PredictionBackend", "ProbabilityInterval"]
+__all__ = [
+    "PredictionBackend",
+    "ProbabilityInterval",
+    "BACKENDS",
+    "backend_names",
+    "get_backend",
+    "register_backend",
+]

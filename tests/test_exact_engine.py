@@ -1,0 +1,194 @@
+"""Exact prediction probabilities against brute force over all count tables (exact Fractions)."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from momentbound.exact import NaiveBayes
+from momentbound.model import CellModel, independent_1d_model, second_nb_model
+from momentbound.moments.enumeration import count_tables, multinomial_pmf
+from momentbound.probability import get_backend
+from momentbound.probability.exact_backend import ExactBackend
+
+
+# ----------------------------------------------------------------------------- witness
+def direct_g(table: np.ndarray, x: tuple[int, ...], ties: str, alpha: Fraction) -> list[Fraction]:
+    """Naive Bayes from scratch: joint of the posterior numerators, exact, per the contract."""
+    arities, K = table.shape[:-1], table.shape[-1]
+    N = int(table.sum())
+    scores = []
+    for k in range(K):
+        nk = int(table[..., k].sum())
+        if nk == 0:
+            scores.append(Fraction(0))
+            continue
+        s = Fraction(nk, N)
+        for j, a in enumerate(arities):
+            count = sum(int(table[idx + (k,)]) for idx in np.ndindex(*arities) if idx[j] == x[j])
+            s *= (count + alpha) / (nk + alpha * a)
+        scores.append(s)
+    if ties == "random":
+        top = max(scores)
+        tied = [k for k in range(K) if scores[k] == top]
+        return [Fraction(1, len(tied)) if k in tied else Fraction(0) for k in range(K)]
+    present = [k for k in range(K) if table[..., k].sum() > 0]
+    if not present:
+        return [Fraction(int(k == 0)) for k in range(K)]
+    top = max(scores[k] for k in present)
+    win = min(k for k in present if scores[k] == top)
+    return [Fraction(int(k == win)) for k in range(K)]
+
+
+def tables(model: CellModel, n: int):
+    shape = model.arities + (model.n_classes,)
+    for counts in count_tables(model.n_cells, n):
+        yield np.array(counts, dtype=np.int64).reshape(shape), multinomial_pmf(counts, model.cells)
+
+
+def brute_single(model, n, x, ties, alpha):
+    out = [Fraction(0)] * model.n_classes
+    for t, p in tables(model, n):
+        for y, g in enumerate(direct_g(t, x, ties, alpha)):
+            out[y] += p * g
+    return out
+
+
+def brute_pair(model, n, x, x2, ties, alpha):
+    K = model.n_classes
+    out = [[Fraction(0)] * K for _ in range(K)]
+    for t, p in tables(model, n):
+        g1, g2 = direct_g(t, x, ties, alpha), direct_g(t, x2, ties, alpha)
+        for y, y2 in itertools.product(range(K), repeat=2):
+            out[y][y2] += p * g1[y] * g2[y2]
+    return out
+
+
+def brute_cross(model, nc, na, nb, pa, pb, ties, alpha):
+    K = model.n_classes
+    shape = model.arities + (model.n_classes,)
+
+    def onehot(point):
+        t = np.zeros(shape, dtype=np.int64)
+        t[tuple(point[0]) + (point[1],)] = 1
+        return t
+
+    ea, eb = onehot(pa), onehot(pb)
+    bl = list(tables(model, nb))
+    al = list(tables(model, na))
+    out = [[Fraction(0)] * K for _ in range(K)]
+    for c, pc in tables(model, nc):
+        fa = [Fraction(0)] * K
+        for b, pbp in bl:
+            for y, g in enumerate(direct_g(c + b + eb, pa[0], ties, alpha)):
+                fa[y] += pbp * g
+        fb = [Fraction(0)] * K
+        for a, pap in al:
+            for y, g in enumerate(direct_g(c + a + ea, pb[0], ties, alpha)):
+                fb[y] += pap * g
+        for y, y2 in itertools.product(range(K), repeat=2):
+            out[y][y2] += pc * fa[y] * fb[y2]
+    return out
+
+
+MODEL_1D = independent_1d_model("2/5")
+MODEL_1D_SKEW = CellModel((3,), ["1/5", "1/10", "1/10", "1/5", "1/20", "7/20"], 2)
+MODEL_2X2 = second_nb_model()
+MODEL_2X2_B = CellModel((2, 2), ["1/16", "3/16", "1/8", "1/16", "1/8", "1/8", "1/4", "1/16"], 2)
+MODEL_K3 = CellModel((2,), ["1/6", "1/12", "1/12", "1/6", "1/4", "1/4"], 3)
+MODEL_K3_2D = CellModel((2, 2), ["1/12"] * 12, 3)
+
+CASES = [
+    ("1d", MODEL_1D, 6),
+    ("1d3", MODEL_1D_SKEW, 5),
+    ("2x2", MODEL_2X2, 5),
+    ("2x2b", MODEL_2X2_B, 4),
+    ("k3", MODEL_K3, 5),
+    ("k3_2d", MODEL_K3_2D, 3),
+]
+CLASSIFIERS = [NaiveBayes(t, a) for t in ("random", "first") for a in (0, 1)]
+EXACT = ExactBackend(arithmetic="rational")
+
+
+@pytest.mark.parametrize("clf", CLASSIFIERS, ids=lambda c: f"{c.ties}-a{c.alpha}")
+@pytest.mark.parametrize("name,model,n", CASES, ids=[c[0] for c in CASES])
+def test_single_equals_brute_force(name, model, n, clf):
+    for nn in (0, 1, n):
+        for x in model.inputs():
+            got = EXACT.single(model, nn, x, clf)
+            assert list(got) == brute_single(model, nn, x, clf.ties, clf.alpha_exact)
+            assert all(isinstance(v, Fraction) for v in got)
+
+
+@pytest.mark.parametrize("clf", CLASSIFIERS, ids=lambda c: f"{c.ties}-a{c.alpha}")
+@pytest.mark.parametrize("name,model,n", CASES, ids=[c[0] for c in CASES])
+def test_pair_equals_brute_force(name, model, n, clf):
+    inputs = list(model.inputs())
+    for x, x2 in itertools.combinations_with_replacement(inputs, 2):
+        got = EXACT.pair(model, n, x, x2, clf)
+        assert got.tolist() == brute_pair(model, n, x, x2, clf.ties, clf.alpha_exact)
+
+
+CROSS_CASES = [
+    ("1d", MODEL_1D, (2, 1, 1)),
+    ("1d3", MODEL_1D_SKEW, (1, 2, 1)),
+    ("2x2", MODEL_2X2, (1, 1, 1)),
+    ("k3", MODEL_K3, (1, 1, 2)),
+]
+
+
+@pytest.mark.parametrize("clf", CLASSIFIERS, ids=lambda c: f"{c.ties}-a{c.alpha}")
+@pytest.mark.parametrize("name,model,sizes", CROSS_CASES, ids=[c[0] for c in CROSS_CASES])
+def test_cross_equals_brute_force(name, model, sizes, clf):
+    nc, na, nb = sizes
+    inputs = list(model.inputs())
+    points = [(x, y) for x in inputs for y in range(model.n_classes)]
+    rng = np.random.default_rng(7)
+    chosen = [points[i] for i in rng.choice(len(points), size=min(3, len(points)), replace=False)]
+    for pa, pb in itertools.product(chosen, repeat=2):
+        got = EXACT.cross(model, nc, na, nb, pa, pb, clf)
+        assert got.tolist() == brute_cross(model, nc, na, nb, pa, pb, clf.ties, clf.alpha_exact)
+
+
+def test_cross_with_empty_common_part_factorises():
+    # no shared training points: the two predictions are independent
+    clf = NaiveBayes("random", 0)
+    pa, pb = ((0,), 0), ((1,), 1)
+    got = EXACT.cross(MODEL_1D, 0, 2, 3, pa, pb, clf)
+    # T_A = B' + pb ; T_B = A' + pa: compare with products of brute-force singles with a fixed point
+    fa = brute_cross(MODEL_1D, 0, 2, 3, pa, pb, "random", Fraction(0))
+    assert got.tolist() == fa
+    assert got[0, 0] == got[0, :].sum() * got[:, 0].sum()
+
+
+def test_probabilities_sum_to_one():
+    clf = NaiveBayes("first", 1)
+    s = EXACT.single(MODEL_K3_2D, 3, (1, 0), clf)
+    assert sum(s) == 1
+    p = EXACT.pair(MODEL_2X2, 4, (0, 1), (1, 0), clf)
+    assert p.sum() == 1
+    assert list(p.sum(axis=1)) == list(EXACT.single(MODEL_2X2, 4, (0, 1), clf))
+
+
+def test_float_arithmetic_matches_rational():
+    clf = NaiveBayes("random", 0)
+    fl = ExactBackend(arithmetic="float")
+    for x in MODEL_2X2.inputs():
+        r = EXACT.single(MODEL_2X2, 6, x, clf)
+        f = fl.single(MODEL_2X2, 6, x, clf)
+        assert f.dtype == float
+        np.testing.assert_allclose(f, np.array(r, dtype=float), rtol=1e-12, atol=1e-15)
+    r = EXACT.pair(MODEL_2X2, 5, (0, 0), (1, 1), clf)
+    f = fl.pair(MODEL_2X2, 5, (0, 0), (1, 1), clf)
+    np.testing.assert_allclose(f, np.array(r, dtype=float), rtol=1e-12, atol=1e-15)
+
+
+def test_exact_backend_registry_and_kind():
+    b = get_backend("exact")
+    assert isinstance(b, ExactBackend) and b.name == "exact"
+    from momentbound.bounds.result import Kind
+
+    assert b.kind is Kind.EXACT
