@@ -27,6 +27,10 @@ _EXPORTS: dict[str, str] = {
     "independent_1d_model": "momentbound.model",
     "equal_cells_model": "momentbound.model",
     "second_nb_model": "momentbound.model",
+    "NaiveBayes": "momentbound.exact",
+    "PredictionBackend": "momentbound.probability",
+    "ProbabilityInterval": "momentbound.probability",
+    "get_backend": "momentbound.probability",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
