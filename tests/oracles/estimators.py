@@ -1,0 +1,248 @@
+"""Brute-force moments of GE, hold-out, v-fold CV and LOO by enumeration (test oracle).
+
+The N points of a dataset are iid, so a hold-out split or a v-fold partition consists of
+independent datasets: fold ``i`` (size ``s_i``) has a count table ``D_i ~ Multinomial(s_i, p)``
+independent of the other folds, and the classifier of fold ``i`` is trained on the table
+``T_i = sum_{j != i} D_j``. Within a fold, which point is which does not matter for the
+fold's error count. So every moment is an exact finite sum over the product of per-fold count
+tables, with the classifier computed directly (``naive_bayes``) for every training table.
+
+Given all tables, each test point is misclassified with probability
+``e_c(T) = 1 - g_{x_c}(y_c | T)`` (``c = (x_c, y_c)`` its cell), and for the ``random`` tie
+rule the coins of different predictions are independent, so the error count of fold ``i`` is a
+sum of independent Bernoulli variables: conditional mean ``sum_c D_i[c] e_c(T_i)`` and
+conditional variance ``sum_c D_i[c] e_c(T_i) (1 - e_c(T_i))`` (zero for the ``first`` rule);
+errors of different folds are conditionally independent. Everything is exact (Fraction).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from oracles.naive_bayes import (
+    all_tables,
+    cells_of,
+    points_from_table,
+    predict_distribution,
+    table_probability,
+)
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Mean and variance of an error estimate (GE or hold-out)."""
+
+    mean: Fraction
+    variance: Fraction
+
+
+@dataclass(frozen=True)
+class CVMoments:
+    """Moments of the cross-validation error CE = (total misclassified) / N.
+
+    Per fold ``i``: ``fold_means[i] = E[HE_i]``, ``fold_second[i] = E[HE_i^2]``;
+    ``pair_second_sum = sum over ordered pairs i != j of E[HE_i HE_j]``.
+    ``fold_variance`` is the mean over folds of Var(HE_i) and ``fold_covariance`` the mean
+    over ordered pairs ``i != j`` of Cov(HE_i, HE_j).
+    """
+
+    mean: Fraction
+    variance: Fraction
+    fold_sizes: tuple[int, ...]
+    fold_means: tuple[Fraction, ...]
+    fold_second: tuple[Fraction, ...]
+    pair_second_sum: Fraction
+
+    @property
+    def fold_variance(self) -> Fraction:
+        v = len(self.fold_sizes)
+        return sum((s - m * m for s, m in zip(self.fold_second, self.fold_means)), Fraction(0)) / v
+
+    @property
+    def fold_covariance(self) -> Fraction:
+        v = len(self.fold_sizes)
+        total_m = sum(self.fold_means, Fraction(0))
+        pair_means = total_m * total_m - sum((m * m for m in self.fold_means), Fraction(0))
+        return (self.pair_second_sum - pair_means) / (v * (v - 1))
+
+
+def kfold_sizes(n: int, v: int) -> tuple[int, ...]:
+    """scikit-learn KFold fold sizes: the first ``n % v`` folds get one extra point."""
+    return tuple(n // v + (1 if i < n % v else 0) for i in range(v))
+
+
+class BruteForce:
+    """Exact enumeration for one model, tie rule and smoothing ``alpha``."""
+
+    def __init__(self, arities: Sequence[int], n_classes: int, cells: Sequence, ties: str, alpha=0):
+        self.arities = tuple(arities)
+        self.n_classes = n_classes
+        self.p = tuple(Fraction(c) for c in cells)
+        self.cell_list = cells_of(self.arities, n_classes)
+        if len(self.p) != len(self.cell_list) or sum(self.p) != 1:
+            raise ValueError("cells must be exact probabilities in CellModel order summing to 1")
+        self.ties = ties
+        self.alpha = Fraction(alpha)
+        self._errors: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
+        self._tables: dict[int, list[tuple[tuple[int, ...], Fraction]]] = {}
+
+    @classmethod
+    def from_model(cls, model, ties: str, alpha=0) -> "BruteForce":
+        """From a momentbound ``CellModel`` (only its public data attributes are read)."""
+        return cls(model.arities, model.n_classes, model.cells, ties, alpha)
+
+    # -------------------------------------------------------------- building blocks
+    def tables(self, n: int) -> list[tuple[tuple[int, ...], Fraction]]:
+        """All count tables of size ``n`` with their multinomial probabilities."""
+        if n not in self._tables:
+            self._tables[n] = [
+                (t, table_probability(t, self.p)) for t in all_tables(n, len(self.p))
+            ]
+            assert sum(pr for _, pr in self._tables[n]) == 1
+        return self._tables[n]
+
+    def g(self, table: Sequence[int], x: Sequence[int]) -> tuple[Fraction, ...]:
+        """``g_x(. | table)`` from the explicit list of training points."""
+        points = points_from_table(table, self.arities, self.n_classes)
+        return predict_distribution(points, self.arities, self.n_classes, x, self.ties, self.alpha)
+
+    def errors(self, table: Sequence[int]) -> tuple[Fraction, ...]:
+        """``e_c(T) = 1 - g_{x_c}(y_c | T)`` for every cell ``c`` (cached per training table)."""
+        key = tuple(table)
+        if key not in self._errors:
+            by_x = {}
+            out = []
+            for x, y in self.cell_list:
+                if x not in by_x:
+                    by_x[x] = self.g(key, x)
+                out.append(1 - by_x[x][y])
+            self._errors[key] = tuple(out)
+        return self._errors[key]
+
+    def ge(self, table: Sequence[int]) -> Fraction:
+        """GE(T) = sum_x sum_y g_x(y|T) P[X=x, Y != y] (literally)."""
+        total = Fraction(0)
+        inputs = sorted({x for x, _ in self.cell_list})
+        for x in inputs:
+            gx = self.g(table, x)
+            for y in range(self.n_classes):
+                p_not_y = sum(
+                    (pc for (xc, yc), pc in zip(self.cell_list, self.p) if xc == x and yc != y),
+                    Fraction(0),
+                )
+                total += gx[y] * p_not_y
+        return total
+
+    # -------------------------------------------------------------- estimators
+    def ge_moments(self, n: int) -> Moments:
+        m1 = m2 = Fraction(0)
+        for t, pr in self.tables(n):
+            value = self.ge(t)
+            m1 += pr * value
+            m2 += pr * value * value
+        return Moments(m1, m2 - m1 * m1)
+
+    def holdout_moments(self, n_train: int, n_test: int) -> Moments:
+        """HE = (misclassified test points) / n_test, classifier trained on n_train points."""
+        m1 = m2 = Fraction(0)
+        for t, pt in self.tables(n_train):
+            e = self.errors(t)
+            for s, ps in self.tables(n_test):
+                mean_err = sum((sc * ec for sc, ec in zip(s, e)), Fraction(0))
+                var_err = sum((sc * ec * (1 - ec) for sc, ec in zip(s, e)), Fraction(0))
+                w = pt * ps
+                m1 += w * mean_err / n_test
+                m2 += w * (var_err + mean_err * mean_err) / (n_test * n_test)
+        return Moments(m1, m2 - m1 * m1)
+
+    def cv_moments(self, fold_sizes: Sequence[int], *, symmetric: bool = True) -> CVMoments:
+        """Enumerate the per-fold count tables; CE = total misclassified / N.
+
+        With ``symmetric=False`` this is the plain product over all folds' tables. With
+        ``symmetric=True`` (default, much faster for many folds) folds of equal size are
+        exchangeable, so only multisets of their tables are enumerated, each weighted by its
+        number of orderings; per-fold sums are then averaged within each group of equal-size
+        folds (they are equal by exchangeability). Both give the same exact numbers
+        (checked in test_oracles.py).
+        """
+        sizes = tuple(fold_sizes)
+        v = len(sizes)
+        n = sum(sizes)
+        groups: dict[int, list[int]] = {}
+        for i, s in enumerate(sizes):
+            groups.setdefault(s, []).append(i)
+        order = [i for s in groups for i in groups[s]]  # fold index of each leaf position
+        group_leaves = []
+        for s, members in groups.items():
+            tabs = self.tables(s)
+            leaves = []
+            if symmetric:
+                for idx in itertools.combinations_with_replacement(range(len(tabs)), len(members)):
+                    w = Fraction(math.factorial(len(members)))
+                    for k in set(idx):
+                        w /= math.factorial(idx.count(k))
+                    for k in idx:
+                        w *= tabs[k][1]
+                    leaves.append(([tabs[k][0] for k in idx], w))
+            else:
+                for combo in itertools.product(range(len(tabs)), repeat=len(members)):
+                    w = Fraction(1)
+                    for k in combo:
+                        w *= tabs[k][1]
+                    leaves.append(([tabs[k][0] for k in combo], w))
+            group_leaves.append(leaves)
+        fold_m1 = [Fraction(0)] * v
+        fold_m2 = [Fraction(0)] * v
+        pair_sum = ce1 = ce2 = Fraction(0)
+        for parts in itertools.product(*group_leaves):
+            w = Fraction(1)
+            tabs_in_order: list[tuple[int, ...]] = []
+            for tabs, pw in parts:
+                w *= pw
+                tabs_in_order.extend(tabs)
+            tabs = [None] * v
+            for pos, i in enumerate(order):
+                tabs[i] = tabs_in_order[pos]
+            total = [sum(col) for col in zip(*tabs)]
+            mean_err = []  # conditional mean of fold i's error count
+            var_err = []  # conditional variance (independent coins of the random tie rule)
+            for i in range(v):
+                train = tuple(tc - dc for tc, dc in zip(total, tabs[i]))
+                e = self.errors(train)
+                mean_err.append(sum((dc * ec for dc, ec in zip(tabs[i], e)), Fraction(0)))
+                var_err.append(sum((dc * ec * (1 - ec) for dc, ec in zip(tabs[i], e)), Fraction(0)))
+            he = [mean_err[i] / sizes[i] for i in range(v)]
+            for i in range(v):
+                fold_m1[i] += w * he[i]
+                fold_m2[i] += w * (var_err[i] / (sizes[i] * sizes[i]) + he[i] * he[i])
+            # folds are conditionally independent given the tables: E[HE_i HE_j | .] = he_i he_j
+            sum_he = sum(he, Fraction(0))
+            pair_sum += w * (sum_he * sum_he - sum((h * h for h in he), Fraction(0)))
+            tot_mean = sum(mean_err, Fraction(0))
+            tot_var = sum(var_err, Fraction(0))
+            ce1 += w * tot_mean / n
+            ce2 += w * (tot_var + tot_mean * tot_mean) / (n * n)
+        if symmetric:
+            for members in groups.values():
+                avg1 = sum((fold_m1[i] for i in members), Fraction(0)) / len(members)
+                avg2 = sum((fold_m2[i] for i in members), Fraction(0)) / len(members)
+                for i in members:
+                    fold_m1[i], fold_m2[i] = avg1, avg2
+        return CVMoments(
+            mean=ce1,
+            variance=ce2 - ce1 * ce1,
+            fold_sizes=sizes,
+            fold_means=tuple(fold_m1),
+            fold_second=tuple(fold_m2),
+            pair_second_sum=pair_sum,
+        )
+
+    def kfold_moments(self, n: int, v: int) -> CVMoments:
+        return self.cv_moments(kfold_sizes(n, v))
+
+    def loo_moments(self, n: int) -> CVMoments:
+        return self.cv_moments((1,) * n)
