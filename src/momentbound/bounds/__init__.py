@@ -18,6 +18,8 @@ from .result import BoundResult, Certificate, Diagnostics, Kind, Status
 from . import lp  # noqa: E402,F401
 from . import exact  # noqa: E402,F401
 from . import sdp  # noqa: E402,F401
+from . import sqp  # noqa: E402,F401
+from . import gd  # noqa: E402,F401
 
 __all__ = [
     "AffineMap",

@@ -50,6 +50,8 @@ from .result import BoundResult, Diagnostics, Kind, Status, round_down, round_up
 __all__ = ["SDPMethod", "UnitPiece", "unit_pieces", "sos_dual"]
 
 _INF = math.inf
+#: constant added to the solver's polynomial before verification (its feasibility is ~tol)
+MARGIN = 1e-9
 
 
 @dataclass(frozen=True)
@@ -407,6 +409,8 @@ class SDPMethod(BoundMethod):
                     f"(order {problem.order}); the moments may be on the boundary of the moment space",
                     result=sol,
                 )
-            sides[side] = certified_side(problem, side, sign * np.array(sol.coefficients), "sdp")
+            cand = np.array(sol.coefficients)
+            cand[0] += MARGIN  # interior-point iterates are feasible only to ~tol
+            sides[side] = certified_side(problem, side, sign * cand, "sdp")
         diag = Diagnostics(solver="clarabel", solver_status="/".join(statuses), iterations=iters)
         return assemble(problem, self.name, sides, diag)
