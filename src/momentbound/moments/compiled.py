@@ -18,7 +18,7 @@ from momentbound.model.statistics import Exponents, Statistic, _check_N
 from momentbound.moments.engine import (
     StatisticLayout,
     _BlockEvaluator,
-    _convolve,
+    accumulate,
     finish,
     layout,
     scaled_probabilities,
@@ -32,6 +32,9 @@ class CompiledMoments:
 
     Build with :func:`compile_moments` (cached). ``probs`` are the cell probabilities in
     the model's cell order (Fractions, ints, strings like ``"1/8"`` or floats).
+    ``E[Z^k] = sum_w (N)_w gamma_k[w] / D^w`` where the integers ``gamma`` depend only on
+    the probabilities; they are cached per probability vector, so a sweep over ``N`` at
+    fixed ``p`` costs only the final sums.
     """
 
     def __init__(self, statistic: Statistic, order: int):
@@ -61,6 +64,8 @@ class CompiledMoments:
                     for j, e in enumerate(sp[b][1]):
                         mx[j] = max(mx[j], e)
             self.grid_max.append(tuple(mx))
+        # the p-dependent part (gamma) does not depend on N: sweeps over N reuse it
+        self._gamma_cache: dict[tuple[int, ...], tuple[list[list[int]], int]] = {}
 
     def gammas(self, probs: Sequence[Any]) -> tuple[list[list[int]], int]:
         """Integer vectors ``gamma`` per moment and the denominator ``D``:
@@ -70,22 +75,17 @@ class CompiledMoments:
                 f"probs must have one entry per cell ({self.statistic.n_cells}), got {len(probs)}"
             )
         q, D = scaled_probabilities(probs)
+        hit = self._gamma_cache.get(q)
+        if hit is not None and hit[1] == D:
+            return hit
         evals = [
             _BlockEvaluator(blk, q, gm) for blk, gm in zip(self.layout.blocks, self.grid_max)
         ]
-        out = []
-        for poly in self.splits:
-            gamma: list[int] = [0]
-            for sp, coef in poly:
-                vec: list[int] = [coef]
-                for ev, part in zip(evals, sp):
-                    vec = _convolve(vec, ev.beta(*part))
-                if len(vec) > len(gamma):
-                    gamma.extend([0] * (len(vec) - len(gamma)))
-                for w, v in enumerate(vec):
-                    gamma[w] += v
-            out.append(gamma)
-        return out, D
+        res = ([accumulate(evals, poly) for poly in self.splits], D)
+        if len(self._gamma_cache) >= 32:
+            self._gamma_cache.pop(next(iter(self._gamma_cache)))
+        self._gamma_cache[q] = res
+        return res
 
     def __call__(self, N: int, probs: Sequence[Any], *, exact: Optional[bool] = None):
         from momentbound.model.cells import parse_number

@@ -225,9 +225,19 @@ class _BlockEvaluator:
                 cur[dst] += h * prev[src]
         self.table = table
         self._cache: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
+        self._c_cache: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._poly_cache: dict[tuple[int, tuple[int, ...]], Any] = {}
 
-    def c_vector(self, eg: tuple[int, ...]) -> list[int]:
+    def c_vector(self, eg: tuple[int, ...]) -> tuple[int, ...]:
         """``c[m] = sum_t prod_r S(e_r,t_r) t_r! [u^t] H^m / m!`` for ``m = 0..sum(eg)``."""
+        hit = self._c_cache.get(eg)
+        if hit is not None:
+            return hit
+        res = self._c_vector(eg)
+        self._c_cache[eg] = res
+        return res
+
+    def _c_vector(self, eg: tuple[int, ...]) -> tuple[int, ...]:
         mmax = sum(eg)
         arr = self.table[(slice(0, mmax + 1),) + tuple(slice(0, e + 1) for e in eg)]
         for e in eg:  # contract the first grid axis each time
@@ -239,31 +249,65 @@ class _BlockEvaluator:
             if rem:  # pragma: no cover - an integrality theorem; guards against a bug
                 raise RuntimeError(f"internal error: non-integral factorial moment at m={m}")
             out.append(quot)
-        return out
+        return tuple(out)
 
     def beta(self, e0: int, eg: tuple[int, ...]) -> tuple[int, ...]:
+        """``beta[u] = sum_m L_{e0}[u, m] c[m] P^(u - m)`` (scaled by ``D^u``).
+
+        Built by applying "multiply by n" ``e0`` times: with ``v[u] = P^u a[u]`` for the
+        falling-factorial coefficients ``a``, ``n (n)_u = (n)_{u+1} + u (n)_u`` becomes
+        ``v'[u] = P v[u-1] + u v[u]`` (integers only). Intermediate powers are cached.
+        """
         key = (e0, eg)
         hit = self._cache.get(key)
         if hit is not None:
             return hit
-        c = self.c_vector(eg)
         if e0 == 0:
-            res = tuple(c)
+            res = tuple(self.c_vector(eg))
         else:
-            L = power_to_falling(e0, len(c) - 1)
-            res_l = [0] * (len(c) + e0)
+            v = self.beta(e0 - 1, eg)
             P = self.P
-            powers = [1]
-            for _ in range(len(c) + e0):
-                powers.append(powers[-1] * P)
-            for m, cm in enumerate(c):
-                if cm:
-                    for u, lv in enumerate(L[m]):
-                        if lv:
-                            res_l[u] += lv * cm * powers[u - m]
-            res = tuple(res_l)
+            out = [u * x for u, x in enumerate(v)]
+            out.append(0)
+            for u, x in enumerate(v):
+                out[u + 1] += P * x
+            res = tuple(out)
         self._cache[key] = res
         return res
+
+
+def _poly_beta(ev: "_BlockEvaluator", e0: int, eg: tuple[int, ...]):
+    """``beta`` as a flint polynomial; same recursion as :meth:`_BlockEvaluator.beta`
+    (``v' = P x v + x v'(x)``, i.e. ``v'[u] = P v[u-1] + u v[u]``), in C."""
+    key = (e0, eg)
+    hit = ev._poly_cache.get(key)
+    if hit is None:
+        from flint import fmpz_poly
+
+        if e0 == 0:
+            hit = fmpz_poly(list(ev.c_vector(eg)))
+        else:
+            v = _poly_beta(ev, e0 - 1, eg)
+            hit = ev.P * v.left_shift(1) + v.derivative().left_shift(1)
+        ev._poly_cache[key] = hit
+    return hit
+
+
+def accumulate(
+    evals: Sequence["_BlockEvaluator"],
+    poly: Sequence[tuple[tuple[tuple[int, tuple[int, ...]], ...], int]],
+) -> list[int]:
+    """``gamma = sum_terms coef * conv_b beta_b`` (polynomial products in flint)."""
+    from flint import fmpz_poly
+
+    acc = fmpz_poly(0)
+    for sp, coef in poly:
+        vec = fmpz_poly(coef)
+        for ev, part in zip(evals, sp):
+            vec = vec * _poly_beta(ev, *part)
+        acc += vec
+    out = [int(c) for c in acc.coeffs()]
+    return out or [0]
 
 
 def expectation_vector(
@@ -284,20 +328,7 @@ def expectation_vector(
                     mx[j] = max(mx[j], e)
         grid_max.append(tuple(mx))
     evals = [_BlockEvaluator(lay.blocks[b], q, grid_max[b]) for b in range(nb)]
-    out = []
-    for poly in splits:
-        gamma: list[int] = [0]
-        for sp, coef in poly:
-            vec: list[int] = [coef]
-            for b in range(nb):
-                bv = evals[b].beta(*sp[b])
-                vec = _convolve(vec, bv)
-            if len(vec) > len(gamma):
-                gamma.extend([0] * (len(vec) - len(gamma)))
-            for w, v in enumerate(vec):
-                gamma[w] += v
-        out.append(gamma)
-    return out
+    return [accumulate(evals, poly) for poly in splits]
 
 
 def _convolve(a: Sequence[int], b: Sequence[int]) -> list[int]:
