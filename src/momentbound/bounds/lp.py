@@ -59,7 +59,7 @@ HIGHS_STATUS_MAP: Mapping[str, str] = {
     "kPresolveError": "failed",
     "kPostsolveError": "failed",
     "kNotset": "failed",
-    "kUnknown": "failed",
+    "kUnknown": "unverified",  # a solution exists but HiGHS could not confirm it: the exact finish decides
     "kModelEmpty": "failed",
     "kInterrupt": "failed",
     "kMemoryLimit": "failed",
@@ -137,9 +137,11 @@ def _solve_primal(A: np.ndarray, c: np.ndarray, tau: np.ndarray, phase1: bool, o
     h.run()
     raw = str(h.getModelStatus()).split(".")[-1]
     status = HIGHS_STATUS_MAP.get(raw, "failed")
+    sol = h.getSolution()
+    if status == "unverified" and sol.dual_valid and sol.value_valid:
+        status = "optimal"
     if status != "optimal":
         return _Restricted(status, np.zeros(nrow), np.zeros(npts), [], math.nan, raw)
-    sol = h.getSolution()
     rd = np.array(sol.row_dual)
     y = rd if phase1 else -rd  # phase 1: a.y <= 0 for points, E[p] = residual; phase 2: a.y >= c
     basis = h.getBasis()
@@ -171,9 +173,11 @@ def _solve_dual(A: np.ndarray, c: np.ndarray, tau: np.ndarray, phase1: bool, opt
     h.run()
     raw = str(h.getModelStatus()).split(".")[-1]
     status = HIGHS_STATUS_MAP.get(raw, "failed")
+    sol = h.getSolution()
+    if status == "unverified" and sol.dual_valid and sol.value_valid:
+        status = "optimal"
     if status != "optimal":
         return _Restricted(status, np.zeros(nrow), np.zeros(npts), [], math.nan, raw)
-    sol = h.getSolution()
     y = np.array(sol.col_value)
     q = np.abs(np.array(sol.row_dual))
     basis = h.getBasis()
@@ -408,6 +412,16 @@ def solve_upper(problem: MomentProblem, formulation: str, opts: Mapping[str, Any
             break
         y, w, chosen = ex
         cert, shifted = certify(y, "upper", problem, allow_shift=False, how_prefix="exact-rational")
+        if cert.verified and not all(v >= 0 for v in w) and not cg.continuous:
+            # dual feasible but not primal feasible: finish with exact dual simplex pivots (Lemke)
+            from .prekopa import DualSimplex
+
+            ds = DualSimplex(problem, dense_limit=int(opts["dense_limit"]))
+            st, reached = ds.run(chosen, int(opts["exact_pivots"]))
+            iterations += ds.pivots
+            cert2, _ = certify(st.y_fractions, "upper", problem, allow_shift=False, how_prefix="exact-rational")
+            if cert2.verified and cert2.value <= cert.value:
+                cert, w = cert2, [Fraction(int(v.p), int(v.q)) for v in st.w]
         if cert.verified:
             sharp = all(v >= 0 for v in w)
             status = Status.OPTIMAL if sharp else Status.VALID
@@ -498,6 +512,7 @@ _LP_OPTIONS: dict[str, Any] = {
     "max_iter": 60,
     "exact": True,
     "exact_rounds": 8,
+    "exact_pivots": 200,
     "initial_points": 64,
     "dense_limit": 4096,
     "highs_options": {},

@@ -1,0 +1,423 @@
+"""``prekopa``: Prekopa's dual method for the discrete moment problem, in exact arithmetic.
+
+The discrete moment LP ``max sum_{x in E} q_x`` s.t. ``sum_x T_k(u_x) q_x = tau_k``,
+``q >= 0`` is solved by the dual simplex method (Lemke), as Prekopa (1990, "The discrete
+moment problem and linear programming") does: start from a *dual feasible basis* of
+his structure and pivot, keeping dual feasibility, until the basis is primal feasible.
+
+A basis is a set of ``m + 1`` support points; its dual vector ``y`` is the polynomial
+``p`` of degree ``m`` interpolating ``1_E`` there, and the basis is dual feasible iff
+``p >= 1_E`` on the whole support.  Starting bases for a tail event ``E``:
+
+* if ``E`` holds at least ``m + 1`` support points: any ``m + 1`` of them (``p = 1``);
+* otherwise Prekopa's structure: zeros of ``p`` in pairs of consecutive support points
+  of the complement (plus the far end point if ``m`` is odd) and ``p = 1`` at the
+  threshold point, so ``p = c * prod (x - s_i)(x - s_{i+1})`` is ``>= 0`` at every
+  support point and increases into the tail.
+
+Each pivot: leaving point = basis point with the most negative primal weight
+``w = B^{-1} tau``; entering point = minimiser over the support of the ratio
+``(p(x) - 1_E(x)) / (-L_r(x))`` over points with ``L_r(x) < 0``, where ``L_r`` is the
+Lagrange polynomial of the leaving point (row ``r`` of ``B^{-1}``).  On a huge grid the
+ratio is minimised like every other polynomial search here: candidates at the
+floor/ceiling of the real critical points of the ratio, the piece ends and the
+neighbours of basis points, evaluated exactly.  Everything (``B^{-1}``, ``w``, ``y``,
+ratios) is exact rational arithmetic (python-flint); the final basis is verified on the
+whole support by exact root isolation.  Lower bounds use the complementary tail.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from numpy.polynomial import chebyshev as C
+
+from momentbound.errors import InvalidArgument, SolverFailed
+
+from .basis import cheb_real_roots, cheb_vander, chebyshev_values_exact
+from .certificate import certify, slack_minimum
+from .problem import EventKind, MomentProblem, SupportKind
+from .registry import BoundMethod, register
+from .result import BoundResult, Certificate, Diagnostics, Kind, Status, round_down, round_up
+
+__all__ = ["PrekopaMethod", "DualSimplex", "structured_start_basis"]
+
+_TAILS = (EventKind.GT, EventKind.GE, EventKind.LT, EventKind.LE)
+
+
+def _q(v: Fraction) -> Any:
+    import flint
+
+    return flint.fmpq(v.numerator, v.denominator)
+
+
+def _f(v: Any) -> Fraction:
+    return Fraction(int(v.p), int(v.q))
+
+
+class _DiscreteSupport:
+    """Ordered access to a grid or finite support without enumerating a grid."""
+
+    def __init__(self, problem: MomentProblem) -> None:
+        sup = problem.support
+        self.grid = sup.kind is SupportKind.GRID
+        self.lo, self.hi = sup.lo, sup.hi
+        self.points = None if self.grid else list(sup.points)  # type: ignore[arg-type]
+
+    def size(self) -> int:
+        return int(self.hi - self.lo) + 1 if self.grid else len(self.points)  # type: ignore[operator,arg-type]
+
+    def at(self, i: int) -> Fraction:
+        return self.lo + i if self.grid else self.points[i]  # type: ignore[operator,index]
+
+    def rank(self, x: Fraction) -> int:
+        return int(x - self.lo) if self.grid else self.points.index(x)  # type: ignore[operator,union-attr]
+
+
+def _canonical_nodes(problem: MomentProblem, thr: Fraction, end: Fraction | None) -> list[float]:
+    """Interior nodes of the continuous extremal measure through ``thr`` (and ``end``), in x.
+
+    They are the roots of the degree-``n`` polynomial ``R`` with ``E[w(U) R(U) U^j] = 0``
+    (``j < n``), ``w(u) = (u - u_thr)`` times ``(u - u_end)`` when ``m`` is odd (Gauss-Radau /
+    Lobatto-type quadrature with fixed nodes).  Used only to place the starting pairs.
+    """
+    amap, mu = problem.affine_to_unit()
+    m = problem.order
+    n = m // 2
+    if n == 0:
+        return []
+    ut = amap.to_unit(thr)
+    w = [Fraction(1)]
+    for root in [ut] + ([amap.to_unit(end)] if end is not None else []):
+        w = [(w[i - 1] if i > 0 else 0) - root * (w[i] if i < len(w) else 0) for i in range(len(w) + 1)]
+    nu = [sum((c * mu[i + k] for i, c in enumerate(w)), Fraction(0)) for k in range(2 * n)]
+    import flint
+
+    M = flint.fmpq_mat(n, n, [_q(nu[i + j]) for j in range(n) for i in range(n)])
+    rhs = flint.fmpq_mat(n, 1, [_q(-nu[n + j]) for j in range(n)])
+    try:
+        r = M.solve(rhs)
+    except ZeroDivisionError:
+        return []
+    coeffs = [float(_f(r[i, 0])) for i in range(n)] + [1.0]
+    roots = np.roots(coeffs[::-1])
+    real = roots[np.abs(roots.imag) < 1e-9].real
+    return sorted(float(amap.from_unit(Fraction(float(u)))) for u in real)
+
+
+def structured_start_basis(problem: MomentProblem) -> list[Fraction]:
+    """A dual feasible starting basis of Prekopa's structure for the upper bound of a tail event.
+
+    Pairs of consecutive support points are placed next to the nodes of the continuous
+    extremal measure (so few pivots remain); any placement of disjoint pairs in the
+    complement gives a dual feasible basis, which is what makes the structure useful.
+    """
+    import bisect
+
+    ev, m = problem.event, problem.order
+    sup = _DiscreteSupport(problem)
+    n = sup.size()
+    if n < m + 1:
+        raise InvalidArgument(
+            f"prekopa needs at least m + 1 = {m + 1} support points, the support has {n}; drop the redundant moments"
+        )
+    upper_tail = ev.kind in (EventKind.GT, EventKind.GE)
+    if sup.grid:
+        ins = [p for p in ev.pieces(problem.support) if p.target == 1]
+        rng = (int(ins[0].lo - sup.lo), int(ins[0].hi - sup.lo)) if ins else None  # type: ignore[operator]
+    else:
+        in_idx = [i for i in range(n) if ev.indicator(sup.at(i))]
+        rng = (min(in_idx), max(in_idx)) if in_idx else None
+    if rng is None:
+        # P(E) = 0 on this support: the zero polynomial, interpolated at any m + 1 points
+        return [sup.at(i) for i in range(m + 1)]
+    n_in = rng[1] - rng[0] + 1
+    n_out = n - n_in
+    pairs = m // 2
+    odd = m % 2 == 1
+    if n_out < 2 * pairs + int(odd):
+        if n_in < m + 1:
+            raise InvalidArgument("prekopa: the support is too small for a structured starting basis; use 'lp'")
+        # p = 1 interpolated at m + 1 event points is dual feasible
+        a, b = rng
+        idx = list(range(a, a + m + 1)) if upper_tail else list(range(b - m, b + 1))
+        return [sup.at(i) for i in idx]
+    if upper_tail:
+        thr = rng[0]
+        end = 0 if odd else None
+        lo_i, hi_i = (1 if odd else 0), thr - 1
+    else:
+        thr = rng[1]
+        end = n - 1 if odd else None
+        lo_i, hi_i = thr + 1, (n - 2 if odd else n - 1)
+    nodes = _canonical_nodes(problem, sup.at(thr), None if end is None else sup.at(end))
+    starts: list[int] = []
+    for z in nodes:
+        if sup.grid:
+            i = math.floor(z - float(sup.lo))  # type: ignore[arg-type]
+        else:
+            i = bisect.bisect_right([float(x) for x in sup.points], z) - 1  # type: ignore[union-attr]
+        if lo_i <= i + 0.5 <= hi_i:
+            starts.append(min(max(i, lo_i), hi_i - 1))
+    if len(starts) != pairs:
+        # no usable continuous nodes: pairs next to the threshold
+        starts = list(range(lo_i, lo_i + 2 * pairs, 2)) if not upper_tail else list(range(hi_i - 2 * pairs + 1, hi_i, 2))
+    starts.sort()
+    for k in range(1, len(starts)):  # make the pairs disjoint, pushing right ...
+        starts[k] = max(starts[k], starts[k - 1] + 2)
+    if starts and starts[-1] + 1 > hi_i:  # ... and back left if needed
+        starts[-1] = hi_i - 1
+        for k in range(len(starts) - 2, -1, -1):
+            starts[k] = min(starts[k], starts[k + 1] - 2)
+    idx = [thr] + [i for s_ in starts for i in (s_, s_ + 1)] + ([end] if end is not None else [])
+    return sorted(sup.at(i) for i in idx)
+
+
+@dataclass
+class _State:
+    basis: list[Fraction]
+    y: list[Any]  # flint fmpq, Chebyshev coefficients of the dual polynomial
+    w: list[Any]  # flint fmpq, primal weights of the basis points
+
+    @property
+    def y_fractions(self) -> list[Fraction]:
+        return [_f(v) for v in self.y]
+
+
+class DualSimplex:
+    """Lemke's dual simplex on the discrete moment LP (upper bound of ``P(E)``), exact (flint fmpq)."""
+
+    def __init__(self, problem: MomentProblem, *, dense_limit: int = 4096) -> None:
+        import flint
+
+        if not problem.support.is_discrete:
+            raise InvalidArgument("the dual simplex needs a discrete support (grid or finite set)")
+        self.problem = problem
+        self.m = problem.order
+        self.amap, _ = problem.affine_to_unit()
+        self.tau = [_q(t) for t in problem.chebyshev_moments()]
+        self.event = problem.event
+        self.dense_limit = dense_limit
+        self.pivots = 0
+        self._shift, self._scale = _q(self.amap.shift), _q(self.amap.scale)
+        self._cache: dict[Fraction, list[Any]] = {}
+        self._one = flint.fmpq(1)
+        sup = problem.support
+        self.pieces = None if sup.kind is SupportKind.FINITE else problem.event.pieces(sup)
+
+    # -- linear algebra ----------------------------------------------------------------
+    def tvals(self, x: Fraction) -> list[Any]:
+        """Exact ``T_0..T_m`` at the scaled point (cached)."""
+        v = self._cache.get(x)
+        if v is None:
+            u = (_q(x) - self._shift) / self._scale
+            v = [self._one, u]
+            for _ in range(2, self.m + 1):
+                v.append(2 * u * v[-1] - v[-2])
+            v = v[: self.m + 1]
+            self._cache[x] = v
+        return v
+
+    def _matrix(self, basis: Sequence[Fraction]) -> Any:
+        import flint
+
+        m1 = self.m + 1
+        cols = [self.tvals(x) for x in basis]
+        return flint.fmpq_mat(m1, m1, [cols[j][k] for k in range(m1) for j in range(m1)])
+
+    def state(self, basis: Sequence[Fraction]) -> _State:
+        import flint
+
+        m1 = self.m + 1
+        B = self._matrix(basis)
+        w = B.solve(flint.fmpq_mat(m1, 1, self.tau))
+        c = [int(self.event.indicator(x)) for x in basis]
+        y = B.transpose().solve(flint.fmpq_mat(m1, 1, c))
+        return _State(list(basis), [y[k, 0] for k in range(m1)], [w[j, 0] for j in range(m1)])
+
+    def lagrange_row(self, basis: Sequence[Fraction], r: int) -> list[Any]:
+        """Chebyshev coefficients of the Lagrange polynomial of basis point ``r`` (row r of B^-1)."""
+        import flint
+
+        m1 = self.m + 1
+        B = self._matrix(basis)
+        e = flint.fmpq_mat(m1, 1, [1 if k == r else 0 for k in range(m1)])
+        z = B.transpose().solve(e)
+        return [z[k, 0] for k in range(m1)]
+
+    # -- ratio test ---------------------------------------------------------------------
+    def _value(self, coeffs: Sequence[Any], x: Fraction) -> Any:
+        t = self.tvals(x)
+        acc = coeffs[0] * t[0]
+        for c, v in zip(coeffs[1:], t[1:]):
+            acc += c * v
+        return acc
+
+    def _candidates(self, y: Sequence[Any], L: Sequence[Any], basis: Sequence[Fraction]) -> list[Fraction]:
+        sup = self.problem.support
+        if sup.kind is SupportKind.FINITE:
+            return list(sup.points)  # type: ignore[arg-type]
+        yf = np.array([float(_f(v)) for v in y])
+        Lf = np.array([float(_f(v)) for v in L])
+        out: set[Fraction] = set()
+        for piece in self.pieces:  # type: ignore[union-attr]
+            lo, hi = int(piece.lo), int(piece.hi)  # type: ignore[arg-type]
+            if hi - lo + 1 <= self.dense_limit:
+                xs = np.arange(lo, hi + 1)
+                u = self.amap.to_unit_float(xs.astype(float))
+                V = cheb_vander(u, self.m)
+                d = V @ yf - piece.target
+                lv = V @ Lf
+                in_basis = np.isin(xs, np.array([int(b) for b in basis]))
+                neg = (lv < -1e-12 * max(1.0, float(np.max(np.abs(lv))))) & ~in_basis
+                if not np.any(neg):
+                    continue
+                ratio = np.full(xs.size, np.inf)
+                ratio[neg] = np.maximum(d[neg], 0.0) / (-lv[neg])
+                # the exact test below decides; keep the few smallest float ratios
+                order = np.argsort(ratio)[:16]
+                out.update(Fraction(int(xs[i])) for i in order if np.isfinite(ratio[i]))
+                continue
+            out.update((Fraction(lo), Fraction(hi)))
+            d = yf.copy()
+            d[0] -= piece.target
+            num = C.chebsub(C.chebmul(C.chebder(d), Lf), C.chebmul(d, C.chebder(Lf)))
+            ulo, uhi = float(self.amap.to_unit(lo)), float(self.amap.to_unit(hi))
+            roots = list(cheb_real_roots(num, ulo - 1e-12, uhi + 1e-12)) + list(cheb_real_roots(Lf, ulo, uhi))
+            for r in roots:
+                x = float(self.amap.from_unit(Fraction(float(r))))
+                f = math.floor(x)
+                out.update(Fraction(v) for v in range(f - 1, f + 3) if lo <= v <= hi)
+            for b in basis:
+                out.update(Fraction(v) for v in (b - 1, b + 1) if lo <= v <= hi)
+        return sorted(out)
+
+    def entering(self, st: _State, r: int) -> Fraction | None:
+        L = self.lagrange_row(st.basis, r)
+        best: tuple[Any, Fraction] | None = None
+        basis = set(st.basis)
+        for x in self._candidates(st.y, L, st.basis):
+            if x in basis:
+                continue
+            lv = self._value(L, x)
+            if lv >= 0:
+                continue
+            d = self._value(st.y, x) - int(self.event.indicator(x))
+            ratio = d / (-lv)
+            if best is None or ratio < best[0] or (ratio == best[0] and x < best[1]):
+                best = (ratio, x)
+        return None if best is None else best[1]
+
+    def run(self, basis: Sequence[Fraction], max_pivots: int) -> tuple[_State, bool]:
+        """Pivot until primal feasible; returns (state, optimal_reached)."""
+        st = self.state(basis)
+        seen: set[tuple[Fraction, ...]] = set()
+        while True:
+            neg = [(w, j) for j, w in enumerate(st.w) if w < 0]
+            if not neg:
+                return st, True
+            if self.pivots >= max_pivots:
+                return st, False
+            key = tuple(sorted(st.basis))
+            if key in seen:  # cycling guard: Bland-like choice of the first negative weight
+                r = min(j for _, j in neg)
+            else:
+                r = min(neg)[1]
+            seen.add(key)
+            x = self.entering(st, r)
+            if x is None:
+                from momentbound.errors import InfeasibleMoments
+
+                raise InfeasibleMoments(
+                    "dual simplex: no entering point, the moments are infeasible on the discrete support "
+                    f"{self.problem.support} (a basis weight stays negative for every pivot)",
+                    condition="discrete-support",
+                )
+            new = list(st.basis)
+            new[r] = x
+            self.pivots += 1
+            st = self.state(new)
+
+
+def _upper(problem: MomentProblem, opts: Mapping[str, Any]) -> tuple[Fraction, Certificate, Status, int, str]:
+    ds = DualSimplex(problem, dense_limit=int(opts["dense_limit"]))
+    start = structured_start_basis(problem)
+    st, optimal = ds.run(start, int(opts["max_pivots"]))
+    cert, shifted = certify(st.y_fractions, "upper", problem, allow_shift=False, how_prefix="exact-rational")
+    if cert.verified:
+        status = Status.OPTIMAL if optimal else Status.VALID
+        note = "dual simplex reached a primal feasible basis" if optimal else "pivot limit reached; dual feasible basis"
+        return cert.value, cert, status, ds.pivots, note
+    cert, shifted = certify(st.y_fractions, "upper", problem, allow_shift=True, how_prefix="exact-rational")
+    status = Status.SHIFTED if cert.verified else Status.UNVERIFIED
+    return cert.value, cert, status, ds.pivots, "ratio test missed a point; final certificate shifted"
+
+
+@register
+class PrekopaMethod(BoundMethod):
+    """Prekopa's dual method (exact dual simplex from a structured dual feasible basis).
+
+    Applies to tail events (``gt``, ``ge``, ``lt``, ``le``) on grids and finite supports.
+
+    Example
+    -------
+    >>> from momentbound.bounds import MomentProblem, Support, Event
+    >>> r = PrekopaMethod().solve(MomentProblem((1, 3, 11, 45), Support.grid(0, 6), Event.ge(5)))
+    >>> (r.exact_lower, r.exact_upper)
+    (Fraction(1, 20), Fraction(4, 15))
+    """
+
+    name = "prekopa"
+    kind = Kind.BOUND
+    options = {"max_pivots": 2000, "dense_limit": 4096}
+
+    def applies(self, problem: MomentProblem) -> str | None:
+        if not problem.support.is_discrete:
+            return "Prekopa's method is for discrete supports (grid or finite set)"
+        if problem.event.kind not in _TAILS:
+            return "Prekopa's structures are for tail events (gt, ge, lt, le)"
+        if problem.support.size < problem.order + 1:  # type: ignore[operator]
+            return f"the support has fewer than m + 1 = {problem.order + 1} points"
+        return None
+
+    def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:
+        if int(options["max_pivots"]) < 0:
+            raise InvalidArgument(f"max_pivots must be >= 0, got {options['max_pivots']!r}")
+        uv, ucert, ust, upiv, unote = _upper(problem, options)
+        comp = problem.with_event(problem.event.complement())
+        cv, ccert, cst, cpiv, cnote = _upper(comp, options)
+        lower_cert = Certificate(
+            "lower",
+            tuple([1 - Fraction(ccert.coefficients[0])] + [-Fraction(v) for v in ccert.coefficients[1:]]),
+            ccert.basis,
+            ccert.domain_map,
+            1 - ccert.value,
+            ccert.verified,
+            ccert.min_slack,
+            ccert.how,
+        )
+        order = [Status.UNVERIFIED, Status.SHIFTED, Status.VALID, Status.OPTIMAL]
+        status = min((ust, cst), key=order.index)
+        lo, hi = max(Fraction(0), 1 - cv), min(Fraction(1), uv)
+        result = BoundResult(
+            round_down(lo),
+            round_up(hi),
+            self.name,
+            Kind.BOUND,
+            status,
+            f"upper: {unote}; lower: {cnote}",
+            certificates=(lower_cert, ucert),
+            certified=status.is_proven,
+            diagnostics=Diagnostics(solver="exact dual simplex", iterations=upiv + cpiv, exact_basis=True,
+                                    formula="prekopa-dual-method"),
+            exact_lower=lo,
+            exact_upper=hi,
+        )
+        if status is Status.UNVERIFIED:
+            raise SolverFailed("prekopa: final certificate could not be verified", result=result)
+        return result
