@@ -192,3 +192,33 @@ def test_exact_backend_registry_and_kind():
     from momentbound.bounds.result import Kind
 
     assert b.kind is Kind.EXACT
+
+
+FAST_MODELS = [
+    MODEL_1D,
+    MODEL_1D_SKEW,
+    MODEL_2X2,
+    MODEL_2X2_B,
+    CellModel((3, 2), ["1/20", "1/10", "1/10", "1/20", "1/5", "1/10", "1/20", "1/20", "1/10", "1/10", "1/20", "1/20"], 2),
+    CellModel((2, 2, 2), ["1/32", "3/32"] * 4 + ["1/16"] * 8, 2),
+    CellModel((2,), ["1/2", "0", "1/2", "0"], 2),  # a class with prior 0
+]
+
+
+@pytest.mark.parametrize("clf", CLASSIFIERS, ids=lambda c: f"{c.ties}-a{c.alpha}")
+@pytest.mark.parametrize("model", FAST_MODELS, ids=range(len(FAST_MODELS)))
+def test_two_class_fast_path_equals_rational_engine(model, clf):
+    fast = ExactBackend(arithmetic="float")
+    n = 7 if model.d < 3 else 4
+    inputs = list(model.inputs())
+    for x in inputs:
+        for nn in (0, 1, n):
+            np.testing.assert_allclose(
+                fast.single(model, nn, x, clf), np.array(EXACT.single(model, nn, x, clf), dtype=float),
+                rtol=0, atol=1e-13,
+            )
+    for x, x2 in list(itertools.combinations_with_replacement(inputs, 2))[:12]:
+        np.testing.assert_allclose(
+            fast.pair(model, n, x, x2, clf), np.array(EXACT.pair(model, n, x, x2, clf), dtype=float),
+            rtol=0, atol=1e-13,
+        )

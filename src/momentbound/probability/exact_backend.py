@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.exact import engine
+from momentbound.exact import engine, fast2
 from momentbound.exact.classifier import NaiveBayes
 from momentbound.model.cells import CellModel
 from momentbound.probability.base import PredictionBackend
@@ -47,6 +47,26 @@ class ExactBackend(PredictionBackend):
             raise InvalidArgument(f"rational_max_n must be an integer >= 0, got {rational_max_n!r}")
         self.arithmetic = arithmetic
         self.rational_max_n = rational_max_n
+        self._tables: dict[tuple[object, ...], fast2.TwoClassTables] = {}
+
+    def _two_class_tables(
+        self, model: CellModel, inputs: tuple[tuple[int, ...], ...], n: int, clf: NaiveBayes
+    ) -> fast2.TwoClassTables:
+        space = engine.ComponentSpace(model.arities, inputs)
+        key = (model, space.comps, space.implicit, clf.alpha_exact)
+        cached = self._tables.get(key)
+        if cached is not None and len(cached.laws[0]) > n:
+            cached_inputs = cached.inputs
+            if all(x in cached_inputs for x in inputs):
+                return cached
+        tables = fast2.TwoClassTables(model, inputs, n, clf)
+        if len(self._tables) >= 8:
+            self._tables.pop(next(iter(self._tables)))
+        self._tables[key] = tables
+        return tables
+
+    def _fast(self, model: CellModel, n: int, clf: NaiveBayes, mode: str) -> bool:
+        return mode == "float" and model.n_classes == 2 and fast2.fits_int64(model, n, clf)
 
     def mode(self, model: CellModel, n: int) -> str:
         """``"rational"`` or ``"float"`` for a computation with total sample size ``n``."""
@@ -62,12 +82,20 @@ class ExactBackend(PredictionBackend):
         return "rational" if model.is_exact and n <= self.rational_max_n else "float"
 
     def _single(self, model: CellModel, n: int, x: tuple[int, ...], clf: NaiveBayes) -> np.ndarray:
-        return engine.single_probabilities(model, n, x, clf, self.mode(model, n))
+        mode = self.mode(model, n)
+        if self._fast(model, n, clf, mode):
+            tables = self._two_class_tables(model, (x,), n, clf)
+            return fast2.single_two_class(model, n, x, clf, tables)
+        return engine.single_probabilities(model, n, x, clf, mode)
 
     def _pair(
         self, model: CellModel, n: int, x: tuple[int, ...], x2: tuple[int, ...], clf: NaiveBayes
     ) -> np.ndarray:
-        return engine.pair_probabilities(model, n, x, x2, clf, self.mode(model, n))
+        mode = self.mode(model, n)
+        if self._fast(model, n, clf, mode):
+            tables = self._two_class_tables(model, (x, x2), n, clf)
+            return fast2.pair_two_class(model, n, x, x2, clf, tables)
+        return engine.pair_probabilities(model, n, x, x2, clf, mode)
 
     def _cross(
         self,

@@ -1,0 +1,307 @@
+"""Vectorised exact prediction probabilities for two classes (floating-point sums).
+
+Same sums as :mod:`momentbound.exact.engine`, organised for speed when ``K = 2``: for each
+class split ``(n_0, n_1)`` the two classes are independent, so
+
+* ``single``: ``P[u > v]``, ``P[u = v]`` with ``u``, ``v`` the integer score keys of the classes,
+  from one sort and ``searchsorted`` (``O(S log S)`` per split);
+* ``pair``: the class-1 states form a dense grid on which each score is monotone along the
+  last coordinate, so ``P1[v < u, v2 < u2]`` for every class-0 state is a sum over grid rows
+  of one interval each (``O(S_0 * rows)`` per split, no ``S_0 * S_1`` outer product).
+
+Score comparisons are exact integer comparisons (keys are checked to fit in int64).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from momentbound.exact.classifier import NaiveBayes
+from momentbound.exact.engine import ComponentSpace, class_laws
+from momentbound.model.cells import CellModel
+
+__all__ = ["TwoClassTables", "single_two_class", "pair_two_class", "fits_int64"]
+
+Input = tuple[int, ...]
+_CHUNK = 4_000_000
+
+
+def _pq(clf: NaiveBayes) -> tuple[int, int]:
+    a = clf.alpha_exact
+    return a.numerator, a.denominator
+
+
+def fits_int64(model: CellModel, n: int, clf: NaiveBayes) -> bool:
+    """Whether every score key of a two-class split of ``n`` points fits in int64."""
+    p, q = _pq(clf)
+    d = model.d
+    amax = max(model.arities)
+    bound = max(n, 1) * (q * n + p) ** d * max(1, (q * n + p * amax) ** d)
+    return bound < 2**62
+
+
+def binomial_pmf(n: int, prob: float) -> np.ndarray:
+    """Binomial(n, prob) pmf in floating point (log-space recursion; exact 0/1 edge cases)."""
+    k = np.arange(n + 1)
+    if prob <= 0.0:
+        return (k == 0).astype(float)
+    if prob >= 1.0:
+        return (k == n).astype(float)
+    logc = np.concatenate([[0.0], np.cumsum(np.log((n - k[1:] + 1) / k[1:]))])
+    return np.exp(logc + k * math.log(prob) + (n - k) * math.log1p(-prob))
+
+
+class TwoClassTables:
+    """Dense class laws and per-state integer score numerators for a tuple of inputs."""
+
+    def __init__(self, model: CellModel, inputs: tuple[Input, ...], n_max: int, clf: NaiveBayes) -> None:
+        self.model = model
+        self.inputs = inputs
+        self.clf = clf
+        self.space = ComponentSpace(model.arities, inputs)
+        self.laws = [class_laws(model, self.space, k, n_max, "float") for k in range(2)]
+        self.p, self.q = _pq(clf)
+        self._nums: dict[tuple[int, int], tuple[np.ndarray, list[np.ndarray]]] = {}
+
+    def den(self, n: int) -> int:
+        if n == 0:
+            return 1
+        return math.prod(self.q * n + self.p * a for a in self.model.arities)
+
+    def grid_nums(self, k: int, n: int) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Law (dense, shape ``(n+1,)*D``) and score numerators per input on the same grid.
+
+        Numerator of class ``k`` at input ``r``: ``n * prod_j (q A_j(r) + p)`` with agreement
+        counts clamped at 0 on impossible grid points (those have probability 0).
+        """
+        key = (k, n)
+        if key in self._nums:
+            return self._nums[key]
+        law = self.laws[k][n]
+        D = self.space.dim
+        coords = np.indices(law.shape).reshape(D, -1).T.astype(np.int64)
+        nums = []
+        for r in self.inputs:
+            A = np.maximum(self.space.agreements(coords, n, r), 0)
+            nums.append((n * (self.q * A + self.p).prod(axis=1)).reshape(law.shape))
+        self._nums[key] = (law, nums)
+        return law, nums
+
+
+def _tie_winner(clf: NaiveBayes, n0: int, n1: int) -> np.ndarray:
+    if clf.ties == "random":
+        return np.array([0.5, 0.5])
+    return np.array([1.0, 0.0]) if (n0 > 0 or n0 + n1 == 0) else np.array([0.0, 1.0])
+
+
+def _outcome_vectors(clf: NaiveBayes, n0: int, n1: int) -> np.ndarray:
+    """Rows: g for outcomes (class 0 wins, tie, class 1 wins)."""
+    return np.stack([np.array([1.0, 0.0]), _tie_winner(clf, n0, n1), np.array([0.0, 1.0])])
+
+
+def _splits(model: CellModel, n: int) -> np.ndarray:
+    return binomial_pmf(n, float(model.prior(0)))
+
+
+def single_two_class(model: CellModel, n: int, x: Input, clf: NaiveBayes, tables: TwoClassTables | None = None) -> np.ndarray:
+    """``E[g_x(. | T)]`` for two classes, floating point."""
+    tables = tables or TwoClassTables(model, (x,), n, clf)
+    r = tables.inputs.index(x)
+    out = np.zeros(2)
+    for n0, ps in enumerate(_splits(model, n)):
+        if ps == 0:
+            continue
+        n1 = n - n0
+        outc = split_outcomes_single(tables, n0, n1, r)
+        out += ps * (outc @ _outcome_vectors(clf, n0, n1))
+    return out
+
+
+def split_outcomes_single(tables: TwoClassTables, n0: int, n1: int, r: int) -> np.ndarray:
+    """``(P[u > v], P[u = v], P[u < v])`` at input ``tables.inputs[r]`` for one split."""
+    law0, nums0 = tables.grid_nums(0, n0)
+    law1, nums1 = tables.grid_nums(1, n1)
+    m0, m1 = law0 > 0, law1 > 0
+    w0, w1 = law0[m0], law1[m1]
+    u = nums0[r][m0] * tables.den(n1)
+    v = nums1[r][m1] * tables.den(n0)
+    order = np.argsort(v, kind="stable")
+    vs, cw = v[order], np.concatenate([[0.0], np.cumsum(w1[order])])
+    lt = cw[np.searchsorted(vs, u, side="left")]
+    le = cw[np.searchsorted(vs, u, side="right")]
+    total1 = cw[-1]
+    gt_ = float(w0 @ lt)
+    eq_ = float(w0 @ (le - lt))
+    lt_ = float(w0 @ (total1 - le))
+    return np.array([gt_, eq_, lt_])
+
+
+def _linear_sets(
+    a: np.ndarray, b: np.ndarray, u: np.ndarray, strict: bool, T: int
+) -> tuple[np.ndarray | int, np.ndarray | int]:
+    """``{t in 0..T-1 : a + b t < u}`` (``<=`` unless strict) as ``[lo, hi)`` per (query, row).
+
+    ``a``, ``b`` (shape ``(R,)``) are the exact integer intercept and slope of the key along
+    each row (the key is linear in the last grid coordinate on the feasible states);
+    ``u`` has shape ``(Q,)``. Quotients are exact: integer floor division, or float division
+    when every operand is below ``2**51`` (then floor/ceil of the correctly rounded quotient
+    equal the exact ones).
+    """
+    use_float = max(int(np.abs(a).max(initial=0)), int(np.abs(u).max(initial=0)), int(np.abs(b).max(initial=0))) < 2**51
+    if use_float:
+        diff = u.astype(float)[:, None] - a.astype(float)[None, :]
+    else:
+        diff = u[:, None] - a[None, :]
+    nonneg = bool(np.all(b >= 0))
+    nonpos = bool(np.all(b <= 0))
+    zero = b == 0
+    step = np.where(zero, 1, np.abs(b))[None, :]
+    if use_float:
+        step = step.astype(float)
+    if nonneg:
+        # t < (u - a)/b  -> count = ceil((u - a)/b) ; t <= (u - a)/b -> floor + 1
+        if use_float:
+            hi = np.ceil(diff / step) if strict else np.floor(diff / step) + 1
+        else:
+            hi = -((-diff) // step) if strict else diff // step + 1
+        if zero.any():
+            const_in = (diff > 0) if strict else (diff >= 0)
+            hi = np.where(zero[None, :], np.where(const_in, T, 0), hi)
+        hi = np.clip(hi, 0, T).astype(np.int64)
+        return 0, hi
+    if not nonpos:  # pragma: no cover - slopes share one sign by construction
+        raise AssertionError("row slopes of a score key must share one sign")
+    # b < 0: a - c t < u  <=> t > (a - u)/c ; <= : t >= (a - u)/c
+    if use_float:
+        lo = np.floor(-diff / step) + 1 if strict else np.ceil(-diff / step)
+    else:
+        lo = (-diff) // step + 1 if strict else -(diff // step)
+    if zero.any():
+        const_in = (diff > 0) if strict else (diff >= 0)
+        lo = np.where(zero[None, :], np.where(const_in, 0, T), lo)
+    lo = np.clip(lo, 0, T).astype(np.int64)
+    return lo, T
+
+
+def _row_counts(vals: np.ndarray, queries: np.ndarray, side: str) -> np.ndarray:
+    """For a grid ``vals`` (R, T) non-decreasing along rows, count ``t`` with ``vals[row, t] <(=) query``.
+
+    Returns an (Q, R) integer array.
+    """
+    R, T = vals.shape
+    uniq, inv = np.unique(np.concatenate([vals.ravel(), queries]), return_inverse=True)
+    inv = inv.reshape(-1)
+    M = len(uniq) + 1
+    rank_v = inv[: vals.size].reshape(R, T)
+    rank_q = inv[vals.size :]
+    keys = (np.arange(R, dtype=np.int64)[:, None] * M + rank_v).ravel()
+    qk = rank_q[:, None] + np.arange(R, dtype=np.int64)[None, :] * M
+    return np.searchsorted(keys, qk, side=side) - np.arange(R, dtype=np.int64)[None, :] * T
+
+
+def _interval_sets(
+    vals: np.ndarray, queries: np.ndarray, strict: bool, increasing: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """``{t : vals[row, t] < query}`` (``<=`` unless strict) as ``[lo, hi)`` per (query, row).
+
+    ``vals`` is monotone along each row (non-decreasing or non-increasing, same for all rows,
+    or constant).
+    """
+    R, T = vals.shape
+    side = "left" if strict else "right"
+    if increasing:
+        hi = _row_counts(vals, queries, side)
+        return np.zeros_like(hi), hi
+    rev = vals[:, ::-1]
+    cnt = _row_counts(rev, queries, side)  # a prefix of the reversed row = a suffix of the row
+    return T - cnt, np.full_like(cnt, T)
+
+
+def pair_two_class(
+    model: CellModel, n: int, x: Input, x2: Input, clf: NaiveBayes, tables: TwoClassTables | None = None
+) -> np.ndarray:
+    """``E[g_x(y | T) g_x2(y' | T)]`` for two classes, floating point."""
+    tables = tables or TwoClassTables(model, (x, x2), n, clf)
+    rx, rx2 = tables.inputs.index(x), tables.inputs.index(x2)
+    out = np.zeros((2, 2))
+    for n0, ps in enumerate(_splits(model, n)):
+        if ps == 0:
+            continue
+        n1 = n - n0
+        if rx == rx2:  # same input: same outcome, independent coins
+            P = np.diag(split_outcomes_single(tables, n0, n1, rx))
+        else:
+            P = split_outcomes_pair(tables, n0, n1, rx, rx2)  # (3, 3) outcome probabilities
+        G = _outcome_vectors(clf, n0, n1)
+        out += ps * (G.T @ P @ G)
+    return out
+
+
+def split_outcomes_pair(tables: TwoClassTables, n0: int, n1: int, r1: int, r2: int) -> np.ndarray:
+    """Joint outcome probabilities (class 0 wins / tie / class 1 wins) at two inputs, one split."""
+    law0, nums0 = tables.grid_nums(0, n0)
+    law1, nums1 = tables.grid_nums(1, n1)
+    m0 = law0 > 0
+    # class-0 states with equal key pairs are merged
+    u_pairs = np.stack([nums0[r1][m0], nums0[r2][m0]], axis=1) * tables.den(n1)
+    u_pairs, inv = np.unique(u_pairs, axis=0, return_inverse=True)
+    w0 = np.bincount(inv.reshape(-1), weights=law0[m0], minlength=len(u_pairs))
+    u1, u2 = u_pairs[:, 0], u_pairs[:, 1]
+    T = law1.shape[-1]
+    R = law1.size // T
+    L1 = law1.reshape(R, T)
+    cum = np.concatenate([np.zeros((R, 1)), np.cumsum(L1, axis=1)], axis=1).ravel()
+    base = (np.arange(R, dtype=np.int64) * (T + 1))[None, :]
+    v1 = (nums1[r1] * tables.den(n0)).reshape(R, T)
+    v2 = (nums1[r2] * tables.den(n0)).reshape(R, T)
+    # intercept and slope of each row (keys are linear in t on the feasible states)
+    a1, a2 = v1[:, 0], v2[:, 0]
+    b1 = v1[:, 1] - v1[:, 0] if T > 1 else np.zeros(R, dtype=np.int64)
+    b2 = v2[:, 1] - v2[:, 0] if T > 1 else np.zeros(R, dtype=np.int64)
+    total1 = float(L1.sum())
+    cum_total = float(cum[base + T].sum())
+    Q = len(w0)
+    chunk = max(1, _CHUNK // max(R, 1))
+    J = np.zeros((2, 2))  # J[a, b]: a, b = 0 strict, 1 non-strict; weighted by w0
+    lt = np.zeros(2)
+    le = np.zeros(2)
+
+    def mass(lo: np.ndarray | int, hi: np.ndarray | int) -> np.ndarray:
+        if isinstance(hi, int):
+            return cum_total - np.take(cum, base + lo).sum(axis=1)
+        if isinstance(lo, int):
+            return np.take(cum, base + hi).sum(axis=1)
+        hi = np.maximum(hi, lo)
+        return (np.take(cum, base + hi) - np.take(cum, base + lo)).sum(axis=1)
+
+    for start in range(0, Q, chunk):
+        sl = slice(start, start + chunk)
+        wq = w0[sl]
+        s1 = [_linear_sets(a1, b1, u1[sl], strict, T) for strict in (True, False)]
+        s2 = [_linear_sets(a2, b2, u2[sl], strict, T) for strict in (True, False)]
+        for a in range(2):
+            lt_or_le = lt if a == 0 else le
+            lt_or_le[0] += wq @ mass(*s1[a])
+            lt_or_le[1] += wq @ mass(*s2[a])
+            lo1, hi1 = s1[a]
+            for b in range(2):
+                lo2, hi2 = s2[b]
+                lo = lo1 if isinstance(lo2, int) else (lo2 if isinstance(lo1, int) else np.maximum(lo1, lo2))
+                hi = hi1 if isinstance(hi2, int) else (hi2 if isinstance(hi1, int) else np.minimum(hi1, hi2))
+                J[a, b] += wq @ mass(lo, hi)
+    W0 = float(w0.sum())
+    # outcome o = 0: u > v (v < u), 1: tie, 2: u < v ; P[o1, o2]
+    P = np.empty((3, 3))
+    P[0, 0] = J[0, 0]
+    P[1, 0] = J[1, 0] - J[0, 0]
+    P[2, 0] = lt[1] - J[1, 0]
+    P[0, 1] = J[0, 1] - J[0, 0]
+    P[1, 1] = J[1, 1] - J[0, 1] - J[1, 0] + J[0, 0]
+    P[2, 1] = (le[1] - lt[1]) - (J[1, 1] - J[1, 0])
+    P[0, 2] = lt[0] - J[0, 1]
+    P[1, 2] = (le[0] - lt[0]) - (J[1, 1] - J[0, 1])
+    P[2, 2] = W0 * total1 - le[0] - le[1] + J[1, 1]
+    return P
