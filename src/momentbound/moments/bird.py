@@ -1,0 +1,353 @@
+"""The "bird" polynomial of the paper (SPEC section 7): one statistic for a joint event.
+
+For integers ``X, Y`` in ``[-a, a]``,
+
+``W = (X + a)^r X^2 Y + (Y + a)^r Y^2 X = X Y [ (X + a)^r X + (Y + a)^r Y ]``
+
+satisfies ``W > 0  iff  X > 0 and Y > 0`` once ``r`` is large enough. Then
+``P[X > 0, Y > 0] = P[W > 0]`` and the moments of ``W`` come from the joint moments of
+``(X, Y)``.
+
+The smallest valid exponent. If ``X, Y`` have the same sign the claim holds for every
+``r``; for ``x >= 1``, ``y = -b`` (``1 <= b <= a``) we need ``W <= 0``, i.e.
+``(x + a)^r x >= (a - b)^r b``. The left side grows with ``x``, so ``x = 1`` is the worst
+case, and the condition is monotone in ``r`` (``a + 1 > a - b``). Hence
+
+``r*(a) = max_{1 <= b <= a} min{ r >= 0 : (a + 1)^r >= b (a - b)^r }``
+
+(with ``0^0 = 1``: ``b = a`` forces ``r >= 1`` when ``a >= 2``, ``b = 1`` needs nothing).
+The paper's closed form ``max_{1<b<a} floor(ln b / ln((a+1)/(a-b))) + 1`` is the smallest
+``r`` with a *strict* inequality; it differs from ``r*`` exactly when
+``(a + 1)^r = b (a - b)^r`` has an integer solution (then ``W = 0``, which is fine):
+for ``a <= 300`` only at ``a = 5`` (paper 2, true 1). Both are computed with exact
+integer comparisons (floats only give the first guess). ``r*`` grows linearly in ``a``
+(``r*(100) = 28``, ``r*(200) = 56``), so for ``Z_x`` (``a ~ N^3 / 7``) the degree of ``W``
+explodes: see :func:`bird_moments` and the documented cap.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+import numpy as np
+
+from momentbound.errors import DegreeCapExceeded, InvalidArgument
+
+if TYPE_CHECKING:
+    from momentbound.model.cells import CellModel
+    from momentbound.model.statistics import Statistic
+
+__all__ = [
+    "bird_exponent",
+    "bird_exponent_paper",
+    "bird_exponent_bruteforce",
+    "bird_polynomial",
+    "bird_coefficients",
+    "bird_moments",
+    "BirdMoments",
+    "DEFAULT_DEGREE_CAP",
+]
+
+#: Largest total degree in ``(X, Y)`` of the joint moments :func:`bird_moments` may need
+#: (``order * (r + 3)``). Measured costs are in ``docs/moments.md``.
+DEFAULT_DEGREE_CAP = 40
+
+
+def _check_a(a: object) -> int:
+    if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+        raise InvalidArgument(f"a must be a positive integer (the range bound), got {a!r}")
+    if int(a) < 1:
+        raise InvalidArgument(f"a must be a positive integer (the range bound), got {a}")
+    return int(a)
+
+
+def _min_r_for_b(a: int, b: int) -> int:
+    """Smallest ``r >= 0`` with ``(a + 1)^r >= b (a - b)^r`` (exact)."""
+    if b <= 1:
+        return 0
+    if b == a:
+        return 1  # 0^0 = 1 < b at r = 0; 0 afterwards
+    guess = math.ceil(math.log(b) / math.log((a + 1) / (a - b)))
+    r = max(guess, 0)
+    while r > 0 and (a + 1) ** (r - 1) >= b * (a - b) ** (r - 1):
+        r -= 1
+    while (a + 1) ** r < b * (a - b) ** r:
+        r += 1
+    return r
+
+
+def bird_exponent(a: int) -> int:
+    """Smallest ``r`` with ``W > 0 iff X > 0 and Y > 0`` on ``[-a, a]^2`` (closed form).
+
+    Examples
+    --------
+    >>> bird_exponent(10), bird_exponent(100), bird_exponent(200)
+    (3, 28, 56)
+    """
+    a = _check_a(a)
+    return max(_min_r_for_b(a, b) for b in range(1, a + 1))
+
+
+def bird_exponent_paper(a: int) -> int:
+    """The paper's closed form ``max_{1<b<a} floor(ln b / ln((a+1)/(a-b))) + 1``.
+
+    Valid (``W > 0 iff X > 0, Y > 0``) but not always the smallest exponent; defined for
+    ``a >= 3`` (the maximum is over an empty set below). Floors are computed exactly.
+
+    Examples
+    --------
+    >>> bird_exponent_paper(5), bird_exponent(5)
+    (2, 1)
+    """
+    a = _check_a(a)
+    if a < 3:
+        raise InvalidArgument(
+            f"the paper's closed form needs a >= 3 (no b with 1 < b < a), got a={a}; "
+            f"use bird_exponent(a)"
+        )
+    best = 0
+    for b in range(2, a):
+        f = math.floor(math.log(b) / math.log((a + 1) / (a - b)))
+        # f = largest integer with (a+1)^f <= b (a-b)^f
+        while f > 0 and (a + 1) ** f > b * (a - b) ** f:
+            f -= 1
+        while (a + 1) ** (f + 1) <= b * (a - b) ** (f + 1):
+            f += 1
+        best = max(best, f + 1)
+    return best
+
+
+def _t_parts(a: int, r: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sign and log-magnitude of ``t(v) = (v + a)^r v`` (``0^0 = 1``)."""
+    base = (v + a).astype(float)
+    sign = np.sign(v) * ((base > 0) | (r == 0))
+    with np.errstate(divide="ignore"):
+        log = np.log(np.abs(v).astype(float)) + (r * np.log(base) if r else 0.0)
+    return sign, np.where(sign == 0, -np.inf, log)
+
+
+def _sign_W(a: int, r: int, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Exact sign of ``W`` on the grid ``xs x ys`` (rows x, columns y).
+
+    ``W = x y S`` with ``S = t(x) + t(y)``, ``t(v) = (v + a)^r v``; ``sign(S)`` compares
+    ``|t|`` in logarithms and re-checks near-ties with exact integers.
+    """
+    sx, lx = _t_parts(a, r, xs)
+    sy, ly = _t_parts(a, r, ys)
+    sx, lx = sx[:, None], lx[:, None]
+    sy, ly = sy[None, :], ly[None, :]
+    with np.errstate(invalid="ignore"):
+        diff = lx - ly  # nan only where both t vanish (then sx == sy)
+        sS = np.where(sx == sy, sx, np.where(diff > 0, sx, np.where(diff < 0, sy, 0)))
+        near = (sx != sy) & (np.abs(diff) < 1e-9 * (1.0 + np.abs(lx)))
+    for i, j in zip(*np.nonzero(near)):
+        xi, yj = int(xs[i]), int(ys[j])
+        exact = (xi + a) ** r * xi + (yj + a) ** r * yj
+        sS[i, j] = (exact > 0) - (exact < 0)
+    return np.sign(xs)[:, None] * np.sign(ys)[None, :] * sS
+
+
+def _valid(a: int, r: int, quadrant: bool = False) -> bool:
+    """Does ``W > 0 iff x > 0 and y > 0`` hold on the grid (or on ``x > 0 > y`` only)?"""
+    if quadrant:
+        xs, ys = np.arange(1, a + 1), np.arange(-a, 0)
+    else:
+        xs = ys = np.arange(-a, a + 1)
+    want = (xs[:, None] > 0) & (ys[None, :] > 0)
+    return bool(np.array_equal(_sign_W(a, r, xs, ys) > 0, want))
+
+
+def bird_exponent_bruteforce(a: int) -> int:
+    """Smallest valid ``r`` by exhaustive evaluation of ``sign(W)`` on ``[-a, a]^2``.
+
+    Validity is monotone in ``r`` (module docstring), and only the quadrants with
+    opposite signs depend on ``r`` (``W`` is symmetric in ``X, Y``), so the search
+    bisects on the quadrant ``x > 0 > y``; the answer is then confirmed on the *full*
+    grid: ``r`` valid and ``r - 1`` invalid.
+
+    Examples
+    --------
+    >>> bird_exponent_bruteforce(10)
+    3
+    """
+    a = _check_a(a)
+    hi = 1
+    while not _valid(a, hi, quadrant=True):
+        hi *= 2
+    lo = -1  # invalid sentinel
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if mid >= 0 and _valid(a, mid, quadrant=True):
+            hi = mid
+        else:
+            lo = mid
+    if not _valid(a, hi) or (hi > 0 and _valid(a, hi - 1)):  # pragma: no cover
+        raise RuntimeError(f"bird exponent search is not monotone at a={a}")
+    return hi
+
+
+def bird_coefficients(a: int, r: int) -> dict[tuple[int, int], int]:
+    """``W`` as ``{(i, j): c}`` with ``W = sum c X^i Y^j`` (exact integers)."""
+    a = _check_a(a)
+    if isinstance(r, bool) or not isinstance(r, int) or r < 0:
+        raise InvalidArgument(f"r must be a non-negative integer, got {r!r}")
+    out: dict[tuple[int, int], int] = {}
+    for i in range(r + 1):
+        c = math.comb(r, i) * a ** (r - i)
+        out[(i + 2, 1)] = out.get((i + 2, 1), 0) + c
+        out[(1, i + 2)] = out.get((1, i + 2), 0) + c
+    return out
+
+
+def bird_polynomial(X: Any, Y: Any, a: int, r: Optional[int] = None) -> Any:
+    """``W = (X + a)^r X^2 Y + (Y + a)^r Y^2 X`` for numbers, arrays, sympy or Statistics.
+
+    ``r`` defaults to :func:`bird_exponent` ``(a)``. Python ints stay exact; numpy integer
+    arrays overflow silently for large ``r`` (use ``dtype=object``).
+
+    Examples
+    --------
+    >>> [bird_polynomial(x, y, 10) > 0 for x, y in [(1, 1), (1, -10), (-3, 2), (0, 5)]]
+    [True, False, False, False]
+    """
+    a = _check_a(a)
+    if r is None:
+        r = bird_exponent(a)
+    if isinstance(r, bool) or not isinstance(r, int) or r < 0:
+        raise InvalidArgument(f"r must be a non-negative integer, got {r!r}")
+    return (X + a) ** r * X**2 * Y + (Y + a) ** r * Y**2 * X
+
+
+@dataclass(frozen=True)
+class BirdMoments:
+    """Moments of ``W`` with the parameters that produced them."""
+
+    a: int
+    r: int
+    degree: int  # degree of W in (X, Y)
+    moments: Any  # MomentSequence of W
+
+
+def bird_moments(
+    stat_x: "Statistic",
+    stat_y: "Statistic",
+    model: "CellModel",
+    N: int,
+    order: int,
+    a: Optional[int] = None,
+    r: Optional[int] = None,
+    degree_cap: int = DEFAULT_DEGREE_CAP,
+    *,
+    exact: Optional[bool] = None,
+) -> BirdMoments:
+    """Moments ``E[W^k]``, ``k = 0..order``, of the bird polynomial of two statistics.
+
+    ``a`` defaults to the larger absolute support bound of ``X`` and ``Y`` at ``N`` and
+    ``r`` to :func:`bird_exponent` ``(a)``. ``W^k`` is expanded in ``(X, Y)`` and each
+    ``E[X^i Y^j]`` comes from :func:`joint_moments` machinery (exact).
+
+    Raises
+    ------
+    DegreeCapExceeded
+        When ``order * (r + 3)`` (the joint-moment degree needed) exceeds ``degree_cap``.
+
+    Examples
+    --------
+    >>> from momentbound.model import equal_cells_model
+    >>> from momentbound.model.statistics import naive_bayes_statistic
+    >>> m = equal_cells_model((2,))
+    >>> b = bird_moments(naive_bayes_statistic(m, (0,)), naive_bayes_statistic(m, (1,)), m, 2, 1)
+    >>> b.a, b.r, b.degree
+    (2, 1, 4)
+    """
+    from momentbound.model.statistics import _check_N
+    from momentbound.moments.core import MomentSequence, _check_model, _check_order, _resolve_exact
+    from momentbound.moments.engine import expectation_vector, finish, layout, scaled_probabilities
+    from momentbound.model.statistics import Statistic
+
+    _check_model(stat_x, model, "stat_x")
+    _check_model(stat_y, model, "stat_y")
+    N = _check_N(N)
+    order = _check_order(order)
+    if isinstance(degree_cap, bool) or not isinstance(degree_cap, int) or degree_cap < 1:
+        raise InvalidArgument(f"degree_cap must be a positive integer, got {degree_cap!r}")
+    if a is None:
+        lx, hx = stat_x.support(N)
+        ly, hy = stat_y.support(N)
+        a = max(1, -lx, hx, -ly, hy)
+    a = _check_a(a)
+    if r is None:
+        r = bird_exponent(a)
+    coeffs = bird_coefficients(a, r)
+    degree = r + 3
+    need = order * degree
+    if need > degree_cap:
+        raise DegreeCapExceeded(
+            f"bird polynomial for a={a} needs r={r}, so W has degree {degree} in (X, Y) and "
+            f"E[W^{order}] needs joint moments of total degree {need} > degree_cap={degree_cap}. "
+            f"r*(a) grows linearly in a (a ~ N^3/7 for the 2x2x2 naive Bayes Z), so this "
+            f"route does not scale; raise degree_cap only for small a, or use the alternatives: "
+            f"Frechet bounds from the marginal probabilities, a bivariate moment SDP on (X, Y), "
+            f"or exact computation of P[X > 0, Y > 0].",
+            degree=need,
+            cap=degree_cap,
+        )
+    # W^k as dicts in (X, Y)
+    powers: list[dict[tuple[int, int], int]] = [{(0, 0): 1}]
+    for _ in range(order):
+        acc: dict[tuple[int, int], int] = {}
+        for (i1, j1), c1 in powers[-1].items():
+            for (i2, j2), c2 in coeffs.items():
+                key = (i1 + i2, j1 + j2)
+                acc[key] = acc.get(key, 0) + c1 * c2
+        powers.append(acc)
+    pairs = sorted({ij for p in powers for ij in p})
+    # joint moments E[X^i Y^j] for the needed pairs, in one engine run
+    feats: list = []
+    pos: dict = {}
+    for f in stat_x.features + stat_y.features:
+        if f.cells not in pos:
+            pos[f.cells] = len(feats)
+            feats.append(f)
+
+    def lift(stat: "Statistic") -> dict:
+        out = {}
+        for exps, coef in stat.terms:
+            new = [0] * len(feats)
+            for f, e in zip(stat.features, exps):
+                new[pos[f.cells]] += e
+            out[tuple(new)] = coef
+        return out
+
+    def mul(p: dict, q: dict) -> dict:
+        acc2: dict = {}
+        for ea, ca in p.items():
+            for eb, cb in q.items():
+                key = tuple(x + y for x, y in zip(ea, eb))
+                acc2[key] = acc2.get(key, 0) + ca * cb
+        return {k: v for k, v in acc2.items() if v}
+
+    X, Y = lift(stat_x), lift(stat_y)
+    one = {(0,) * len(feats): 1}
+    max_i = max(i for i, _ in pairs)
+    max_j = max(j for _, j in pairs)
+    xp = [one]
+    for _ in range(max_i):
+        xp.append(mul(xp[-1], X))
+    yp = [one]
+    for _ in range(max_j):
+        yp.append(mul(yp[-1], Y))
+    polys = [list(mul(xp[i], yp[j]).items()) for i, j in pairs]
+    lay_stat = Statistic.from_terms(model.n_cells, feats, {(0,) * len(feats): 1})
+    q, D = scaled_probabilities(model.cells)
+    gammas = expectation_vector(layout(lay_stat), polys, q)
+    joint = {ij: finish(g, N, D) for ij, g in zip(pairs, gammas)}
+    values = []
+    for p in powers:
+        total = sum((c * joint[ij] for ij, c in p.items()), start=joint[(0, 0)] * 0)
+        values.append(total)
+    ex = _resolve_exact(model, exact)
+    vals = tuple(values) if ex else tuple(float(v) for v in values)
+    return BirdMoments(a, r, degree, MomentSequence(vals, N, ex, f"W(a={a}, r={r})"))
