@@ -222,3 +222,33 @@ def test_two_class_fast_path_equals_rational_engine(model, clf):
             fast.pair(model, n, x, x2, clf), np.array(EXACT.pair(model, n, x, x2, clf), dtype=float),
             rtol=0, atol=1e-13,
         )
+
+
+CROSS_1D_MODELS = [
+    MODEL_1D,
+    MODEL_1D_SKEW,
+    CellModel((2,), ["1/2", "0", "1/4", "1/4"], 2),
+    CellModel((2,), ["1/3", "2/3", "0", "0"], 2),
+]
+
+
+@pytest.mark.parametrize("ties", ["random", "first"])
+@pytest.mark.parametrize("model", CROSS_1D_MODELS, ids=range(len(CROSS_1D_MODELS)))
+def test_fast_1d_cross_equals_rational_engine(model, ties):
+    clf = NaiveBayes(ties, 0)
+    fast = ExactBackend(arithmetic="float")
+    points = [(x, y) for x in model.inputs() for y in range(2)]
+    for nc, na, nb in [(0, 0, 0), (2, 1, 1), (3, 0, 2), (1, 2, 0)]:
+        for pa, pb in itertools.product(points, repeat=2):
+            want = np.array(EXACT.cross(model, nc, na, nb, pa, pb, clf), dtype=float)
+            np.testing.assert_allclose(fast.cross(model, nc, na, nb, pa, pb, clf), want, rtol=0, atol=1e-13)
+
+
+def test_fast_1d_cross_larger_n_against_generic_float_engine():
+    from momentbound.exact import engine
+
+    clf = NaiveBayes("first", 0)
+    pa, pb = ((0,), 1), ((2,), 0)
+    want = engine.cross_probabilities(MODEL_1D_SKEW.to_float(), 9, 3, 2, pa, pb, clf, "float")
+    got = ExactBackend(arithmetic="float").cross(MODEL_1D_SKEW, 9, 3, 2, pa, pb, clf)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-13)

@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.exact import engine, fast2
+from momentbound.exact import cross1d, engine, fast2
 from momentbound.exact.classifier import NaiveBayes
 from momentbound.model.cells import CellModel
 from momentbound.probability.base import PredictionBackend
@@ -108,6 +108,8 @@ class ExactBackend(PredictionBackend):
         clf: NaiveBayes,
     ) -> np.ndarray:
         mode = self.mode(model, n_common + n_a + n_b + 2)
+        if mode == "float" and cross1d.applies(model, clf):
+            return cross1d.cross_1d_alpha0(model, n_common, n_a, n_b, point_a, point_b, clf)
         return engine.cross_probabilities(model, n_common, n_a, n_b, point_a, point_b, clf, mode)
 
     def __repr__(self) -> str:
