@@ -210,7 +210,7 @@ class Statistic:
         --------
         >>> from momentbound.model import equal_cells_model
         >>> naive_bayes_statistic(equal_cells_model((2, 2)), (0, 0)).support(10)
-        (-150, 150)
+        (-147, 147)
         """
         N = _check_N(N)
         if self.structure is not None:

@@ -114,7 +114,7 @@ def compile_moments(statistic: Statistic, order: int) -> CompiledMoments:
     >>> m = equal_cells_model((2, 2))
     >>> f = compile_moments(naive_bayes_statistic(m, (0, 0)), 2)
     >>> f(4, m.cells).values
-    (Fraction(1, 1), Fraction(0, 1), Fraction(15, 8))
+    (Fraction(1, 1), Fraction(0, 1), Fraction(123, 16))
     """
     if not isinstance(statistic, Statistic):
         raise InvalidArgument(f"statistic must be a Statistic, got {type(statistic).__name__}")

@@ -184,7 +184,7 @@ def expectation(stat: Statistic, model: "CellModel", N: int, *, exact: Optional[
     >>> from momentbound.model.statistics import naive_bayes_statistic
     >>> m = equal_cells_model((2, 2))
     >>> expectation(naive_bayes_statistic(m, (0, 0)) ** 2, m, 4)
-    Fraction(15, 8)
+    Fraction(123, 16)
     """
     _check_model(stat, model)
     N = _check_N(N)
@@ -219,7 +219,7 @@ def raw_moments(
     >>> from momentbound.model.statistics import naive_bayes_statistic
     >>> m = equal_cells_model((2, 2))
     >>> raw_moments(naive_bayes_statistic(m, (0, 0)), m, 4, 2).values
-    (Fraction(1, 1), Fraction(0, 1), Fraction(15, 8))
+    (Fraction(1, 1), Fraction(0, 1), Fraction(123, 16))
     """
     _check_model(statistic, model)
     N = _check_N(N)
@@ -265,7 +265,7 @@ def joint_moments(
     >>> m = equal_cells_model((2,))
     >>> t = joint_moments(naive_bayes_statistic(m, (0,)), naive_bayes_statistic(m, (1,)), m, 2, 1, 1)
     >>> t[1, 1]
-    Fraction(-1, 4)
+    Fraction(0, 1)
     """
     _check_model(stat_x, model, "stat_x")
     _check_model(stat_y, model, "stat_y")

@@ -1,0 +1,72 @@
+"""`momentbound moments`: exact moments of the naive Bayes statistic Z_x."""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+import click
+
+from momentbound.cli._common import emit_json, parse_int_list, parse_str_list, print_table
+from momentbound.errors import MomentboundError
+
+
+def _fmt(v: object) -> str:
+    if isinstance(v, Fraction):
+        return f"{float(v):.10g}"
+    return f"{v:.10g}" if isinstance(v, float) else str(v)
+
+
+@click.command("moments")
+@click.option("--arities", required=True, help="Attribute arities, e.g. 2,2.")
+@click.option("--cells", required=True,
+              help="Cell probabilities (decimals or fractions like 1/8), class fastest.")
+@click.option("--N", "N", type=int, required=True, help="Dataset size N.")
+@click.option("--at", "at", required=True, help="Input x, e.g. 0,0.")
+@click.option("--order", type=int, default=6, show_default=True, help="Highest moment.")
+@click.option("--classes", default=None, help="Ordered class pair k,l (default 0,1).")
+@click.option("--exact", is_flag=True, help="Print exact rationals p/q.")
+@click.option("--central", is_flag=True, help="Central moments instead of raw moments.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+def command(arities: str, cells: str, N: int, at: str, order: int, classes: str | None,
+            exact: bool, central: bool, as_json: bool) -> None:
+    """Moments E[Z^k], k = 0..order, of Z_x^{k,l} under Multinomial(N, cells)."""
+    from momentbound.model.cells import CellModel
+    from momentbound.model.statistics import naive_bayes_statistic
+    from momentbound.moments import raw_moments
+
+    ar = parse_int_list(arities, name="--arities")
+    x = parse_int_list(at, name="--at")
+    pair = parse_int_list(classes, name="--classes") if classes is not None else (0, 1)
+    t0 = time.perf_counter()
+    try:
+        model = CellModel(ar, parse_str_list(cells))
+        z = naive_bayes_statistic(model, x, pair)
+        ms = raw_moments(z, model, N, order, exact=True)
+        support = z.support(N)
+    except MomentboundError as exc:
+        raise click.UsageError(str(exc)) from exc
+    values = ms.central() if central else ms.values
+    if not exact:
+        values = tuple(float(v) for v in values)
+    seconds = time.perf_counter() - t0
+    if as_json:
+        emit_json({
+            "statistic": z.name,
+            "N": N,
+            "at": list(x),
+            "classes": list(pair),
+            "kind": "central" if central else "raw",
+            "exact": exact,
+            "support": list(support),
+            "moments": list(values),
+            "seconds": seconds,
+        })
+        return
+    rows = [(k, _fmt(v), str(v) if exact else "") for k, v in enumerate(values)]
+    print_table(
+        f"{'central' if central else 'raw'} moments of {z.name}, N={N}, support [{support[0]}, "
+        f"{support[1]}] ({seconds:.3f} s)",
+        ["k", "value", "exact" if exact else ""],
+        rows,
+    )
