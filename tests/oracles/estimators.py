@@ -12,7 +12,10 @@ Given all tables, each test point is misclassified with probability
 rule the coins of different predictions are independent, so the error count of fold ``i`` is a
 sum of independent Bernoulli variables: conditional mean ``sum_c D_i[c] e_c(T_i)`` and
 conditional variance ``sum_c D_i[c] e_c(T_i) (1 - e_c(T_i))`` (zero for the ``first`` rule);
-errors of different folds are conditionally independent. Everything is exact (Fraction).
+errors of different folds are conditionally independent. Everything is exact: the sums are
+accumulated in integers (probabilities over their common denominator ``Q``, so a table of ``n``
+points has weight ``multinomial * prod num_c^{n_c}`` over ``Q^n``; error probabilities over
+``L = lcm(1..K)``, the denominators of tie coins) and divided once at the end (Fraction).
 """
 
 from __future__ import annotations
@@ -89,6 +92,19 @@ class BruteForce:
         self.alpha = Fraction(alpha)
         self._errors: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
         self._tables: dict[int, list[tuple[tuple[int, ...], Fraction]]] = {}
+        self._ge: dict[tuple[int, ...], Fraction] = {}
+        self._int_tables: dict[int, list[tuple[tuple[int, ...], int]]] = {}
+        self.q = math.lcm(*(pc.denominator for pc in self.p))
+        self.lcm_k = math.lcm(*range(1, n_classes + 1))
+        # P[X = x, Y != y] for every input x and class y
+        self._p_not = {
+            x: [
+                sum((pc for (xc, yc), pc in zip(self.cell_list, self.p) if xc == x and yc != y),
+                    Fraction(0))
+                for y in range(n_classes)
+            ]
+            for x in sorted({x for x, _ in self.cell_list})
+        }
 
     @classmethod
     def from_model(cls, model, ties: str, alpha=0) -> "BruteForce":
@@ -104,6 +120,28 @@ class BruteForce:
             ]
             assert sum(pr for _, pr in self._tables[n]) == 1
         return self._tables[n]
+
+    def int_tables(self, n: int) -> list[tuple[tuple[int, ...], int]]:
+        """The tables of size ``n`` with integer weights ``Q^n * P(table)``."""
+        if n not in self._int_tables:
+            scale = self.q**n
+            out = []
+            for t, pr in self.tables(n):
+                w = pr * scale
+                assert w.denominator == 1
+                out.append((t, int(w)))
+            assert sum(w for _, w in out) == scale
+            self._int_tables[n] = out
+        return self._int_tables[n]
+
+    def int_errors(self, table: Sequence[int]) -> tuple[int, ...]:
+        """``L * e_c(T)`` as integers (``L = lcm(1..K)`` clears every tie denominator)."""
+        out = []
+        for e in self.errors(table):
+            scaled = e * self.lcm_k
+            assert scaled.denominator == 1
+            out.append(int(scaled))
+        return tuple(out)
 
     def g(self, table: Sequence[int], x: Sequence[int]) -> tuple[Fraction, ...]:
         """``g_x(. | table)`` from the explicit list of training points."""
@@ -124,17 +162,18 @@ class BruteForce:
         return self._errors[key]
 
     def ge(self, table: Sequence[int]) -> Fraction:
-        """GE(T) = sum_x sum_y g_x(y|T) P[X=x, Y != y] (literally)."""
+        """GE(T) = sum_x sum_y g_x(y|T) P[X=x, Y != y] (literally; cached per table)."""
+        key = tuple(table)
+        if key not in self._ge:
+            self._ge[key] = self._ge_uncached(key)
+        return self._ge[key]
+
+    def _ge_uncached(self, table: tuple[int, ...]) -> Fraction:
         total = Fraction(0)
-        inputs = sorted({x for x, _ in self.cell_list})
-        for x in inputs:
+        for x, p_not in self._p_not.items():
             gx = self.g(table, x)
             for y in range(self.n_classes):
-                p_not_y = sum(
-                    (pc for (xc, yc), pc in zip(self.cell_list, self.p) if xc == x and yc != y),
-                    Fraction(0),
-                )
-                total += gx[y] * p_not_y
+                total += gx[y] * p_not[y]
         return total
 
     # -------------------------------------------------------------- estimators
@@ -148,15 +187,19 @@ class BruteForce:
 
     def holdout_moments(self, n_train: int, n_test: int) -> Moments:
         """HE = (misclassified test points) / n_test, classifier trained on n_train points."""
-        m1 = m2 = Fraction(0)
-        for t, pt in self.tables(n_train):
-            e = self.errors(t)
-            for s, ps in self.tables(n_test):
-                mean_err = sum((sc * ec for sc, ec in zip(s, e)), Fraction(0))
-                var_err = sum((sc * ec * (1 - ec) for sc, ec in zip(s, e)), Fraction(0))
-                w = pt * ps
-                m1 += w * mean_err / n_test
-                m2 += w * (var_err + mean_err * mean_err) / (n_test * n_test)
+        lk = self.lcm_k
+        s1 = s2 = 0  # integer sums of weight * L * errors and weight * L^2 * errors^2
+        for t, wt in self.int_tables(n_train):
+            e = self.int_errors(t)
+            for te, ws in self.int_tables(n_test):
+                mean_err = sum(sc * ec for sc, ec in zip(te, e))  # L * E[errors | T, S]
+                var_err = sum(sc * ec * (lk - ec) for sc, ec in zip(te, e))  # L^2 * Var
+                w = wt * ws
+                s1 += w * mean_err
+                s2 += w * (var_err + mean_err * mean_err)
+        total = self.q ** (n_train + n_test)
+        m1 = Fraction(s1, total * lk * n_test)
+        m2 = Fraction(s2, total * lk * lk * n_test * n_test)
         return Moments(m1, m2 - m1 * m1)
 
     def cv_moments(self, fold_sizes: Sequence[int], *, symmetric: bool = True) -> CVMoments:
@@ -172,34 +215,36 @@ class BruteForce:
         sizes = tuple(fold_sizes)
         v = len(sizes)
         n = sum(sizes)
+        lk = self.lcm_k
+        big = math.lcm(*sizes)  # HE_i * L * big = mean_err_i * (big / s_i), an integer
         groups: dict[int, list[int]] = {}
         for i, s in enumerate(sizes):
             groups.setdefault(s, []).append(i)
         order = [i for s in groups for i in groups[s]]  # fold index of each leaf position
         group_leaves = []
         for s, members in groups.items():
-            tabs = self.tables(s)
+            tabs = self.int_tables(s)
             leaves = []
             if symmetric:
                 for idx in itertools.combinations_with_replacement(range(len(tabs)), len(members)):
-                    w = Fraction(math.factorial(len(members)))
+                    w = math.factorial(len(members))
                     for k in set(idx):
-                        w /= math.factorial(idx.count(k))
+                        w //= math.factorial(idx.count(k))
                     for k in idx:
                         w *= tabs[k][1]
                     leaves.append(([tabs[k][0] for k in idx], w))
             else:
                 for combo in itertools.product(range(len(tabs)), repeat=len(members)):
-                    w = Fraction(1)
+                    w = 1
                     for k in combo:
                         w *= tabs[k][1]
                     leaves.append(([tabs[k][0] for k in combo], w))
             group_leaves.append(leaves)
-        fold_m1 = [Fraction(0)] * v
-        fold_m2 = [Fraction(0)] * v
-        pair_sum = ce1 = ce2 = Fraction(0)
+        fold_m1 = [0] * v  # sum of w * L * s_i * HE_i
+        fold_m2 = [0] * v  # sum of w * L^2 * s_i^2 * HE_i^2 (conditional second moment)
+        pair_sum = ce1 = ce2 = 0
         for parts in itertools.product(*group_leaves):
-            w = Fraction(1)
+            w = 1
             tabs_in_order: list[tuple[int, ...]] = []
             for tabs, pw in parts:
                 w *= pw
@@ -208,38 +253,57 @@ class BruteForce:
             for pos, i in enumerate(order):
                 tabs[i] = tabs_in_order[pos]
             total = [sum(col) for col in zip(*tabs)]
-            mean_err = []  # conditional mean of fold i's error count
-            var_err = []  # conditional variance (independent coins of the random tie rule)
+            mean_err = []  # L * conditional mean of fold i's error count
+            var_err = []  # L^2 * conditional variance (independent coins of the random rule)
             for i in range(v):
                 train = tuple(tc - dc for tc, dc in zip(total, tabs[i]))
-                e = self.errors(train)
-                mean_err.append(sum((dc * ec for dc, ec in zip(tabs[i], e)), Fraction(0)))
-                var_err.append(sum((dc * ec * (1 - ec) for dc, ec in zip(tabs[i], e)), Fraction(0)))
-            he = [mean_err[i] / sizes[i] for i in range(v)]
+                e = self.int_errors(train)
+                mean_err.append(sum(dc * ec for dc, ec in zip(tabs[i], e)))
+                var_err.append(sum(dc * ec * (lk - ec) for dc, ec in zip(tabs[i], e)))
             for i in range(v):
-                fold_m1[i] += w * he[i]
-                fold_m2[i] += w * (var_err[i] / (sizes[i] * sizes[i]) + he[i] * he[i])
+                fold_m1[i] += w * mean_err[i]
+                fold_m2[i] += w * (var_err[i] + mean_err[i] * mean_err[i])
             # folds are conditionally independent given the tables: E[HE_i HE_j | .] = he_i he_j
-            sum_he = sum(he, Fraction(0))
-            pair_sum += w * (sum_he * sum_he - sum((h * h for h in he), Fraction(0)))
-            tot_mean = sum(mean_err, Fraction(0))
-            tot_var = sum(var_err, Fraction(0))
-            ce1 += w * tot_mean / n
-            ce2 += w * (tot_var + tot_mean * tot_mean) / (n * n)
+            h = [mean_err[i] * (big // sizes[i]) for i in range(v)]
+            sum_h = sum(h)
+            pair_sum += w * (sum_h * sum_h - sum(x * x for x in h))
+            tot_mean = sum(mean_err)
+            ce1 += w * tot_mean
+            ce2 += w * (sum(var_err) + tot_mean * tot_mean)
         if symmetric:
             for members in groups.values():
-                avg1 = sum((fold_m1[i] for i in members), Fraction(0)) / len(members)
-                avg2 = sum((fold_m2[i] for i in members), Fraction(0)) / len(members)
+                avg1 = Fraction(sum(fold_m1[i] for i in members), len(members))
+                avg2 = Fraction(sum(fold_m2[i] for i in members), len(members))
                 for i in members:
                     fold_m1[i], fold_m2[i] = avg1, avg2
+        qn = self.q**n
+        m1 = Fraction(ce1, qn * lk * n)
         return CVMoments(
-            mean=ce1,
-            variance=ce2 - ce1 * ce1,
+            mean=m1,
+            variance=Fraction(ce2, qn * lk * lk * n * n) - m1 * m1,
             fold_sizes=sizes,
-            fold_means=tuple(fold_m1),
-            fold_second=tuple(fold_m2),
-            pair_second_sum=pair_sum,
+            fold_means=tuple(Fraction(fold_m1[i]) / (qn * lk * sizes[i]) for i in range(v)),
+            fold_second=tuple(
+                Fraction(fold_m2[i]) / (qn * lk * lk * sizes[i] * sizes[i]) for i in range(v)
+            ),
+            pair_second_sum=Fraction(pair_sum, qn * lk * lk * big * big),
         )
+
+    def paper_pair_second(self, n_common: int, s_i: int, s_j: int) -> Fraction:
+        """The printed Lemma 2's pair term E[GE(zeta_i) GE(zeta_j)] (SPEC section 3).
+
+        zeta_i is trained on C + D_j and zeta_j on C + D_i (C the n_common points shared by both
+        training sets); only the classifiers' generalization errors enter, not the fact that
+        D_i is zeta_i's test set. Enumerated over the independent tables C, D_i, D_j.
+        """
+        total = Fraction(0)
+        for c, pc in self.tables(n_common):
+            for di, pi in self.tables(s_i):
+                for dj, pj in self.tables(s_j):
+                    t_i = tuple(a + b for a, b in zip(c, dj))
+                    t_j = tuple(a + b for a, b in zip(c, di))
+                    total += pc * pi * pj * self.ge(t_i) * self.ge(t_j)
+        return total
 
     def kfold_moments(self, n: int, v: int) -> CVMoments:
         return self.cv_moments(kfold_sizes(n, v))

@@ -1,0 +1,174 @@
+"""estimator_moments (exact backend) equals brute-force enumeration, as exact Fractions.
+
+Witness: tests/oracles/estimators.py, which enumerates every count table of every fold
+(folds are independent multinomial tables because the points are iid) and computes every
+classifier directly from its list of training points (tests/oracles/naive_bayes.py).
+Nothing of momentbound's computation is reused: only CellModel's data and the public API.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from sklearn.model_selection import KFold as SkKFold
+from sklearn.model_selection import LeaveOneOut as SkLeaveOneOut
+from sklearn.model_selection import ShuffleSplit
+
+from momentbound import CellModel
+from momentbound.model import second_nb_model
+from oracles.estimators import BruteForce, kfold_sizes
+
+
+def api():
+    """The contract API (imported here so a missing module fails the tests, never skips)."""
+    from momentbound.estimators import GE, HoldOut, KFold, LeaveOneOut, estimator_moments
+    from momentbound.exact import NaiveBayes
+
+    return GE, HoldOut, KFold, LeaveOneOut, estimator_moments, NaiveBayes
+
+
+MODELS = {
+    # 1-D, class-dependent input, unequal priors (no accidental symmetry)
+    "1d": CellModel((2,), [F(3, 10), F(1, 10), F(1, 5), F(2, 5)]),
+    # the paper's second 2x2x2 model (Figs. 17-25)
+    "2x2x2": second_nb_model(),
+    # one input with two values, three classes
+    "3class": CellModel((2,), [F(1, 6), F(1, 6), F(1, 6), F(1, 12), F(1, 4), F(1, 6)], 3),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def oracle(name: str, ties: str, alpha: int) -> BruteForce:
+    return BruteForce.from_model(MODELS[name], ties, alpha)
+
+
+def check(name, n, estimator, ties, alpha, *, covariance="exact"):
+    """Compare every moment of one estimator with the enumeration; return the result."""
+    GE, HoldOut, KFold, LeaveOneOut, estimator_moments, NaiveBayes = api()
+    model = MODELS[name]
+    bf = oracle(name, ties, alpha)
+    res = estimator_moments(
+        model, n, estimator, classifier=NaiveBayes(ties=ties, alpha=alpha), covariance=covariance
+    )
+    assert res.N == n and res.covariance == covariance
+    assert isinstance(res.mean, F) and isinstance(res.variance, F)
+    if isinstance(estimator, GE):
+        want = bf.ge_moments(n)
+        assert (res.mean, res.variance) == (want.mean, want.variance)
+        assert res.train_size == n and res.test_size is None and res.folds is None
+        assert (res.ge_mean, res.ge_variance) == (want.mean, want.variance)
+    elif isinstance(estimator, HoldOut):
+        n_test = sklearn_holdout_test_size(n, estimator)
+        want = bf.holdout_moments(n - n_test, n_test)
+        assert (res.mean, res.variance) == (want.mean, want.variance)
+        assert (res.train_size, res.test_size, res.folds) == (n - n_test, n_test, None)
+        ge = bf.ge_moments(n - n_test)
+        assert (res.ge_mean, res.ge_variance) == (ge.mean, ge.variance)
+    else:
+        v = n if isinstance(estimator, LeaveOneOut) else estimator.v
+        sizes = sklearn_fold_sizes(n, v)
+        want = bf.cv_moments(sizes)
+        assert res.folds == v and res.test_size is None
+        assert (res.mean, res.fold_variance) == (want.mean, want.fold_variance)
+        if covariance == "exact":
+            assert res.variance == want.variance
+            assert res.fold_covariance == want.fold_covariance
+        ge = bf.ge_moments(n - min(sizes))
+        assert res.train_size == n - min(sizes)
+        assert (res.ge_mean, res.ge_variance) == (ge.mean, ge.variance)
+        if len(set(sizes)) == 1:
+            # E[CE] = E[GE at N - N/v] and Var(CE) = Var(HE_i)/v + (v-1)/v Cov(HE_i, HE_j)
+            assert res.mean == ge.mean
+            assert res.variance == res.fold_variance / v + F(v - 1, v) * res.fold_covariance
+    assert math.isclose(res.std, math.sqrt(res.variance), rel_tol=1e-12)
+    assert math.isclose(res.mean_plus_std, float(res.mean) + res.std, rel_tol=1e-12)
+    return res
+
+
+def sklearn_holdout_test_size(n, estimator) -> int:
+    """Test size of scikit-learn's ShuffleSplit with the same test_size / test_fraction."""
+    test = estimator.test_size if estimator.test_size is not None else estimator.test_fraction
+    _, test_idx = next(ShuffleSplit(n_splits=1, test_size=test, random_state=0).split(np.zeros(n)))
+    return len(test_idx)
+
+
+def sklearn_fold_sizes(n, v) -> tuple[int, ...]:
+    splitter = SkLeaveOneOut() if v == n else SkKFold(n_splits=v)
+    sizes = tuple(len(test) for _, test in splitter.split(np.zeros(n)))
+    assert sizes == kfold_sizes(n, v)
+    return sizes
+
+
+RULES = [("random", 0), ("random", 1), ("first", 0), ("first", 1)]
+
+
+@pytest.mark.parametrize("ties, alpha", RULES)
+def test_one_dimensional_n8_all_estimators(ties, alpha):
+    GE, HoldOut, KFold, LeaveOneOut, *_ = api()
+    n = 8
+    check("1d", n, GE(), ties, alpha)
+    for est in (HoldOut(test_size=1), HoldOut(test_size=3), HoldOut(test_fraction=0.5),
+                HoldOut(test_fraction=0.3)):
+        check("1d", n, est, ties, alpha)
+    check("1d", n, KFold(2), ties, alpha)  # equal folds 4 + 4
+    check("1d", n, KFold(3), ties, alpha)  # unequal folds 3 + 3 + 2
+    kn = check("1d", n, KFold(n), ties, alpha)
+    loo = check("1d", n, LeaveOneOut(), ties, alpha)
+    assert (kn.mean, kn.variance, kn.fold_covariance) == (loo.mean, loo.variance, loo.fold_covariance)
+
+
+@pytest.mark.parametrize("ties, alpha", RULES)
+def test_2x2x2_model(ties, alpha):
+    GE, HoldOut, KFold, LeaveOneOut, *_ = api()
+    check("2x2x2", 6, GE(), ties, alpha)
+    check("2x2x2", 6, HoldOut(test_size=2), ties, alpha)
+    check("2x2x2", 6, KFold(3), ties, alpha)
+    check("2x2x2", 5, KFold(2), ties, alpha)  # unequal folds 3 + 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ties, alpha", [("random", 0), ("first", 1)])
+def test_2x2x2_model_more_splits(ties, alpha):
+    GE, HoldOut, KFold, LeaveOneOut, *_ = api()
+    check("2x2x2", 6, KFold(2), ties, alpha)
+    check("2x2x2", 6, LeaveOneOut(), ties, alpha)
+    check("2x2x2", 6, HoldOut(test_fraction=0.5), ties, alpha)
+
+
+@pytest.mark.parametrize("ties, alpha", RULES)
+def test_three_class_model(ties, alpha):
+    GE, HoldOut, KFold, LeaveOneOut, *_ = api()
+    check("3class", 6, GE(), ties, alpha)
+    check("3class", 6, HoldOut(test_size=2), ties, alpha)
+    check("3class", 6, KFold(2), ties, alpha)
+    check("3class", 6, LeaveOneOut(), ties, alpha)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ties, alpha", [("random", 0), ("first", 1)])
+def test_three_class_unequal_folds(ties, alpha):
+    _, _, KFold, *_ = api()
+    check("3class", 6, KFold(4), ties, alpha)  # folds 2 + 2 + 1 + 1
+
+
+@pytest.mark.parametrize("ties, alpha", [("random", 0), ("first", 1)])
+def test_paper_lemma2_variant_two_folds(ties, alpha):
+    """covariance="paper" for 2-fold CV: the printed Lemma 2 makes the folds' classifiers
+    (trained on the two independent halves) look independent, so Cov = 0 exactly, while the
+    enumeration of the real procedure gives a positive covariance."""
+    _, _, KFold, *_ = api()
+    n = 8
+    paper = check("1d", n, KFold(2), ties, alpha, covariance="paper")
+    exact = check("1d", n, KFold(2), ties, alpha)
+    bf = oracle("1d", ties, alpha)
+    want_pair = bf.paper_pair_second(0, 4, 4)
+    cv = bf.kfold_moments(n, 2)
+    want_cov = want_pair - cv.fold_means[0] * cv.fold_means[1]
+    assert want_cov == 0 and paper.fold_covariance == want_cov
+    assert paper.variance == cv.fold_variance / 2
+    assert exact.fold_covariance == cv.fold_covariance > F(1, 100)
+    assert exact.variance > paper.variance
