@@ -37,7 +37,7 @@ import numpy as np
 
 from momentbound.errors import InfeasibleMoments, InvalidArgument, SolverFailed
 
-from .basis import cheb_derivative, cheb_real_roots, cheb_vander, chebyshev_values_exact
+from .basis import choose_basis
 from .certificate import certify, slack_minimum
 from .problem import Event, MomentProblem, SupportKind
 from .registry import BoundMethod, register
@@ -145,7 +145,8 @@ def _solve_primal(A: np.ndarray, c: np.ndarray, tau: np.ndarray, phase1: bool, o
     rd = np.array(sol.row_dual)
     y = rd if phase1 else -rd  # phase 1: a.y <= 0 for points, E[p] = residual; phase 2: a.y >= c
     basis = h.getBasis()
-    basic = [j for j in range(npts) if basis.col_status[j] == highspy.HighsBasisStatus.kBasic]
+    col_status = basis.col_status  # the property builds a new list on every access
+    basic = [j for j in range(npts) if col_status[j] == highspy.HighsBasisStatus.kBasic]
     obj = h.getInfo().objective_function_value
     return _Restricted(status, y, np.array(sol.col_value)[:npts], basic, obj if phase1 else -obj, raw)
 
@@ -182,7 +183,8 @@ def _solve_dual(A: np.ndarray, c: np.ndarray, tau: np.ndarray, phase1: bool, opt
     q = np.abs(np.array(sol.row_dual))
     basis = h.getBasis()
     # primal basic columns = dual rows that are nonbasic (active)
-    basic = [j for j in range(npts) if basis.row_status[j] != highspy.HighsBasisStatus.kBasic]
+    row_status = basis.row_status
+    basic = [j for j in range(npts) if row_status[j] != highspy.HighsBasisStatus.kBasic]
     obj = h.getInfo().objective_function_value
     return _Restricted(status, y, q, basic, -obj if phase1 else obj, raw)
 
@@ -196,7 +198,8 @@ class _ColumnGeneration:
         self.opts = opts
         self.m = problem.order
         self.amap, _ = problem.affine_to_unit()
-        self.tau_exact = problem.chebyshev_moments()
+        self.pb = choose_basis(problem, str(opts["basis"]))
+        self.tau_exact = self.pb.moments
         self.tau = np.array([float(t) for t in self.tau_exact])
         self.support = problem.support
         self.event = problem.event
@@ -204,7 +207,7 @@ class _ColumnGeneration:
         self.points: list[Fraction] = []
         self.index: dict[Fraction, int] = {}
         if self.support.kind is SupportKind.FINITE:
-            self.pieces = ()
+            self.pieces: tuple[Any, ...] = ()
         else:
             self.pieces = self.event.pieces(self.support)
         self.add_points(self._initial_points())
@@ -231,14 +234,16 @@ class _ColumnGeneration:
         if sup.kind is SupportKind.GRID and sup.size <= dense:  # type: ignore[operator]
             return [Fraction(x) for x in range(int(sup.lo), int(sup.hi) + 1)]  # type: ignore[arg-type]
         k = max(int(self.opts["initial_points"]), 2 * self.m + 2)
-        us = np.cos(np.pi * np.arange(k + 1) / k)
         out: set[Fraction] = set()
         for piece in self.pieces:
-            out.add(piece.lo)  # type: ignore[arg-type]
-            out.add(piece.hi)  # type: ignore[arg-type]
-        for u in us:
-            x = float(self.amap.shift) + float(self.amap.scale) * float(u)
-            out.update(self._snap(x))
+            out.add(piece.lo)
+            out.add(piece.hi)
+        xs = [float(self.amap.shift) + float(self.amap.scale) * float(u) for u in np.cos(np.pi * np.arange(k + 1) / k)]
+        if self.pb.kind == "hermite":  # the bulk of the law, in standard deviations
+            xs += [float(self.pb.shift) + float(self.pb.scale) * v for v in np.linspace(-8.0, 8.0, k + 1)]
+        lo, hi = float(sup.lo), float(sup.hi)  # type: ignore[arg-type]
+        for x in xs:
+            out.update(self._snap(min(max(x, lo), hi)))
         return sorted(out)
 
     def _snap(self, x: float) -> list[Fraction]:
@@ -251,46 +256,67 @@ class _ColumnGeneration:
         return [Fraction(v) for v in (f - 1, f, f + 1, f + 2) if lo <= v <= hi]  # type: ignore[operator]
 
     def matrix(self) -> np.ndarray:
-        u = self.amap.to_unit_float(np.array([float(x) for x in self.points]))
-        return cheb_vander(u, self.m).T.copy()
+        """Column-scaled constraint matrix (scaling a column rescales its weight, not the duals)."""
+        v = self.pb.v_float(np.array([float(x) for x in self.points]))
+        A = self.pb.vander(v).T
+        self.colscale = np.maximum(1.0, np.max(np.abs(A), axis=0))
+        return A / self.colscale
 
     def objective(self) -> np.ndarray:
         return np.array([1.0 if self.event.indicator(x) else 0.0 for x in self.points])
 
     # -- pricing (float): most violated points of sign * (p - target) >= 0 ------------
     def violated(self, y: np.ndarray, phase1: bool, tol: float, limit: int) -> list[Fraction]:
-        cand: set[Fraction] = set()
+        found: list[tuple[float, Fraction]] = []
+        pb = self.pb
+
+        def consider(xs_float: np.ndarray, target: Any, exact: list[Fraction] | None, base: int | None) -> None:
+            V = pb.vander(pb.v_float(xs_float))
+            pv = V @ y
+            # relative tolerance: far points have huge basis values
+            scale = np.maximum(1.0, np.max(np.abs(V), axis=1))
+            slack = (-pv if phase1 else pv - target) / scale
+            bad = np.nonzero(slack < -tol)[0]
+            if bad.size == 0:
+                return
+            bad = bad[np.argsort(slack[bad])][: 4 * limit]
+            for i in bad:
+                x = exact[i] if exact is not None else Fraction(base + int(i))  # type: ignore[operator]
+                if x not in self.index:
+                    found.append((float(slack[i]), x))
+
         if self.support.kind is SupportKind.FINITE:
-            cand.update(self.support.points)  # type: ignore[arg-type]
+            pts = list(self.support.points)  # type: ignore[arg-type]
+            tgt = np.array([1.0 if self.event.indicator(x) else 0.0 for x in pts])
+            consider(np.array([float(x) for x in pts]), tgt, pts, None)
         else:
-            dy = cheb_derivative(y)
+            dy = pb.der(y)
             for piece in self.pieces:
                 lo, hi = piece.lo, piece.hi
-                if piece.integer and hi - lo + 1 <= int(self.opts["dense_limit"]):  # type: ignore[operator]
-                    cand.update(Fraction(v) for v in range(int(lo), int(hi) + 1))  # type: ignore[arg-type]
+                if piece.integer and hi - lo + 1 <= int(self.opts["dense_limit"]):
+                    consider(np.arange(int(lo), int(hi) + 1, dtype=float), float(piece.target), None, int(lo))
                     continue
-                cand.update((lo, hi))  # type: ignore[arg-type]
-                ulo, uhi = float(self.amap.to_unit(lo)), float(self.amap.to_unit(hi))  # type: ignore[arg-type]
-                for r in cheb_real_roots(dy, ulo - 1e-12, uhi + 1e-12):
-                    x = float(self.amap.shift) + float(self.amap.scale) * float(r)
-                    for v in self._snap(x):
-                        if lo <= v <= hi:  # type: ignore[operator]
-                            cand.add(v)
-        pts = sorted(cand)
-        u = self.amap.to_unit_float(np.array([float(x) for x in pts]))
-        pv = cheb_vander(u, self.m) @ y
-        if phase1:
-            slack = -pv
-        else:
-            slack = pv - np.array([1.0 if self.event.indicator(x) else 0.0 for x in pts])
-        order = np.argsort(slack)
-        out = [pts[i] for i in order if slack[i] < -tol and pts[i] not in self.index]
-        return out[:limit]
+                cand: set[Fraction] = {lo, hi}
+                vlo, vhi = float(pb.to_v(lo)), float(pb.to_v(hi))
+                for r in pb.real_roots(dy, vlo - 1e-9 * abs(vlo) - 1e-12, vhi + 1e-9 * abs(vhi) + 1e-12):
+                    x = float(pb.shift) + float(pb.scale) * float(r)
+                    cand.update(v for v in self._snap(x) if lo <= v <= hi)
+                pts = sorted(cand)
+                consider(np.array([float(x) for x in pts]), float(piece.target), pts, None)
+        found.sort(key=lambda t: t[0])
+        out: list[Fraction] = []
+        for _, x in found:
+            if x not in out:
+                out.append(x)
+            if len(out) >= limit:
+                break
+        return out
 
     # -- the loop ------------------------------------------------------------------
     def _restricted(self, phase1: bool) -> _Restricted:
         solver = _solve_primal if self.formulation == "primal" else _solve_dual
-        res = solver(self.matrix(), self.objective(), self.tau, phase1, self.opts["highs_options"])
+        A = self.matrix()
+        res = solver(A, self.objective() / self.colscale, self.tau, phase1, self.opts["highs_options"])
         if res.status != "optimal" and not (phase1 and res.status == "infeasible"):
             raise SolverFailed(
                 f"HiGHS returned {res.raw_status} on the restricted {'phase-1 ' if phase1 else ''}LP "
@@ -306,6 +332,10 @@ class _ColumnGeneration:
                 ),
             )
         return res
+
+    def u_monomial(self, y: Sequence[Fraction | float]) -> tuple[Fraction, ...]:
+        """Exact monomial coefficients in the problem's ``u`` of ``sum_k y_k phi_k``."""
+        return self.pb.monomial_in([Fraction(v) for v in y], self.amap.shift, self.amap.scale)
 
     def phase1(self) -> int:
         tol = float(self.opts["tol"])
@@ -326,7 +356,7 @@ class _ColumnGeneration:
         # Farkas: p(x) <= 0 on the support but E[p] > 0; verified exactly (after a shift)
         lo = self.support.lo
         empty = Event.lt(lo - 1) if lo is not None else Event.lt(0)
-        ver = slack_minimum([Fraction(v) for v in y], "chebyshev", self.amap, self.support, empty, "lower")
+        ver = slack_minimum(self.u_monomial(y), "monomial", self.amap, self.support, empty, "lower")
         shift = min(ver.min_slack, Fraction(0))
         value = sum((Fraction(v) * t for v, t in zip(y, self.tau_exact)), Fraction(0)) + shift
         proven = value > 0
@@ -358,7 +388,7 @@ class _ColumnGeneration:
         if len(chosen) < m1:
             # degenerate: complete with the columns whose dual constraint is tightest
             A = self.matrix()
-            slack = A.T @ res.y - self.objective()
+            slack = A.T @ res.y - self.objective() / self.colscale
             for j in np.argsort(np.abs(slack)):
                 if len(chosen) >= m1:
                     break
@@ -370,12 +400,12 @@ class _ColumnGeneration:
                     chosen = trial
         if len(chosen) != m1:
             return None
-        cols = [chebyshev_values_exact(self.amap.to_unit(x), self.m) for x in chosen]
-        B = flint.fmpq_mat(m1, m1, [_q(cols[j][k]) for k in range(m1) for j in range(m1)])
+        cols = [self.pb.values_exact(x) for x in chosen]
+        B = flint.fmpq_mat(m1, m1, [cols[j][k] for k in range(m1) for j in range(m1)])
         try:
             w = B.solve(flint.fmpq_mat(m1, 1, [_q(t) for t in self.tau_exact]))
-            cB = [Fraction(int(self.event.indicator(x))) for x in chosen]
-            y = B.transpose().solve(flint.fmpq_mat(m1, 1, [_q(v) for v in cB]))
+            cB = [int(self.event.indicator(x)) for x in chosen]
+            y = B.transpose().solve(flint.fmpq_mat(m1, 1, cB))
         except ZeroDivisionError:
             return None
         return [_f(y[k, 0]) for k in range(m1)], [_f(w[j, 0]) for j in range(m1)], chosen
@@ -383,8 +413,8 @@ class _ColumnGeneration:
     def _rank(self, pts: Sequence[Fraction]) -> int:
         import flint
 
-        rows = [chebyshev_values_exact(self.amap.to_unit(x), self.m) for x in pts]
-        M = flint.fmpq_mat(len(rows), self.m + 1, [_q(v) for r in rows for v in r])
+        rows = [self.pb.values_exact(x) for x in pts]
+        M = flint.fmpq_mat(len(rows), self.m + 1, [v for r in rows for v in r])
         return M.rank()
 
 
@@ -396,6 +426,48 @@ def _q(v: Fraction) -> Any:
 
 def _f(v: Any) -> Fraction:
     return Fraction(int(v.p), int(v.q))
+
+
+def _exact_primal(
+    cg: _ColumnGeneration, basis: list[Fraction], max_pivots: int
+) -> tuple[list[Fraction], list[Fraction], list[Fraction], int]:
+    """Exact primal simplex from a primal feasible basis.
+
+    Entering point = the most violated support point of the current dual polynomial, found
+    by the rigorous whole-support verifier (exact root isolation); ratio test in rational
+    arithmetic.  Stops when the dual polynomial verifies (optimal) or after ``max_pivots``.
+    """
+    import flint
+
+    m1 = cg.m + 1
+    problem = cg.problem
+    tau = flint.fmpq_mat(m1, 1, [_q(t) for t in cg.tau_exact])
+    pivots = 0
+    while True:
+        cols = [cg.pb.values_exact(x) for x in basis]
+        B = flint.fmpq_mat(m1, m1, [cols[j][k] for k in range(m1) for j in range(m1)])
+        w = B.solve(tau)
+        yv = B.transpose().solve(flint.fmpq_mat(m1, 1, [int(cg.event.indicator(x)) for x in basis]))
+        y = [_f(yv[k, 0]) for k in range(m1)]
+        wf = [_f(w[j, 0]) for j in range(m1)]
+        if pivots >= max_pivots:
+            return y, wf, basis, pivots
+        ver = slack_minimum(cg.u_monomial(y), "monomial", cg.amap, problem.support, problem.event, "upper")
+        if ver.ok or ver.worst_point is None or ver.worst_point in basis:
+            return y, wf, basis, pivots
+        x = ver.worst_point
+        d = B.solve(flint.fmpq_mat(m1, 1, cg.pb.values_exact(x)))
+        best: tuple[Any, int] | None = None
+        for i in range(m1):
+            if d[i, 0] > 0:
+                ratio = w[i, 0] / d[i, 0]
+                if best is None or ratio < best[0]:
+                    best = (ratio, i)
+        if best is None:  # unbounded primal direction cannot happen for a bounded LP; stop
+            return y, wf, basis, pivots
+        basis = list(basis)
+        basis[best[1]] = x
+        pivots += 1
 
 
 def solve_upper(problem: MomentProblem, formulation: str, opts: Mapping[str, Any]) -> SideResult:
@@ -411,17 +483,23 @@ def solve_upper(problem: MomentProblem, formulation: str, opts: Mapping[str, Any
         if ex is None:
             break
         y, w, chosen = ex
-        cert, shifted = certify(y, "upper", problem, allow_shift=False, how_prefix="exact-rational")
-        if cert.verified and not all(v >= 0 for v in w) and not cg.continuous:
+        if all(v >= 0 for v in w):
+            # primal feasible basis: exact primal simplex, priced by the rigorous verifier
+            y, w, chosen, piv = _exact_primal(cg, chosen, int(opts["exact_pivots"]))
+            iterations += piv
+        cert, _ = certify(cg.u_monomial(y), "upper", problem, basis="monomial", allow_shift=False,
+                          how_prefix="exact-rational")
+        if cert.verified and not all(v >= 0 for v in w):
             # dual feasible but not primal feasible: finish with exact dual simplex pivots (Lemke)
             from .prekopa import DualSimplex
 
-            ds = DualSimplex(problem, dense_limit=int(opts["dense_limit"]))
+            ds = DualSimplex(problem, dense_limit=int(opts["dense_limit"]), basis=cg.pb)
             st, reached = ds.run(chosen, int(opts["exact_pivots"]))
             iterations += ds.pivots
-            cert2, _ = certify(st.y_fractions, "upper", problem, allow_shift=False, how_prefix="exact-rational")
+            cert2, _ = certify(ds.u_monomial(st.y), "upper", problem, basis="monomial",
+                               allow_shift=False, how_prefix="exact-rational")
             if cert2.verified and cert2.value <= cert.value:
-                cert, w = cert2, [Fraction(int(v.p), int(v.q)) for v in st.w]
+                cert, w = cert2, [_f(v) for v in st.w]
         if cert.verified:
             sharp = all(v >= 0 for v in w)
             status = Status.OPTIMAL if sharp else Status.VALID
@@ -432,13 +510,14 @@ def solve_upper(problem: MomentProblem, formulation: str, opts: Mapping[str, Any
             if sharp:
                 return best
             break
-        ver = slack_minimum(y, "chebyshev", cg.amap, problem.support, problem.event, "upper")
+        ver = slack_minimum(cg.u_monomial(y), "monomial", cg.amap, problem.support, problem.event, "upper")
         added = cg.add_points(list(ver.violations[: 4 * (cg.m + 1)]))
         if not added:
             break
         res, it2 = cg.phase2()
         iterations += 1 + it2
-    cert, shifted = certify([float(v) for v in res.y], "upper", problem, allow_shift=True, how_prefix="float-dual")
+    cert, shifted = certify(cg.u_monomial(res.y), "upper", problem, basis="monomial", allow_shift=True,
+                            how_prefix="float-dual")
     if not cert.verified:
         status = Status.UNVERIFIED
     else:
@@ -516,6 +595,7 @@ _LP_OPTIONS: dict[str, Any] = {
     "initial_points": 64,
     "dense_limit": 4096,
     "highs_options": {},
+    "basis": "auto",
 }
 
 
@@ -534,6 +614,8 @@ class _LPBase(BoundMethod):
             raise InvalidArgument(f"highs_options must be a dict of HiGHS options, got {options['highs_options']!r}")
         if float(options["tol"]) < 0:
             raise InvalidArgument(f"tol must be >= 0, got {options['tol']!r}")
+        if options["basis"] not in ("auto", "chebyshev", "hermite"):
+            raise InvalidArgument(f"basis must be 'auto', 'chebyshev' or 'hermite', got {options['basis']!r}")
         if int(options["max_iter"]) < 1:
             raise InvalidArgument(f"max_iter must be >= 1, got {options['max_iter']!r}")
         return _combine(problem, self.name, options, self.formulation)

@@ -35,11 +35,10 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from numpy.polynomial import chebyshev as C
 
 from momentbound.errors import InvalidArgument, SolverFailed
 
-from .basis import cheb_real_roots, cheb_vander, chebyshev_values_exact
+from .basis import PolyBasis, choose_basis
 from .certificate import certify, slack_minimum
 from .problem import EventKind, MomentProblem, SupportKind
 from .registry import BoundMethod, register
@@ -181,7 +180,7 @@ def structured_start_basis(problem: MomentProblem) -> list[Fraction]:
 @dataclass
 class _State:
     basis: list[Fraction]
-    y: list[Any]  # flint fmpq, Chebyshev coefficients of the dual polynomial
+    y: list[Any]  # flint fmpq, coefficients of the dual polynomial in the solver basis
     w: list[Any]  # flint fmpq, primal weights of the basis points
 
     @property
@@ -192,36 +191,29 @@ class _State:
 class DualSimplex:
     """Lemke's dual simplex on the discrete moment LP (upper bound of ``P(E)``), exact (flint fmpq)."""
 
-    def __init__(self, problem: MomentProblem, *, dense_limit: int = 4096) -> None:
-        import flint
-
+    def __init__(self, problem: MomentProblem, *, dense_limit: int = 4096, basis: PolyBasis | None = None) -> None:
         if not problem.support.is_discrete:
             raise InvalidArgument("the dual simplex needs a discrete support (grid or finite set)")
         self.problem = problem
         self.m = problem.order
         self.amap, _ = problem.affine_to_unit()
-        self.tau = [_q(t) for t in problem.chebyshev_moments()]
+        self.pb = basis if basis is not None else choose_basis(problem)
+        self.tau = [_q(t) for t in self.pb.moments]
         self.event = problem.event
         self.dense_limit = dense_limit
         self.pivots = 0
-        self._shift, self._scale = _q(self.amap.shift), _q(self.amap.scale)
-        self._cache: dict[Fraction, list[Any]] = {}
-        self._one = flint.fmpq(1)
         sup = problem.support
         self.pieces = None if sup.kind is SupportKind.FINITE else problem.event.pieces(sup)
 
     # -- linear algebra ----------------------------------------------------------------
     def tvals(self, x: Fraction) -> list[Any]:
-        """Exact ``T_0..T_m`` at the scaled point (cached)."""
-        v = self._cache.get(x)
-        if v is None:
-            u = (_q(x) - self._shift) / self._scale
-            v = [self._one, u]
-            for _ in range(2, self.m + 1):
-                v.append(2 * u * v[-1] - v[-2])
-            v = v[: self.m + 1]
-            self._cache[x] = v
-        return v
+        """Exact basis values at ``x`` (cached)."""
+        return self.pb.values_exact(x)
+
+    def u_monomial(self, y: Sequence[Any]) -> tuple[Fraction, ...]:
+        """Exact monomial coefficients in the problem's ``u`` of the dual polynomial."""
+        return self.pb.monomial_in([_f(v) if not isinstance(v, Fraction) else v for v in y],
+                                   self.amap.shift, self.amap.scale)
 
     def _matrix(self, basis: Sequence[Fraction]) -> Any:
         import flint
@@ -262,6 +254,7 @@ class DualSimplex:
         sup = self.problem.support
         if sup.kind is SupportKind.FINITE:
             return list(sup.points)  # type: ignore[arg-type]
+        pb = self.pb
         yf = np.array([float(_f(v)) for v in y])
         Lf = np.array([float(_f(v)) for v in L])
         out: set[Fraction] = set()
@@ -269,8 +262,7 @@ class DualSimplex:
             lo, hi = int(piece.lo), int(piece.hi)  # type: ignore[arg-type]
             if hi - lo + 1 <= self.dense_limit:
                 xs = np.arange(lo, hi + 1)
-                u = self.amap.to_unit_float(xs.astype(float))
-                V = cheb_vander(u, self.m)
+                V = pb.vander(pb.v_float(xs.astype(float)))
                 d = V @ yf - piece.target
                 lv = V @ Lf
                 in_basis = np.isin(xs, np.array([int(b) for b in basis]))
@@ -286,11 +278,12 @@ class DualSimplex:
             out.update((Fraction(lo), Fraction(hi)))
             d = yf.copy()
             d[0] -= piece.target
-            num = C.chebsub(C.chebmul(C.chebder(d), Lf), C.chebmul(d, C.chebder(Lf)))
-            ulo, uhi = float(self.amap.to_unit(lo)), float(self.amap.to_unit(hi))
-            roots = list(cheb_real_roots(num, ulo - 1e-12, uhi + 1e-12)) + list(cheb_real_roots(Lf, ulo, uhi))
+            num = pb.sub(pb.mul(pb.der(d), Lf), pb.mul(d, pb.der(Lf)))
+            vlo, vhi = float(pb.to_v(Fraction(lo))), float(pb.to_v(Fraction(hi)))
+            pad = 1e-9 * max(abs(vlo), abs(vhi)) + 1e-12
+            roots = list(pb.real_roots(num, vlo - pad, vhi + pad)) + list(pb.real_roots(Lf, vlo - pad, vhi + pad))
             for r in roots:
-                x = float(self.amap.from_unit(Fraction(float(r))))
+                x = float(pb.shift) + float(pb.scale) * float(r)
                 f = math.floor(x)
                 out.update(Fraction(v) for v in range(f - 1, f + 3) if lo <= v <= hi)
             for b in basis:
@@ -348,12 +341,14 @@ def _upper(problem: MomentProblem, opts: Mapping[str, Any]) -> tuple[Fraction, C
     ds = DualSimplex(problem, dense_limit=int(opts["dense_limit"]))
     start = structured_start_basis(problem)
     st, optimal = ds.run(start, int(opts["max_pivots"]))
-    cert, shifted = certify(st.y_fractions, "upper", problem, allow_shift=False, how_prefix="exact-rational")
+    cert, shifted = certify(ds.u_monomial(st.y), "upper", problem, basis="monomial", allow_shift=False,
+                            how_prefix="exact-rational")
     if cert.verified:
         status = Status.OPTIMAL if optimal else Status.VALID
         note = "dual simplex reached a primal feasible basis" if optimal else "pivot limit reached; dual feasible basis"
         return cert.value, cert, status, ds.pivots, note
-    cert, shifted = certify(st.y_fractions, "upper", problem, allow_shift=True, how_prefix="exact-rational")
+    cert, shifted = certify(ds.u_monomial(st.y), "upper", problem, basis="monomial", allow_shift=True,
+                            how_prefix="exact-rational")
     status = Status.SHIFTED if cert.verified else Status.UNVERIFIED
     return cert.value, cert, status, ds.pivots, "ratio test missed a point; final certificate shifted"
 
