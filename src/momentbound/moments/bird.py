@@ -350,4 +350,6 @@ def bird_moments(
         values.append(total)
     ex = _resolve_exact(model, exact)
     vals = tuple(values) if ex else tuple(float(v) for v in values)
-    return BirdMoments(a, r, degree, MomentSequence(vals, N, ex, f"W(a={a}, r={r})"))
+    return BirdMoments(
+        a, r, degree, MomentSequence(vals, N, ex, f"W(a={a}, r={r})", rational=tuple(values))
+    )

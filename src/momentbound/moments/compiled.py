@@ -98,7 +98,7 @@ class CompiledMoments:
         res = [finish(g, N, D) for g in gammas]
         ex = is_exact if exact is None else bool(exact)
         values = tuple(res) if ex else tuple(float(v) for v in res)
-        return MomentSequence(values, N, ex, self.statistic.name)
+        return MomentSequence(values, N, ex, self.statistic.name, rational=tuple(res))
 
     def __repr__(self) -> str:
         return f"CompiledMoments({self.statistic.name}, order={self.order})"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Optional, Union
 
@@ -142,6 +142,15 @@ class MomentSequence:
     N: int
     exact: bool
     statistic: str = ""
+    #: the exact rational moments behind float ``values`` (derived quantities such as
+    #: central moments are computed from these, then rounded once: no cancellation)
+    rational: Optional[tuple[Fraction, ...]] = field(default=None, repr=False, compare=False)
+
+    def _base(self) -> tuple[Value, ...]:
+        return self.rational if self.rational is not None else self.values
+
+    def _out(self, vals: Sequence[Value]) -> tuple[Value, ...]:
+        return tuple(vals) if self.exact else tuple(float(v) for v in vals)
 
     @property
     def order(self) -> int:
@@ -162,14 +171,14 @@ class MomentSequence:
         return self.central()[2]
 
     def central(self) -> tuple[Value, ...]:
-        """Central moments (exact when the sequence is exact)."""
-        return tuple(central_moments(self.values))
+        """Central moments (from the exact moments; floats rounded once at the end)."""
+        return self._out(central_moments(self._base()))
 
     def standardized(self) -> tuple[float, ...]:
-        return tuple(standardized_moments(self.values))
+        return tuple(standardized_moments(self._base()))
 
     def cumulants(self) -> tuple[Value, ...]:
-        return tuple(cumulants(self.values))
+        return self._out(cumulants(self._base()))
 
     def as_floats(self) -> tuple[float, ...]:
         return tuple(float(v) for v in self.values)
