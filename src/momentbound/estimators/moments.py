@@ -52,10 +52,14 @@ Number = Union[Fraction, float]
 # ----------------------------------------------------------------------------- intervals
 @dataclass(frozen=True)
 class Interval:
-    """A closed interval ``[lower, upper]`` that contains an unknown moment (sound arithmetic).
+    """A closed interval ``[lower, upper]`` enclosing an unknown moment (sound arithmetic).
 
-    Produced when the prediction probabilities come from an interval-valued backend
-    (``"bound:<method>"``); sums, differences and products enclose every possible value.
+    Produced when the prediction probabilities come with intervals: guaranteed bounds
+    (``"bound:<method>"`` backends; kind ``BOUND``), or per-term confidence intervals of a Monte
+    Carlo backend (``"sampling"``; kind ``ESTIMATE``), which then also carries the propagated point
+    ``estimate``. Sums, differences and products enclose every value the operands allow; for
+    confidence intervals the result is the image of the per-term intervals, not a calibrated
+    simultaneous confidence interval.
 
     Examples
     --------
@@ -66,6 +70,7 @@ class Interval:
 
     lower: Any
     upper: Any
+    estimate: Any = None
 
     def __post_init__(self) -> None:
         if not self.lower <= self.upper:
@@ -84,23 +89,33 @@ class Interval:
 
     @staticmethod
     def _of(value: Any) -> Interval:
-        return value if isinstance(value, Interval) else Interval(value, value)
+        return value if isinstance(value, Interval) else Interval(value, value, value)
+
+    @staticmethod
+    def _est(a: Interval, b: Interval, op: Any) -> Any:
+        if a.estimate is None or b.estimate is None:
+            return None
+        return op(a.estimate, b.estimate)
 
     def __add__(self, other: Any) -> Interval:
         o = Interval._of(other)
-        return Interval(self.lower + o.lower, self.upper + o.upper)
+        return Interval(
+            self.lower + o.lower, self.upper + o.upper, Interval._est(self, o, lambda a, b: a + b)
+        )
 
     __radd__ = __add__
 
     def __sub__(self, other: Any) -> Interval:
         o = Interval._of(other)
-        return Interval(self.lower - o.upper, self.upper - o.lower)
+        return Interval(
+            self.lower - o.upper, self.upper - o.lower, Interval._est(self, o, lambda a, b: a - b)
+        )
 
     def __rsub__(self, other: Any) -> Interval:
         return Interval._of(other) - self
 
     def __neg__(self) -> Interval:
-        return Interval(-self.upper, -self.lower)
+        return Interval(-self.upper, -self.lower, None if self.estimate is None else -self.estimate)
 
     def __mul__(self, other: Any) -> Interval:
         o = Interval._of(other)
@@ -110,7 +125,7 @@ class Interval:
             self.upper * o.lower,
             self.upper * o.upper,
         )
-        return Interval(min(products), max(products))
+        return Interval(min(products), max(products), Interval._est(self, o, lambda a, b: a * b))
 
     __rmul__ = __mul__
 
@@ -120,10 +135,16 @@ class Interval:
         hi = min(self.upper, high)
         if lo > hi:  # only rounding can cause this; keep a valid (degenerate) interval
             lo = hi = low if self.upper < low else high
-        return Interval(lo, hi)
+        est = self.estimate
+        if est is not None:
+            est = min(max(est, lo), hi)
+        return Interval(lo, hi, est)
 
     def sqrt(self) -> Interval:
-        return Interval(math.sqrt(max(float(self.lower), 0.0)), math.sqrt(max(float(self.upper), 0.0)))
+        est = None if self.estimate is None else math.sqrt(max(float(self.estimate), 0.0))
+        return Interval(
+            math.sqrt(max(float(self.lower), 0.0)), math.sqrt(max(float(self.upper), 0.0)), est
+        )
 
 
 Value = Union[Fraction, float, Interval]
@@ -132,7 +153,7 @@ Value = Union[Fraction, float, Interval]
 def _clip_nonneg(v: Value) -> Value:
     """Variances are >= 0; only interval enclosures or float rounding (~1e-17) dip below."""
     if isinstance(v, Interval):
-        return Interval(max(v.lower, 0 * v.lower), max(v.upper, 0 * v.upper))
+        return v.clip(0 * v.lower, max(v.upper, 0 * v.upper))
     if isinstance(v, float):
         return max(v, 0.0)
     return v
@@ -254,7 +275,7 @@ class EstimatorMoments:
 # ----------------------------------------------------------------------------- backend access
 def _resolve_backend(backend: object) -> Any:
     if isinstance(backend, str):
-        from momentbound.probability import get_backend
+        from momentbound.probability.registry import get_backend
 
         return get_backend(backend)
     for attr in ("single", "pair", "cross", "kind", "name"):
@@ -273,20 +294,23 @@ def _default_classifier() -> Any:
 
 
 def _as_values(result: Any) -> list[Any]:
-    """A backend's array (or lower/upper pair of arrays) as nested lists of Value."""
+    """A backend's array (or ProbabilityInterval) as nested lists of numbers / Intervals."""
     lower = getattr(result, "lower", None)
     upper = getattr(result, "upper", None)
     if lower is not None and upper is not None:
         lo = np.asarray(lower).tolist()
         hi = np.asarray(upper).tolist()
-        return _zip_intervals(lo, hi)
+        estimate = getattr(result, "estimate", None)
+        est = None if estimate is None else np.asarray(estimate).tolist()
+        return _zip_intervals(lo, hi, est)
     return np.asarray(result).tolist()
 
 
-def _zip_intervals(lo: Any, hi: Any) -> Any:
+def _zip_intervals(lo: Any, hi: Any, est: Any) -> Any:
     if isinstance(lo, list):
-        return [_zip_intervals(a, b) for a, b in zip(lo, hi)]
-    return Interval(lo, hi)
+        ests = est if est is not None else [None] * len(lo)
+        return [_zip_intervals(a, b, e) for a, b, e in zip(lo, hi, ests)]
+    return Interval(lo, hi, est)
 
 
 def _is_exact(values: Sequence[Any]) -> bool:
@@ -516,7 +540,7 @@ def _compute(
     std = _sqrt(variance)
     mean_plus_std: Union[float, Interval]
     if isinstance(mean, Interval) and isinstance(std, Interval):
-        mean_plus_std = Interval(float(mean.lower) + std.lower, float(mean.upper) + std.upper)
+        mean_plus_std = Interval(float(mean.lower), float(mean.upper), mean.estimate) + std
     else:
         mean_plus_std = float(mean) + float(std)  # type: ignore[arg-type]
     return EstimatorMoments(

@@ -1,0 +1,192 @@
+"""`momentbound estimate`: mean and variance of GE, hold-out, CV or leave-one-out for one model."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from momentbound.cli._common import emit_json, parse_int_list, parse_str_list, print_table
+
+ESTIMATOR_CHOICES = ("ge", "holdout", "cv", "loo")
+
+
+def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The model, classifier and backend options shared by `estimate` and `sweep`."""
+    options = [
+        click.option("--arities", default="2", show_default=True,
+                     help="Attribute arities, comma-separated (e.g. 2,2)."),
+        click.option("--cells", required=True,
+                     help="P[X=x, Y=k], comma-separated, class fastest; exact decimals or fractions "
+                     "like 1/8 give exact rational results."),
+        click.option("--classes", "n_classes", type=int, default=None,
+                     help="Number of classes K (inferred from the number of cells by default)."),
+        click.option("--ties", type=click.Choice(["random", "first"]), default="random", show_default=True,
+                     help="Tie rule: the paper's fair coin, or scikit-learn's lowest class index."),
+        click.option("--alpha", default="0", show_default=True, help="Laplace smoothing alpha >= 0."),
+        click.option("--backend", default="exact", show_default=True,
+                     help="Prediction-probability backend: exact, sampling, bound:<method>, series."),
+        click.option("--covariance", type=click.Choice(["exact", "paper"]), default="exact",
+                     show_default=True,
+                     help="CV fold covariance: exact, or the printed (incorrect) Lemma 2."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def build_model(arities: str, cells: str, n_classes: int | None) -> Any:
+    from momentbound.model.cells import CellModel
+
+    return CellModel(parse_int_list(arities, name="--arities"), parse_str_list(cells), n_classes)
+
+
+def build_classifier(ties: str, alpha: str) -> Any:
+    from momentbound.exact.classifier import NaiveBayes
+
+    return NaiveBayes(ties=ties, alpha=alpha)
+
+
+def build_estimator(
+    estimator: str, N: int, folds: int | None, test_size: int | None, test_fraction: float | None
+) -> Any:
+    from momentbound.estimators import GE, HoldOut, KFold, LeaveOneOut
+
+    if estimator != "holdout" and (test_size is not None or test_fraction is not None):
+        raise click.UsageError("--test-size / --test-fraction only apply to --estimator holdout")
+    if estimator != "cv" and folds is not None:
+        raise click.UsageError("--folds only applies to --estimator cv")
+    if estimator == "ge":
+        return GE()
+    if estimator == "holdout":
+        if (test_size is None) == (test_fraction is None):
+            raise click.UsageError("--estimator holdout needs exactly one of --test-size or --test-fraction")
+        return HoldOut(test_size=test_size, test_fraction=test_fraction)
+    if estimator == "cv":
+        if folds is None:
+            raise click.UsageError("--estimator cv needs --folds V (2 <= V <= N)")
+        return KFold(folds)
+    return LeaveOneOut()
+
+
+def library_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn momentbound's validation errors into click errors (message, exit code 1)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from momentbound.errors import MomentboundError
+
+        try:
+            return func(*args, **kwargs)
+        except MomentboundError as exc:
+            raise click.ClickException(f"{type(exc).__name__}: {exc}") from exc
+
+    return wrapper
+
+
+def fmt(value: Any) -> str:
+    """A moment for a table: Fractions as decimals (the JSON keeps them exact), intervals as ranges."""
+    from momentbound.estimators import Interval
+
+    if value is None:
+        return "-"
+    if isinstance(value, Interval):
+        text = f"[{float(value.lower):.6g}, {float(value.upper):.6g}]"
+        return text if value.estimate is None else f"{float(value.estimate):.6g} {text}"
+    if isinstance(value, (int, str)):
+        return str(value)
+    return f"{float(value):.6g}"
+
+
+def result_document(r: Any) -> dict[str, Any]:
+    """A JSON document of an EstimatorMoments (exact Fractions as 'p/q' strings)."""
+    from momentbound.estimators import Interval
+
+    def val(v: Any) -> Any:
+        if isinstance(v, Interval):
+            out = {"lower": v.lower, "upper": v.upper}
+            if v.estimate is not None:
+                out["estimate"] = v.estimate
+            return out
+        return v
+
+    doc: dict[str, Any] = {
+        "estimator": r.estimator.name,
+        "description": r.estimator.describe(),
+        "N": r.N,
+        "train_size": r.train_size,
+        "test_size": r.test_size,
+        "folds": r.folds,
+        "fold_sizes": list(r.fold_sizes),
+        "backend": r.backend,
+        "kind": getattr(r.kind, "name", str(r.kind)).lower(),
+        "covariance": r.covariance,
+        "ties": getattr(r.classifier, "ties", None),
+        "alpha": str(getattr(r.classifier, "alpha", "")),
+        "seconds": r.seconds,
+    }
+    for name in ("mean", "variance", "std", "mean_plus_std", "fold_variance", "fold_covariance",
+                 "ge_mean", "ge_variance"):
+        doc[name] = val(getattr(r, name))
+        v = getattr(r, name)
+        if v is not None and not isinstance(v, (Interval, float)):
+            doc[f"{name}_float"] = float(v)
+    return doc
+
+
+@click.command("estimate")
+@model_options
+@click.option("--N", "N", type=int, required=True, help="Dataset size.")
+@click.option("--estimator", type=click.Choice(ESTIMATOR_CHOICES), default="cv", show_default=True,
+              help="ge (generalization error), holdout, cv (v-fold) or loo (leave-one-out).")
+@click.option("--folds", type=int, default=None, help="Number of folds for --estimator cv.")
+@click.option("--test-size", type=int, default=None, help="Hold-out test points.")
+@click.option("--test-fraction", type=float, default=None,
+              help="Hold-out test share in (0, 1), rounded up like scikit-learn.")
+@click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
+@library_errors
+def command(
+    arities: str, cells: str, n_classes: int | None, ties: str, alpha: str, backend: str,
+    covariance: str, N: int, estimator: str, folds: int | None, test_size: int | None,
+    test_fraction: float | None, as_json: bool,
+) -> None:
+    """Mean, variance and fold covariance of an error estimator, without simulation.
+
+    Example: momentbound estimate --arities 2 --cells 0.2,0.3,0.2,0.3 --N 100 --estimator cv --folds 10
+    """
+    from momentbound.estimators import estimator_moments
+
+    model = build_model(arities, cells, n_classes)
+    est = build_estimator(estimator, N, folds, test_size, test_fraction)
+    r = estimator_moments(model, N, est, classifier=build_classifier(ties, alpha), backend=backend,
+                          covariance=covariance)
+    if as_json:
+        emit_json(result_document(r))
+        return
+    rows = [
+        ("estimator", r.estimator.describe()),
+        ("N", r.N),
+        ("train size", r.train_size),
+    ]
+    if r.test_size is not None:
+        rows.append(("test size", r.test_size))
+    if r.folds is not None:
+        rows.append(("fold sizes", ",".join(map(str, sorted(set(r.fold_sizes))))))
+    rows += [
+        ("mean", fmt(r.mean)),
+        ("variance", fmt(r.variance)),
+        ("std", fmt(r.std)),
+        ("mean + std", fmt(r.mean_plus_std)),
+    ]
+    if r.folds is not None:
+        rows += [("fold variance", fmt(r.fold_variance)), ("fold covariance", fmt(r.fold_covariance))]
+    rows += [
+        (f"E[GE] (n={r.train_size})", fmt(r.ge_mean)),
+        (f"Var[GE] (n={r.train_size})", fmt(r.ge_variance)),
+        ("backend / kind", f"{r.backend} / {getattr(r.kind, 'name', r.kind)}"),
+        ("covariance", r.covariance + (" (printed Lemma 2: incorrect)" if r.covariance == "paper" else "")),
+        ("seconds", f"{r.seconds:.3g}"),
+    ]
+    print_table(f"{r.estimator.describe()} at N={r.N}, ties={ties}, alpha={alpha}", ["quantity", "value"], rows)
