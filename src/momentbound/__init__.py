@@ -40,6 +40,13 @@ _EXPORTS: dict[str, str] = {
     "PredictionBackend": "momentbound.probability",
     "ProbabilityInterval": "momentbound.probability",
     "get_backend": "momentbound.probability",
+    "estimator_moments": "momentbound.estimators",
+    "EstimatorMoments": "momentbound.estimators",
+    "GE": "momentbound.estimators",
+    "HoldOut": "momentbound.estimators",
+    "KFold": "momentbound.estimators",
+    "LeaveOneOut": "momentbound.estimators",
+    "sweep": "momentbound.estimators",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
