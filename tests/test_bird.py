@@ -13,6 +13,7 @@ from momentbound.errors import DegreeCapExceeded, InvalidArgument
 from momentbound.model import CellModel, second_nb_model
 from momentbound.model.statistics import naive_bayes_statistic
 from momentbound.moments.bird import (
+    DEFAULT_DEGREE_CAP,
     bird_coefficients,
     bird_exponent,
     bird_exponent_bruteforce,
@@ -102,8 +103,8 @@ def test_degree_cap():
     m = second_nb_model()
     X, Y = naive_bayes_statistic(m, (0, 0)), naive_bayes_statistic(m, (1, 0))
     with pytest.raises(DegreeCapExceeded, match="grows linearly in a") as info:
-        bird_moments(X, Y, m, 10, 2)  # a = 147, r = 41: degree 44, 88 > 40
-    assert info.value.cap == 40 and info.value.degree == 2 * (bird_exponent(147) + 3)
+        bird_moments(X, Y, m, 10, 2)  # a = 147, r = 41: degree 44, 88 > 36
+    assert info.value.cap == DEFAULT_DEGREE_CAP == 36 and info.value.degree == 2 * (bird_exponent(147) + 3)
     assert "Frechet" in str(info.value) and "SDP" in str(info.value)
     with pytest.raises(DegreeCapExceeded, match="degree_cap=5"):
         bird_moments(X, Y, m, 2, 2, degree_cap=5)

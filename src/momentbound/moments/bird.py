@@ -52,7 +52,7 @@ __all__ = [
 
 #: Largest total degree in ``(X, Y)`` of the joint moments :func:`bird_moments` may need
 #: (``order * (r + 3)``). Measured costs are in ``docs/moments.md``.
-DEFAULT_DEGREE_CAP = 40
+DEFAULT_DEGREE_CAP = 36
 
 
 def _check_a(a: object) -> int:
@@ -63,23 +63,81 @@ def _check_a(a: object) -> int:
     return int(a)
 
 
-def _min_r_for_b(a: int, b: int) -> int:
+#: Above this many bits, ``(a + 1)^r`` is compared in certified ball arithmetic (arb)
+#: instead of exact integers.
+_EXACT_BITS = 200_000
+
+
+def _compare(a: int, b: int, r: int) -> int:
+    """Sign of ``(a + 1)^r - b (a - b)^r`` (with ``0^0 = 1``), decided exactly: integers,
+    or for huge powers certified arb balls (exact integers if a ball straddles 0)."""
+    if r == 0:
+        return (1 > b) - (1 < b)
+    if b == a:
+        return 1  # (a - b)^r = 0
+    if r * (a + 1).bit_length() > _EXACT_BITS:
+        import flint
+
+        old = flint.ctx.prec
+        try:
+            for prec in (128, 512, 4096):
+                flint.ctx.prec = prec
+                diff = r * (flint.arb(a + 1).log() - flint.arb(a - b).log()) - flint.arb(b).log()
+                if diff > 0:
+                    return 1
+                if diff < 0:
+                    return -1
+        finally:
+            flint.ctx.prec = old
+    lhs, rhs = (a + 1) ** r, b * (a - b) ** r
+    return (lhs > rhs) - (lhs < rhs)
+
+
+def _holds(a: int, b: int, r: int) -> bool:
+    """``(a + 1)^r >= b (a - b)^r``."""
+    return _compare(a, b, r) >= 0
+
+
+def _min_r_for_b(a: int, b: int, guess: float | None = None) -> int:
     """Smallest ``r >= 0`` with ``(a + 1)^r >= b (a - b)^r`` (exact)."""
     if b <= 1:
         return 0
     if b == a:
         return 1  # 0^0 = 1 < b at r = 0; 0 afterwards
-    guess = math.ceil(math.log(b) / math.log((a + 1) / (a - b)))
-    r = max(guess, 0)
-    while r > 0 and (a + 1) ** (r - 1) >= b * (a - b) ** (r - 1):
+    if guess is None:
+        guess = math.log(b) / math.log((a + 1) / (a - b))
+    r = max(math.ceil(guess), 0)
+    while r > 0 and _holds(a, b, r - 1):
         r -= 1
-    while (a + 1) ** r < b * (a - b) ** r:
+    while not _holds(a, b, r):
         r += 1
     return r
 
 
+def _ratio_candidates(a: int, margin: float = 2.0) -> list[tuple[int, float]]:
+    """``(b, g(b))`` with ``g(b) = ln b / ln((a+1)/(a-b))`` within ``margin`` of the maximum
+    over ``1 < b < a`` (float, chunked); the exact answer is ``ceil(g)`` up to float error,
+    which is far below the margin, so the maximum is among these candidates."""
+    best = -math.inf
+    keep: list[tuple[int, float]] = []
+    chunk = 1 << 20
+    for start in range(2, a, chunk):
+        bs = np.arange(start, min(a, start + chunk), dtype=np.float64)
+        g = np.log(bs) / (np.log1p(bs / (a - bs + 0.0) + 1.0 / (a - bs)) )
+        gmax = float(g.max())
+        if gmax > best:
+            best = gmax
+            keep = [(b, v) for b, v in keep if v >= best - margin]
+        idx = np.nonzero(g >= best - margin)[0]
+        keep.extend((int(bs[i]), float(g[i])) for i in idx)
+    return [(b, v) for b, v in keep if v >= best - margin]
+
+
 def bird_exponent(a: int) -> int:
     """Smallest ``r`` with ``W > 0 iff X > 0 and Y > 0`` on ``[-a, a]^2`` (closed form).
+
+    ``max_b`` of the exact per-``b`` minimum; floats only select the candidate ``b``
+    (those within 2 of the float maximum), every candidate is decided exactly.
 
     Examples
     --------
@@ -87,14 +145,17 @@ def bird_exponent(a: int) -> int:
     (3, 28, 56)
     """
     a = _check_a(a)
-    return max(_min_r_for_b(a, b) for b in range(1, a + 1))
+    best = 1 if a >= 2 else 0  # b = a (and b = 1, which needs r >= 0)
+    for b, g in _ratio_candidates(a):
+        best = max(best, _min_r_for_b(a, b, g))
+    return best
 
 
 def bird_exponent_paper(a: int) -> int:
     """The paper's closed form ``max_{1<b<a} floor(ln b / ln((a+1)/(a-b))) + 1``.
 
     Valid (``W > 0 iff X > 0, Y > 0``) but not always the smallest exponent; defined for
-    ``a >= 3`` (the maximum is over an empty set below). Floors are computed exactly.
+    ``a >= 3`` (the maximum is over an empty set below). Floors are decided exactly.
 
     Examples
     --------
@@ -108,15 +169,20 @@ def bird_exponent_paper(a: int) -> int:
             f"use bird_exponent(a)"
         )
     best = 0
-    for b in range(2, a):
-        f = math.floor(math.log(b) / math.log((a + 1) / (a - b)))
-        # f = largest integer with (a+1)^f <= b (a-b)^f
-        while f > 0 and (a + 1) ** f > b * (a - b) ** f:
-            f -= 1
-        while (a + 1) ** (f + 1) <= b * (a - b) ** (f + 1):
-            f += 1
-        best = max(best, f + 1)
+    for b, g in _ratio_candidates(a):
+        # floor(g) + 1 = smallest r with (a+1)^r > b (a-b)^r (strict)
+        r = max(math.floor(g) + 1, 1)
+        while r > 1 and _strict(a, b, r - 1):
+            r -= 1
+        while not _strict(a, b, r):
+            r += 1
+        best = max(best, r)
     return best
+
+
+def _strict(a: int, b: int, r: int) -> bool:
+    """``(a + 1)^r > b (a - b)^r``."""
+    return _compare(a, b, r) > 0
 
 
 def _t_parts(a: int, r: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
