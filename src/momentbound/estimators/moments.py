@@ -337,9 +337,15 @@ class MomentEngine:
     _ge1: dict[int, Value] = field(default_factory=dict, repr=False)
     _ge2: dict[int, Value] = field(default_factory=dict, repr=False)
     _joint: dict[tuple[str, int, int, int], Value] = field(default_factory=dict, repr=False)
+    _pairs: dict[tuple[int, int, int], Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         m = self.model
+        # An exact backend's pair(x, x) rows sum to single(x): sum_y' E[g_x(y) g_x(y')] = E[g_x(y)].
+        # Deriving single from it saves one backend call per input; approximate or interval
+        # backends are always asked for single directly (their marginals need not agree).
+        kind = getattr(self.backend, "kind", None)
+        self._single_from_pair = str(getattr(kind, "name", kind)).upper() == "EXACT"
         self._inputs = list(m.inputs())
         K = m.n_classes
         self._p = [[m.p(x, k) for k in range(K)] for x in self._inputs]
@@ -363,13 +369,24 @@ class MomentEngine:
         if n not in self._ge1:
             total: Value = 0
             for ix, x in enumerate(self._inputs):
-                probs = _as_values(self.backend.single(self.model, n, x, self.classifier))
+                if self._single_from_pair:
+                    rows = self._pair(n, ix, ix)
+                    probs = [sum(row[1:], row[0]) for row in rows]
+                else:
+                    probs = _as_values(self.backend.single(self.model, n, x, self.classifier))
                 w = self._w(_is_exact(probs))[ix]
                 for y, wy in enumerate(w):
                     if wy:
                         total = total + probs[y] * wy
             self._ge1[n] = total
         return self._ge1[n]
+
+    def _pair(self, n: int, ix: int, jx: int) -> Any:
+        key = (n, ix, jx)
+        if key not in self._pairs:
+            x, x2 = self._inputs[ix], self._inputs[jx]
+            self._pairs[key] = _as_values(self.backend.pair(self.model, n, x, x2, self.classifier))
+        return self._pairs[key]
 
     def ge_second(self, n: int) -> Value:
         """``E[GE^2]`` of the classifier trained on ``n`` points (pairs of inputs, same training set)."""
@@ -378,7 +395,7 @@ class MomentEngine:
             inputs = self._inputs
             for ix, x in enumerate(inputs):
                 for jx in range(ix, len(inputs)):
-                    probs = _as_values(self.backend.pair(self.model, n, x, inputs[jx], self.classifier))
+                    probs = self._pair(n, ix, jx)
                     w = self._w(_is_exact(probs))
                     term: Value = 0
                     for y, wy in enumerate(w[ix]):
