@@ -130,3 +130,11 @@ def test_invalid_inputs():
 
 def test_doctests():
     assert doctest.testmod(bird_module).failed == 0
+
+
+def test_certified_ball_path_agrees_with_exact_integers(monkeypatch):
+    exact = [bird_exponent(a) for a in (50, 300, 3000)]
+    paper = [bird_exponent_paper(a) for a in (50, 300, 3000)]
+    monkeypatch.setattr(bird_module, "_EXACT_BITS", 0)  # force arb for every comparison
+    assert [bird_exponent(a) for a in (50, 300, 3000)] == exact
+    assert [bird_exponent_paper(a) for a in (50, 300, 3000)] == paper

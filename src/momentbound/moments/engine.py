@@ -60,6 +60,16 @@ def surjection_weights(e: int) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=None)
+def _weights_array(e: int) -> np.ndarray:
+    return np.array(surjection_weights(e), dtype=object)
+
+
+@lru_cache(maxsize=None)
+def _factorials(n: int) -> tuple[int, ...]:
+    return tuple(math.factorial(m) for m in range(n + 1))
+
+
+@lru_cache(maxsize=None)
 def power_to_falling(b: int, m_max: int) -> tuple[tuple[int, ...], ...]:
     """Matrix ``L[m][u]``: ``n^b (n)_m = sum_u L[m][u] (n)_u`` for ``m <= m_max``."""
     rows = []
@@ -240,12 +250,12 @@ class _BlockEvaluator:
     def _c_vector(self, eg: tuple[int, ...]) -> tuple[int, ...]:
         mmax = sum(eg)
         arr = self.table[(slice(0, mmax + 1),) + tuple(slice(0, e + 1) for e in eg)]
-        for e in eg:  # contract the first grid axis each time
-            w = np.array(surjection_weights(e), dtype=object)
-            arr = np.tensordot(arr, w, axes=([1], [0]))
+        for e in reversed(eg):  # contract the last grid axis each time
+            arr = arr @ _weights_array(e)
         out = []
-        for m, v in enumerate(arr.tolist() if hasattr(arr, "tolist") else [arr]):
-            quot, rem = divmod(int(v), math.factorial(m))
+        facts = _factorials(mmax)
+        for m, v in enumerate(arr.tolist()):
+            quot, rem = divmod(v, facts[m])
             if rem:  # pragma: no cover - an integrality theorem; guards against a bug
                 raise RuntimeError(f"internal error: non-integral factorial moment at m={m}")
             out.append(quot)
