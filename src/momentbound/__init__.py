@@ -37,6 +37,8 @@ _EXPORTS: dict[str, str] = {
     "bird_exponent": "momentbound.moments",
     "bird_moments": "momentbound.moments",
     "NaiveBayes": "momentbound.exact",
+    "z_distribution": "momentbound.exact",
+    "prob_z_positive": "momentbound.exact",
     "PredictionBackend": "momentbound.probability",
     "ProbabilityInterval": "momentbound.probability",
     "get_backend": "momentbound.probability",

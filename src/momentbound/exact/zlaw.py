@@ -1,0 +1,461 @@
+"""Exact law of the two-class naive Bayes statistic ``Z_x`` (SPEC section 4).
+
+``Z_x = N_l^(d-1) prod_j N^j_{x^j,k} - N_k^(d-1) prod_j N^j_{x^j,l}`` (class ``k`` beats ``l`` when
+``Z > 0``). Given the class counts ``(n_k, n_l)`` (trinomial with the other classes), the two
+classes are independent and each needs only the joint law of its ``d`` agreement counts with
+``x``; so ``Z = a P_k - b P_l`` with independent ``P_k = prod_j A_jk``, ``P_l`` and constants
+``a = n_l^(d-1)``, ``b = n_k^(d-1)``.
+
+* :func:`z_distribution`: the whole pmf (exact ``Fraction`` for exact models and small ``N``).
+* :func:`prob_z_positive`: ``P[Z > 0]``, ``P[Z = 0]``, ``P[Z < 0]``, also for large ``N``
+  (floating point: per-class laws from a power of the discrete Fourier transform of one
+  point's law, and cumulative sums over the values of ``P_l``; class-count splits whose total
+  probability is below ``tail`` are dropped, with a rigorous Hoeffding bound on the dropped
+  mass reported).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Union
+
+import numpy as np
+
+from momentbound.errors import InvalidArgument
+from momentbound.exact.engine import ComponentSpace, class_laws, law_rows
+from momentbound.model.cells import CellModel
+
+__all__ = ["ZDistribution", "ZSignProbabilities", "z_distribution", "prob_z_positive"]
+
+Number = Union[Fraction, float]
+ARITHMETICS = ("auto", "rational", "float")
+
+
+@dataclass(frozen=True)
+class ZDistribution:
+    """The pmf of ``Z_x``: sorted distinct ``values`` and their ``probs``.
+
+    Examples
+    --------
+    >>> from momentbound.model import equal_cells_model
+    >>> z = z_distribution(equal_cells_model((2, 2)), 2, (0, 0))
+    >>> z.prob_positive() + z.prob_zero() + z.prob_negative()
+    Fraction(1, 1)
+    """
+
+    N: int
+    x: tuple[int, ...]
+    classes: tuple[int, int]
+    values: tuple[int, ...]
+    probs: tuple[Number, ...]
+    exact: bool
+
+    def pmf(self) -> tuple[tuple[int, Number], ...]:
+        """``((value, probability), ...)``, e.g. for ``MomentProblem(pmf=...)``."""
+        return tuple(zip(self.values, self.probs))
+
+    def _sum(self, keep: object) -> Number:
+        zero: Number = Fraction(0) if self.exact else 0.0
+        return sum((p for v, p in zip(self.values, self.probs) if keep(v)), zero)  # type: ignore[operator]
+
+    def prob_positive(self) -> Number:
+        return self._sum(lambda v: v > 0)
+
+    def prob_zero(self) -> Number:
+        return self._sum(lambda v: v == 0)
+
+    def prob_negative(self) -> Number:
+        return self._sum(lambda v: v < 0)
+
+    def moment(self, k: int) -> Number:
+        """Raw moment ``E[Z^k]`` (exact when the pmf is exact)."""
+        zero: Number = Fraction(0) if self.exact else 0.0
+        return sum((p * v**k for v, p in zip(self.values, self.probs)), zero)  # type: ignore[operator]
+
+
+@dataclass(frozen=True)
+class ZSignProbabilities:
+    """``P[Z > 0]``, ``P[Z = 0]``, ``P[Z < 0]`` of the naive Bayes statistic.
+
+    ``dropped_mass_bound`` bounds the probability of the class-count splits that were not
+    summed (0 when none were dropped): the true ``P[Z > 0]`` lies in
+    ``[positive, positive + dropped_mass_bound]`` up to floating-point rounding (documented
+    as below ``1e-10`` absolute in float mode).
+    """
+
+    positive: Number
+    zero: Number
+    negative: Number
+    N: int
+    x: tuple[int, ...]
+    classes: tuple[int, int]
+    exact: bool
+    dropped_mass_bound: float
+    seconds: float
+
+
+def _check(model: CellModel, N: object, x: object, classes: object) -> tuple[int, tuple[int, ...], tuple[int, int]]:
+    if not isinstance(model, CellModel):
+        raise InvalidArgument(f"model must be a CellModel, got {type(model).__name__}")
+    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or int(N) < 0:
+        raise InvalidArgument(f"N must be an integer >= 0, got {N!r}")
+    xt = model.check_input(x)  # type: ignore[arg-type]
+    try:
+        k, l = (int(c) for c in classes)  # type: ignore[union-attr]
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"classes must be a pair of class indices like (0, 1), got {classes!r}") from exc
+    model.check_class(k, name="classes[0]")
+    model.check_class(l, name="classes[1]")
+    if k == l:
+        raise InvalidArgument(f"classes must be two different classes, got {classes!r}")
+    return int(N), xt, (k, l)
+
+
+def _mode(model: CellModel, N: int, arithmetic: str, rational_max_n: int) -> str:
+    if arithmetic not in ARITHMETICS:
+        raise InvalidArgument(f"arithmetic must be one of {ARITHMETICS}, got {arithmetic!r}")
+    if arithmetic == "rational":
+        if not model.is_exact:
+            raise InvalidArgument("arithmetic='rational' needs an exact model (Fraction cells); use 'float'")
+        return "rational"
+    if arithmetic == "float":
+        return "float"
+    return "rational" if model.is_exact and N <= rational_max_n else "float"
+
+
+def _split_probs(model: CellModel, N: int, classes: tuple[int, int], mode: str) -> dict[tuple[int, int], Number]:
+    k, l = classes
+    conv = Fraction if mode == "rational" else float
+    pk, pl = conv(model.prior(k)), conv(model.prior(l))
+    pr = 1 - pk - pl
+    out: dict[tuple[int, int], Number] = {}
+    for nk in range(N + 1):
+        for nl in range(N - nk + 1):
+            nr = N - nk - nl
+            if (nk and pk == 0) or (nl and pl == 0) or (nr and pr == 0):
+                continue
+            coef = math.comb(N, nk) * math.comb(N - nk, nl)
+            out[(nk, nl)] = conv(coef) * pk**nk * pl**nl * pr**nr
+    return out
+
+
+def _product_law(model: CellModel, space: ComponentSpace, laws: list[np.ndarray], n: int, x: tuple[int, ...], mode: str) -> dict[int, Number]:
+    coords, probs = law_rows(laws[n])
+    A = space.agreements(coords, n, x)
+    out: dict[int, Number] = {}
+    for row, p in zip(A.tolist(), probs):
+        v = math.prod(row)
+        out[v] = out.get(v, Fraction(0) if mode == "rational" else 0.0) + p
+    return out
+
+
+def z_distribution(
+    model: CellModel,
+    N: int,
+    x: tuple[int, ...] | int,
+    classes: tuple[int, int] = (0, 1),
+    *,
+    arithmetic: str = "auto",
+    rational_max_n: int = 12,
+    max_pairs: int = 20_000_000,
+) -> ZDistribution:
+    """The exact pmf of ``Z_x`` for training sets of ``N`` iid points.
+
+    Parameters
+    ----------
+    model, N, x:
+        The data model, the sample size and the input.
+    classes:
+        ``(k, l)``: ``Z > 0`` means class ``k`` beats class ``l``.
+    arithmetic:
+        ``"rational"`` (exact ``Fraction``), ``"float"``, or ``"auto"`` (rational for exact models
+        with ``N <= rational_max_n``).
+    max_pairs:
+        Refuse (``InvalidArgument``) when the pmf would need more state pairs than this; use
+        :func:`prob_z_positive` for large ``N``.
+
+    Examples
+    --------
+    >>> from momentbound.model import equal_cells_model
+    >>> z = z_distribution(equal_cells_model((2, 2)), 3, (0, 0))
+    >>> z.prob_positive() == z.prob_negative()
+    True
+    """
+    N, xt, (k, l) = _check(model, N, x, classes)
+    mode = _mode(model, N, arithmetic, rational_max_n)
+    d = model.d
+    space = ComponentSpace(model.arities, (xt,))
+    laws = {c: class_laws(model, space, c, N, mode) for c in (k, l)}
+    splits = _split_probs(model, N, (k, l), mode)
+    plaw: dict[tuple[int, int], dict[int, Number]] = {}
+
+    def pl(c: int, n: int) -> dict[int, Number]:
+        if (c, n) not in plaw:
+            plaw[(c, n)] = _product_law(model, space, laws[c], n, xt, mode)
+        return plaw[(c, n)]
+
+    total_pairs = sum(len(pl(k, nk)) * len(pl(l, nl)) for nk, nl in splits)
+    if total_pairs > max_pairs:
+        raise InvalidArgument(
+            f"the pmf of Z at N={N} needs {total_pairs} state pairs (max_pairs={max_pairs}); "
+            "use prob_z_positive for P[Z > 0] at large N, or raise max_pairs"
+        )
+    if mode == "rational":
+        acc: dict[int, Number] = {}
+        for (nk, nl), ps in splits.items():
+            a, b = nl ** (d - 1), nk ** (d - 1)
+            for vk, qk in pl(k, nk).items():
+                for vl, ql in pl(l, nl).items():
+                    z = a * vk - b * vl
+                    acc[z] = acc.get(z, Fraction(0)) + ps * qk * ql
+        vals = sorted(acc)
+        return ZDistribution(N, xt, (k, l), tuple(vals), tuple(acc[v] for v in vals), True)
+    zs, ws = [], []
+    for (nk, nl), ps in splits.items():
+        a, b = nl ** (d - 1), nk ** (d - 1)
+        lk, ll = pl(k, nk), pl(l, nl)
+        vk = np.fromiter(lk.keys(), dtype=np.int64)
+        qk = np.fromiter(lk.values(), dtype=float)
+        vl = np.fromiter(ll.keys(), dtype=np.int64)
+        ql = np.fromiter(ll.values(), dtype=float)
+        zs.append((a * vk[:, None] - b * vl[None, :]).ravel())
+        ws.append((ps * qk[:, None] * ql[None, :]).ravel())
+    z = np.concatenate(zs)
+    w = np.concatenate(ws)
+    vals, inv = np.unique(z, return_inverse=True)
+    probs = np.bincount(inv.reshape(-1), weights=w, minlength=len(vals))
+    return ZDistribution(N, xt, (k, l), tuple(int(v) for v in vals), tuple(float(p) for p in probs), False)
+
+
+# ----------------------------------------------------------------------------- large N
+def _point_law(model: CellModel, space: ComponentSpace, c: int) -> np.ndarray:
+    D = space.dim
+    law = np.zeros((2,) * D)
+    prior = float(model.prior(c))
+    for z in model.inputs():
+        pz = float(model.p(z, c))
+        if pz > 0:
+            law[space.signature(z)] += pz / prior
+    return law
+
+
+class _PowerLaw:
+    """Laws of sums of ``n`` iid copies of a point law on ``{0,1}^D``, by DFT powers.
+
+    The log of the point law's DFT is computed once (size ``> n_max`` per axis, so no
+    wrap-around); the law of ``n`` copies is ``irfft(exp(n log f))``. Absolute error per
+    entry ~1e-16 (negative rounding noise is clipped to 0).
+    """
+
+    def __init__(self, point_law: np.ndarray, n_max: int) -> None:
+        self.D = point_law.ndim
+        self.shape = (_fast_len(n_max + 1),) * self.D
+        self.axes = tuple(range(self.D))
+        self.f = np.fft.rfftn(point_law, s=self.shape, axes=self.axes)
+        with np.errstate(divide="ignore"):
+            self.logr = np.log(np.abs(self.f))
+        self.theta = np.angle(self.f)
+        self._last: tuple[int, np.ndarray] | None = None
+
+    def law(self, n: int) -> np.ndarray:
+        if n == 0:
+            out = np.zeros((1,) * self.D)
+            out[(0,) * self.D] = 1.0
+            return out
+        if self._last is not None and self._last[0] == n - 1:
+            power = self._last[1] * self.f  # consecutive sizes: one multiplication
+        else:
+            with np.errstate(under="ignore"):
+                power = np.exp(n * self.logr) * np.exp(1j * (n * self.theta))
+        self._last = (n, power)
+        out = np.fft.irfftn(power, s=self.shape, axes=self.axes)[tuple(slice(0, n + 1) for _ in range(self.D))]
+        return np.clip(out, 0.0, None)
+
+
+def _hoeffding_window(N: int, p: float, tail: float) -> tuple[int, int, float]:
+    """Smallest symmetric window of ``Bin(N, p)`` with Hoeffding tail ``2 exp(-2 w^2 / N) <= tail``."""
+    if tail <= 0 or N == 0:
+        return 0, N, 0.0
+    w = math.sqrt(N * math.log(2.0 / tail) / 2.0)
+    lo = max(0, math.floor(N * p - w))
+    hi = min(N, math.ceil(N * p + w))
+    bound = 0.0
+    if lo > 0:
+        bound += math.exp(-2.0 * (N * p - lo) ** 2 / N)
+    if hi < N:
+        bound += math.exp(-2.0 * (hi - N * p) ** 2 / N)
+    return lo, hi, min(bound, 1.0)
+
+
+def _binom_pmf(N: int, p: float, ks: np.ndarray) -> np.ndarray:
+    if p <= 0:
+        return (ks == 0).astype(float)
+    if p >= 1:
+        return (ks == N).astype(float)
+    lg = np.array([math.lgamma(N + 1) - math.lgamma(k + 1) - math.lgamma(N - k + 1) for k in ks])
+    return np.exp(lg + ks * math.log(p) + (N - ks) * math.log1p(-p))
+
+
+def _products_on_grid(space: ComponentSpace, n: int, x: tuple[int, ...]) -> np.ndarray:
+    """``prod_j A_j`` on the dense grid; for one input the components are the ``A_j`` themselves."""
+    if space.comps == tuple((j, v) for j, v in enumerate(x)):
+        out = np.ones((1,) * space.dim, dtype=np.int64)
+        for axis in np.ix_(*([np.arange(n + 1, dtype=np.int64)] * space.dim)):
+            out = out * axis
+        return out.ravel()
+    D = space.dim
+    coords = np.indices((n + 1,) * D).reshape(D, -1).T.astype(np.int64)
+    A = np.maximum(space.agreements(coords, n, x), 0)
+    return A.prod(axis=1)
+
+
+def _sign_probs_split(
+    Pk: np.ndarray, wk: np.ndarray, Pl: np.ndarray, wl: np.ndarray, a: int, b: int
+) -> tuple[float, float, float]:
+    """``P[a Pk - b Pl > 0], = 0, < 0`` for independent integer ``Pk``, ``Pl`` (weights ``wk``, ``wl``)."""
+    tot_k, tot_l = float(wk.sum()), float(wl.sum())
+    # compress class k to its distinct values
+    if int(Pk.max(initial=0)) <= 8_000_000:
+        pmf_k = np.bincount(Pk, weights=wk)
+        vk = np.flatnonzero(pmf_k)
+        wk = pmf_k[vk]
+    else:
+        vk = Pk
+    u = a * vk
+    if b == 0:
+        pos = float(wk[u > 0].sum()) * tot_l
+        zero = float(wk[u == 0].sum()) * tot_l
+        return pos, zero, tot_k * tot_l - pos - zero
+    vmax = int(Pl.max(initial=0))
+    if vmax <= 8_000_000 and int(u.max(initial=0)) < 2**51:
+        pmf = np.bincount(Pl, weights=wl, minlength=vmax + 1)
+        cdf = np.concatenate([[0.0], np.cumsum(pmf)])  # cdf[v] = P(Pl < v)
+        # b Pl < u  <=>  Pl < ceil(u / b); float quotients are exact here (operands < 2**51)
+        q = u / float(b)
+        thr = np.clip(np.ceil(q), 0, vmax + 1).astype(np.int64)
+        lt = cdf[thr]
+        fq = np.floor(q)
+        exact_div = (fq == q) & (fq <= vmax)
+        eq = np.where(exact_div, pmf[np.clip(fq, 0, vmax).astype(np.int64)], 0.0)
+    else:
+        order = np.argsort(Pl, kind="stable")
+        vs = Pl[order] * b
+        cw = np.concatenate([[0.0], np.cumsum(wl[order])])
+        lt = cw[np.searchsorted(vs, u, side="left")]
+        eq = cw[np.searchsorted(vs, u, side="right")] - lt
+    pos = float(wk @ lt)
+    zero = float(wk @ eq)
+    return pos, zero, tot_k * tot_l - pos - zero
+
+
+def _fast_len(n: int) -> int:
+    """Smallest 2^i 3^j 5^k >= n (fast FFT length)."""
+    best = 1 << max(0, (n - 1).bit_length())
+    f5 = 1
+    while f5 < 2 * n:
+        f3 = f5
+        while f3 < 2 * n:
+            f2 = f3
+            while f2 < n:
+                f2 *= 2
+            best = min(best, f2)
+            f3 *= 3
+        f5 *= 5
+    return best
+
+
+def prob_z_positive(
+    model: CellModel,
+    N: int,
+    x: tuple[int, ...] | int,
+    classes: tuple[int, int] = (0, 1),
+    *,
+    arithmetic: str = "auto",
+    rational_max_n: int = 12,
+    tail: float = 1e-13,
+) -> ZSignProbabilities:
+    """``P[Z_x > 0]`` (and ``= 0``, ``< 0``) for training sets of ``N`` iid points.
+
+    Parameters
+    ----------
+    tail:
+        Float mode only: class-count splits outside a window whose Hoeffding tail bound is at
+        most ``tail`` are skipped; the bound is reported as ``dropped_mass_bound``. Pass 0 to
+        sum every split.
+
+    Examples
+    --------
+    >>> from momentbound.model import equal_cells_model
+    >>> r = prob_z_positive(equal_cells_model((2, 2)), 4, (0, 0))
+    >>> r.positive == r.negative, r.exact
+    (True, True)
+    """
+    start = time.perf_counter()
+    N, xt, (k, l) = _check(model, N, x, classes)
+    mode = _mode(model, N, arithmetic, rational_max_n)
+    if mode == "rational":
+        z = z_distribution(model, N, xt, (k, l), arithmetic="rational")
+        return ZSignProbabilities(
+            z.prob_positive(), z.prob_zero(), z.prob_negative(), N, xt, (k, l), True, 0.0,
+            time.perf_counter() - start,
+        )
+    if not (isinstance(tail, (int, float)) and 0 <= tail < 1):
+        raise InvalidArgument(f"tail must be a number in [0, 1), got {tail!r}")
+    d = model.d
+    space = ComponentSpace(model.arities, (xt,))
+    pk_ = float(model.prior(k))
+    two = model.n_classes == 2
+    if two:
+        lo, hi, dropped = _hoeffding_window(N, pk_, tail)
+        n_max = {k: hi, l: N - lo}
+    else:
+        lo, hi, dropped = 0, N, 0.0
+        n_max = {k: N, l: N}
+    power = {
+        c: _PowerLaw(_point_law(model, space, c), n_max[c]) if float(model.prior(c)) > 0 else None
+        for c in (k, l)
+    }
+    cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+    def law(c: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+        if (c, n) not in cache:
+            pw = power[c]
+            if pw is None:  # prior 0: only n = 0 has probability
+                dense = np.zeros((n + 1,) * space.dim)
+                dense[(0,) * space.dim] = 1.0 if n == 0 else 0.0
+            else:
+                dense = pw.law(n)
+            cache[(c, n)] = (_products_on_grid(space, n, xt), dense.ravel())
+        return cache[(c, n)]
+
+    pos = zero = neg = 0.0
+    if two:
+        nks = np.arange(lo, hi + 1)
+        weights = _binom_pmf(N, pk_, nks)
+        split_list = [((int(nk), N - int(nk)), float(w)) for nk, w in zip(nks, weights)]
+    else:
+        split_list = list(_split_probs(model, N, (k, l), "float").items())
+    block = 32
+    for i, ((nk, nl), ps) in enumerate(split_list):
+        if two and i % block == 0:
+            # class l runs downwards while class k runs upwards: precompute the block's class-l
+            # laws upwards so both use one DFT multiplication per step
+            for (_, nl2), _p in reversed(split_list[i : i + block]):
+                law(l, nl2)
+        if ps == 0:
+            cache.pop((k, nk), None)
+            cache.pop((l, nl), None)
+            continue
+        Pk, wk = law(k, nk)
+        Pl, wl = law(l, nl)
+        a, b = nl ** (d - 1), nk ** (d - 1)
+        p, z0, q = _sign_probs_split(Pk, wk, Pl, wl, a, b)
+        pos += ps * p
+        zero += ps * z0
+        neg += ps * q
+        cache.pop((k, nk), None)
+        cache.pop((l, nl), None)
+    return ZSignProbabilities(pos, zero, neg, N, xt, (k, l), False, dropped, time.perf_counter() - start)
