@@ -308,6 +308,7 @@ def test_paper_needs_overlap_term_for_more_than_two_folds():
 class PI:
     lower: object
     upper: object
+    estimate: object = None
 
 
 class WidenedBackend(BruteBackend):
@@ -323,7 +324,7 @@ class WidenedBackend(BruteBackend):
         import numpy as np
 
         a = np.array(arr, dtype=float)
-        return PI(np.clip(a - self.eps, 0, 1), np.clip(a + self.eps, 0, 1))
+        return PI(np.clip(a - self.eps, 0, 1), np.clip(a + self.eps, 0, 1), a)
 
     def single(self, *args):
         return self._widen(super().single(*args))
@@ -350,6 +351,8 @@ def test_interval_backend_encloses_exact(estimator, eps):
             continue
         assert isinstance(box, Interval)
         assert box.lower - 1e-12 <= float(value) <= box.upper + 1e-12, name
+        # the point estimates (here: the exact values) propagate through the same formulas
+        assert box.estimate == pytest.approx(float(value), abs=1e-12), name
         if eps == 0:
             assert box.width == pytest.approx(0, abs=1e-12)
     assert iv.std.lower - 1e-9 <= exact.std <= iv.std.upper + 1e-9
