@@ -50,3 +50,4 @@ def get_backend(name: "str | PredictionBackend") -> PredictionBackend:
 def _load() -> None:
     # importing the modules registers them
     from momentbound.probability import exact_backend  # noqa: F401
+    from momentbound.probability import sampling_backend  # noqa: F401

@@ -1,0 +1,162 @@
+"""The ``sampling`` backend: conditional Monte Carlo over training count tables.
+
+Training count tables are drawn from ``Multinomial(n, p)`` (never individual datasets of
+points), and the prediction probabilities ``g_x(y | T)`` of each drawn table are evaluated
+exactly (integer score comparison, the tie coin as its probability 1/#tied). The estimate is
+the mean over draws with a normal (CLT) confidence interval clipped to ``[0, 1]``; kind
+``estimate``.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+from typing import ClassVar
+
+import numpy as np
+
+from momentbound.errors import InvalidArgument
+from momentbound.exact.classifier import NaiveBayes
+from momentbound.model.cells import CellModel
+from momentbound.probability.base import PredictionBackend, ProbabilityInterval, check_count
+from momentbound.probability.registry import register_backend
+
+__all__ = ["SamplingBackend", "predict_tables"]
+
+
+def predict_tables(tables: np.ndarray, arities: tuple[int, ...], x: tuple[int, ...], clf: NaiveBayes) -> np.ndarray:
+    """``g_x(y | T)`` for many count tables at once, exactly compared; shape ``(R, K)`` floats.
+
+    ``tables`` has shape ``(R,) + arities + (K,)`` (integer counts).
+    """
+    R = tables.shape[0]
+    d = len(arities)
+    K = tables.shape[-1]
+    a = clf.alpha_exact
+    p, q = a.numerator, a.denominator
+    totals = tables.reshape(R, -1, K).sum(axis=1).astype(np.int64)  # (R, K)
+    agree = np.empty((R, K, d), dtype=np.int64)
+    for j in range(d):
+        sel = [slice(None)] * (d + 2)
+        sel[j + 1] = x[j]
+        sub = tables[tuple(sel)]  # (R, ..., K) with attribute j fixed
+        agree[:, :, j] = sub.reshape(R, -1, K).sum(axis=1)
+    n_max = int(totals.sum(axis=1).max(initial=0))
+    amax = max(arities)
+    bound = max(n_max, 1) * (q * n_max + p) ** d * max(1, (q * n_max + p * amax) ** d) ** (K - 1)
+    dtype = np.int64 if bound < 2**62 else object
+    tot = totals.astype(dtype)
+    ag = agree.astype(dtype)
+    num = tot * np.prod(q * ag + p, axis=2)  # (R, K); zero for absent classes
+    den = np.ones((R, K), dtype=dtype)
+    for arity in arities:
+        den = den * (q * tot + p * arity)
+    den = np.where(tot > 0, den, 1)
+    keys = np.empty((R, K), dtype=dtype)
+    for k in range(K):
+        other = np.ones(R, dtype=dtype)
+        for i in range(K):
+            if i != k:
+                other = other * den[:, i]
+        keys[:, k] = num[:, k] * other
+    if clf.ties == "random":
+        top = keys.max(axis=1)[:, None]
+        eq = keys == top
+        return eq / eq.sum(axis=1, keepdims=True)
+    present = totals > 0
+    masked = np.where(present, keys, -1)
+    top = masked.max(axis=1)[:, None]
+    winner = np.argmax((masked == top) & present, axis=1)
+    winner = np.where(present.any(axis=1), winner, 0)
+    g = np.zeros((R, K))
+    g[np.arange(R), winner] = 1.0
+    return g
+
+
+class SamplingBackend(PredictionBackend):
+    """Conditional Monte Carlo estimates with confidence intervals.
+
+    Parameters
+    ----------
+    draws:
+        Number of sampled training count tables per probability (at least 2).
+    confidence:
+        Two-sided level of the normal interval, in (0, 1).
+    rng:
+        ``numpy.random.Generator``; a fresh unseeded one when ``None``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momentbound.model import independent_1d_model
+    >>> b = SamplingBackend(draws=2000, rng=np.random.default_rng(1))
+    >>> r = b.single(independent_1d_model("2/5"), 10, (0,))
+    >>> bool(r.lower[0] <= r.estimate[0] <= r.upper[0]), r.draws
+    (True, 2000)
+    """
+
+    name: ClassVar[str] = "sampling"
+    kind_name: ClassVar[str] = "ESTIMATE"
+
+    def __init__(self, draws: int = 20_000, confidence: float = 0.95, rng: np.random.Generator | None = None) -> None:
+        self.draws = check_count(draws, "draws", minimum=2)
+        if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
+            raise InvalidArgument(f"confidence must be a number in (0, 1), got {confidence!r}")
+        if rng is not None and not isinstance(rng, np.random.Generator):
+            raise InvalidArgument(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), got {rng!r}")
+        self.confidence = float(confidence)
+        self.rng = rng if rng is not None else np.random.default_rng()
+
+    def _tables(self, model: CellModel, n: int) -> np.ndarray:
+        probs = np.array([float(c) for c in model.cells])
+        probs = probs / probs.sum()
+        out = self.rng.multinomial(n, probs, size=self.draws)
+        return out.reshape((self.draws,) + model.arities + (model.n_classes,))
+
+    def _interval(self, samples: np.ndarray) -> ProbabilityInterval:
+        mean = samples.mean(axis=0)
+        sd = samples.std(axis=0, ddof=1)
+        zq = NormalDist().inv_cdf(0.5 + self.confidence / 2)
+        half = zq * sd / math.sqrt(self.draws)
+        return ProbabilityInterval(
+            np.clip(mean - half, 0.0, 1.0), np.clip(mean + half, 0.0, 1.0), mean, self.draws, self.confidence
+        )
+
+    def _single(self, model: CellModel, n: int, x: tuple[int, ...], clf: NaiveBayes) -> ProbabilityInterval:
+        g = predict_tables(self._tables(model, n), model.arities, x, clf)
+        return self._interval(g)
+
+    def _pair(
+        self, model: CellModel, n: int, x: tuple[int, ...], x2: tuple[int, ...], clf: NaiveBayes
+    ) -> ProbabilityInterval:
+        t = self._tables(model, n)
+        g1 = predict_tables(t, model.arities, x, clf)
+        g2 = predict_tables(t, model.arities, x2, clf)
+        return self._interval(g1[:, :, None] * g2[:, None, :])
+
+    def _cross(
+        self,
+        model: CellModel,
+        n_common: int,
+        n_a: int,
+        n_b: int,
+        point_a: tuple[tuple[int, ...], int],
+        point_b: tuple[tuple[int, ...], int],
+        clf: NaiveBayes,
+    ) -> ProbabilityInterval:
+        c = self._tables(model, n_common)
+        ta = c + self._tables(model, n_b)
+        tb = c + self._tables(model, n_a)
+        ta[(slice(None),) + point_b[0] + (point_b[1],)] += 1
+        tb[(slice(None),) + point_a[0] + (point_a[1],)] += 1
+        ga = predict_tables(ta, model.arities, point_a[0], clf)
+        gb = predict_tables(tb, model.arities, point_b[0], clf)
+        return self._interval(ga[:, :, None] * gb[:, None, :])
+
+    def __repr__(self) -> str:
+        return f"SamplingBackend(draws={self.draws}, confidence={self.confidence})"
+
+
+@register_backend("sampling")
+def _make_sampling(option: str | None) -> SamplingBackend:
+    return SamplingBackend()
