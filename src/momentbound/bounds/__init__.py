@@ -21,6 +21,7 @@ from . import exact  # noqa: E402,F401
 from . import sdp  # noqa: E402,F401
 from . import sqp  # noqa: E402,F401
 from . import gd  # noqa: E402,F401
+from . import series  # noqa: E402,F401
 
 __all__ = [
     "AffineMap",
