@@ -51,3 +51,4 @@ def _load() -> None:
     # importing the modules registers them
     from momentbound.probability import exact_backend  # noqa: F401
     from momentbound.probability import sampling_backend  # noqa: F401
+    from momentbound.probability import moment_backends  # noqa: F401
