@@ -222,3 +222,34 @@ def test_free_functions_and_errors():
 def test_doctests():
     for mod in (core_module, compiled_module, engine_module):
         assert doctest.testmod(mod).failed == 0
+
+
+def test_compiled_validates_probabilities():
+    from momentbound.errors import InvalidProbability
+
+    f = compile_moments(naive_bayes_statistic(second_nb_model(), (0, 0)), 2)
+    with pytest.raises(InvalidProbability, match="must be non-negative"):
+        f(3, ["-1/8", "3/8"] + ["1/8"] * 6)
+    with pytest.raises(InvalidProbability, match="must sum to 1"):
+        f(3, ["1/8"] * 7 + ["1/4"])
+    with pytest.raises(InvalidProbability, match="finite"):
+        f(3, [float("nan")] + [0.125] * 7)
+
+
+def test_zero_probability_cells_and_empty_class():
+    # class 1 has prior 0: N_1 = 0 almost surely; several zero cells in class 0
+    m = CellModel((2, 2), ["1/2", 0, 0, 0, "1/2", 0, 0, 0])
+    z = naive_bayes_statistic(m, (1, 0))
+    assert raw_moments(z, m, 5, 4).values == enum_moments(z, m, 5, 4)
+    m2 = CellModel((3,), ["1/3", 0, 0, "1/3", "1/3", 0], 2)
+    z2 = naive_bayes_statistic(m2, (1,), (1, 0))
+    assert raw_moments(z2, m2, 6, 3).values == enum_moments(z2, m2, 6, 3)
+
+
+def test_constant_and_cell_polynomial_statistics():
+    m = second_nb_model()
+    z = naive_bayes_statistic(m, (0, 0))
+    c = (z - z) + 3
+    assert raw_moments(c, m, 4, 3).values == (1, 3, 9, 27)
+    s = cell_statistic(m, {(2, 0, 0, 1, 0, 0, 0, 0): 1, (0, 1, 1, 0, 0, 0, 0, 0): -2})
+    assert raw_moments(s, m, 4, 3).values == enum_moments(s, m, 4, 3)

@@ -13,7 +13,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Optional
 
-from momentbound.errors import InvalidArgument
+from momentbound.errors import InvalidArgument, InvalidProbability
 from momentbound.model.statistics import Exponents, Statistic, _check_N
 from momentbound.moments.engine import (
     StatisticLayout,
@@ -94,6 +94,7 @@ class CompiledMoments:
         N = _check_N(N)
         vals = [parse_number(p, name=f"probs[{i}]") for i, p in enumerate(probs)]
         is_exact = all(isinstance(v, Fraction) for v in vals)
+        _check_probs(vals, is_exact)
         gammas, D = self.gammas(vals)
         res = [finish(g, N, D) for g in gammas]
         ex = is_exact if exact is None else bool(exact)
@@ -102,6 +103,21 @@ class CompiledMoments:
 
     def __repr__(self) -> str:
         return f"CompiledMoments({self.statistic.name}, order={self.order})"
+
+
+def _check_probs(vals: Sequence[Any], is_exact: bool) -> None:
+    import math
+
+    for i, v in enumerate(vals):
+        if isinstance(v, float) and not math.isfinite(v):
+            raise InvalidProbability(f"probs[{i}] must be a finite probability, got {v}")
+        if v < 0:
+            raise InvalidProbability(f"probs[{i}] must be non-negative, got {v}")
+    total = sum(vals, Fraction(0)) if is_exact else math.fsum(float(v) for v in vals)
+    if (is_exact and total != 1) or (not is_exact and abs(total - 1.0) > 1e-9):
+        raise InvalidProbability(
+            f"probs must sum to 1 (got {total}); pass normalized cell probabilities"
+        )
 
 
 def compile_moments(statistic: Statistic, order: int) -> CompiledMoments:
