@@ -181,5 +181,6 @@ def check_rise_after_min(
     ok = i < xa.size - 1 and ya[-1] > ya[i]
     evidence = f"minimum {fmt(ya[i])} at x={fmt(xa[i])}; last value {fmt(ya[-1])} at x={fmt(xa[-1])}"
     if ok:
-        evidence += f" (rise of {fmt(ya[-1] - ya[i])}, {fmt(100 * (ya[-1] - ya[i]) / ya[i])}% of the minimum)"
+        evidence += f" (rise of {fmt(ya[-1] - ya[i])}"
+        evidence += f", {fmt(100 * (ya[-1] - ya[i]) / abs(ya[i]))}% of the minimum)" if ya[i] != 0 else ")"
     return ClaimCheck(figure, claim, Verdict.REPRODUCED if ok else Verdict.NOT_REPRODUCED, evidence)

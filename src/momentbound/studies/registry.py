@@ -59,7 +59,7 @@ STUDIES: dict[str, StudySpec] = {
             "Fig. 1",
             "E[GE] of the 1-D classifier against the correlation c, priors 0.1/0.3/0.5, N = 1000",
             f"{_S}.fig1:fig1_study",
-            (("N", 1000), ("c_points", 201)),
+            (("N", 1000), ("c_points", 101)),
             (("N", 60), ("c_points", 21)),
         ),
         StudySpec(

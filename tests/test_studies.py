@@ -1,0 +1,309 @@
+"""The paper's studies at tiny N against brute-force enumeration of the real procedures.
+
+Witness: an independent naive Bayes written here with exact Fractions (scores as in
+scikit-learn's CategoricalNB with alpha = 0, ties broken by a fair coin at every
+prediction), evaluated on every training count table (hold-out) or on every ordered
+dataset with the scikit-learn KFold fold layout (cross-validation). Coins are averaged
+analytically: given the data, each test prediction errs with probability m in {0, 1/2, 1}
+independently, so E[err | data] = sum m and E[err^2 | data] = (sum m)^2 + sum m (1 - m).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from momentbound.errors import InvalidArgument, UnknownMethod
+from momentbound.model import CellModel, equal_cells_model, fig1_model, independent_1d_model, second_nb_model
+from momentbound.studies import ClaimCheck, Verdict, run_study, study_names
+from momentbound.studies.claims import (
+    check_argmin_in,
+    check_constant,
+    check_less_than,
+    check_rise_after_min,
+    check_trend,
+    check_u_shape,
+)
+from momentbound.studies.fig1 import bayes_error, local_maxima
+
+TOL = 1e-9
+
+
+# ----------------------------------------------------------------------------- the witness
+def _error_probs(model: CellModel, counts: tuple[int, ...]) -> list[list[Fraction]]:
+    """m[x][y] = P[prediction at input x != y] for the classifier trained on ``counts``."""
+    K, inputs = model.n_classes, list(model.inputs())
+    N = sum(counts)
+    cls = [sum(counts[i * K + k] for i in range(len(inputs))) for k in range(K)]
+    out = []
+    for x in inputs:
+        scores = []
+        for k in range(K):
+            if cls[k] == 0:
+                scores.append(Fraction(0))
+                continue
+            s = Fraction(cls[k], N)
+            for j, v in enumerate(x):
+                njvk = sum(counts[i * K + k] for i, z in enumerate(inputs) if z[j] == v)
+                s *= Fraction(njvk, cls[k])
+            scores.append(s)
+        top = max(scores)
+        tied = [k for k in range(K) if scores[k] == top]
+        out.append([1 - (Fraction(1, len(tied)) if y in tied else Fraction(0)) for y in range(K)])
+    return out
+
+
+def _tables(n: int, cells: int):
+    """Every count table of n points in ``cells`` cells."""
+    if cells == 1:
+        yield (n,)
+        return
+    for first in range(n + 1):
+        for rest in _tables(n - first, cells - 1):
+            yield (first,) + rest
+
+
+def _pmf(model: CellModel, counts: tuple[int, ...]) -> Fraction:
+    n = sum(counts)
+    coef = math.factorial(n)
+    w = Fraction(1)
+    for c, p in zip(counts, model.cells):
+        coef //= math.factorial(c)
+        w *= Fraction(p) ** c
+    return coef * w
+
+
+def brute_holdout(model: CellModel, N: int, ns: int) -> tuple[Fraction, Fraction]:
+    """E[HE], Var(HE): every training table x every test table, coins averaged exactly."""
+    C = model.n_cells
+    e1 = e2 = Fraction(0)
+    tests = [(t, _pmf(model, t)) for t in _tables(ns, C)]
+    for train in _tables(N - ns, C):
+        w = _pmf(model, train)
+        m = [v for row in _error_probs(model, train) for v in row]  # m per cell (x, y)
+        for test, wt in tests:
+            s = sum(c * mi for c, mi in zip(test, m))
+            v = sum(c * mi * (1 - mi) for c, mi in zip(test, m))
+            e1 += w * wt * s / ns
+            e2 += w * wt * (s * s + v) / (ns * ns)
+    return e1, e2 - e1 * e1
+
+
+def _fold_sizes(N: int, v: int) -> list[int]:
+    return [N // v + (1 if i < N % v else 0) for i in range(v)]
+
+
+def brute_cv(model: CellModel, N: int, v: int) -> dict[str, Fraction]:
+    """E[CE], Var(CE), mean Var(HE_i), mean Cov(HE_i, HE_j) over every ordered dataset."""
+    C = model.n_cells
+    sizes = _fold_sizes(N, v)
+    bounds = np.cumsum([0] + sizes)
+    acc = {"ce1": Fraction(0), "ce2": Fraction(0)}
+    he1 = [Fraction(0)] * v
+    he2 = [Fraction(0)] * v
+    cross = {}
+    for seq in itertools.product(range(C), repeat=N):
+        w = Fraction(1)
+        for c in seq:
+            w *= Fraction(model.cells[c])
+        if w == 0:
+            continue
+        s_f, v_f = [], []
+        for i in range(v):
+            test = seq[bounds[i]: bounds[i + 1]]
+            train = seq[: bounds[i]] + seq[bounds[i + 1]:]
+            counts = tuple(train.count(c) for c in range(C))
+            m = [val for row in _error_probs(model, counts) for val in row]
+            s_f.append(sum(m[c] for c in test))
+            v_f.append(sum(m[c] * (1 - m[c]) for c in test))
+        total = sum(s_f)
+        acc["ce1"] += w * total / N
+        acc["ce2"] += w * (total * total + sum(v_f)) / (N * N)
+        for i in range(v):
+            he1[i] += w * s_f[i] / sizes[i]
+            he2[i] += w * (s_f[i] ** 2 + v_f[i]) / sizes[i] ** 2
+            for j in range(v):
+                if i != j:  # coins of different folds are independent
+                    cross[(i, j)] = cross.get((i, j), Fraction(0)) + w * s_f[i] * s_f[j] / (sizes[i] * sizes[j])
+    fold_var = sum(he2[i] - he1[i] ** 2 for i in range(v)) / v
+    fold_cov = sum(cross[(i, j)] - he1[i] * he1[j] for (i, j) in cross) / len(cross)
+    return {
+        "mean": acc["ce1"],
+        "variance": acc["ce2"] - acc["ce1"] ** 2,
+        "fold_variance": fold_var,
+        "fold_covariance": fold_cov,
+    }
+
+
+@lru_cache(maxsize=None)
+def brute_ge(model: CellModel, n: int) -> Fraction:
+    total = Fraction(0)
+    K = model.n_classes
+    for t in _tables(n, model.n_cells):
+        m = _error_probs(model, t)
+        total += _pmf(model, t) * sum(
+            Fraction(model.cells[ix * K + y]) * m[ix][y] for ix in range(model.n_inputs) for y in range(K)
+        )
+    return total
+
+
+# ----------------------------------------------------------------------------- the studies
+def test_registry_names_and_unknown_study() -> None:
+    assert study_names() == ("fig1", "holdout", "cv", "size", "nb_holdout", "nb_cv", "nb_size", "tables")
+    with pytest.raises(UnknownMethod, match="unknown study 'fig99'"):
+        run_study("fig99")
+
+
+def test_holdout_study_matches_brute_force(tmp_path) -> None:
+    res = run_study("holdout", N=6, test_sizes=(1, 2, 3, 4, 5))
+    model = independent_1d_model("2/5", 2)
+    for _, row in res.data.iterrows():
+        mean, var = brute_holdout(model, 6, int(row["test_size"]))
+        assert row["mean"] == pytest.approx(float(mean), abs=TOL)
+        assert row["variance"] == pytest.approx(float(var), abs=TOL)
+        assert row["mean_plus_std"] == pytest.approx(float(mean) + math.sqrt(var), abs=TOL)
+    assert [c.figure for c in res.checks] == ["Fig. 2", "Fig. 3", "Fig. 3", "Fig. 4"]
+    assert all(isinstance(c.verdict, Verdict) for c in res.checks)
+    # files: CSV round-trips the data, PNG is a PNG, the checks JSON has the verdicts
+    files = res.save(tmp_path)
+    import pandas as pd
+
+    back = pd.read_csv(files.csv)
+    assert np.allclose(back["variance"], res.data["variance"])
+    assert files.png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    doc = json.loads(files.checks.read_text())
+    assert [c["verdict"] for c in doc["checks"]] == [c.verdict.value for c in res.checks]
+    assert doc["sources"][0]["backend"] == "exact"
+    # the figure: labelled axes, legends, parameters in the title
+    axes = res.figure.get_axes()
+    assert len(axes) == 3
+    for ax in axes:
+        assert ax.get_xlabel() == "size of hold-out set (%)" and ax.get_ylabel()
+        assert ax.get_legend() is not None
+    assert "N = 6" in res.figure._suptitle.get_text() and "prior = 2/5" in res.figure._suptitle.get_text()
+
+
+def test_cv_study_matches_brute_force_and_lemma2() -> None:
+    res = run_study("cv", N=6, folds=(2, 3, 4, 6))
+    model = independent_1d_model("2/5", 2)
+    for _, row in res.data.iterrows():
+        want = brute_cv(model, 6, int(row["folds"]))
+        for key in ("mean", "variance", "fold_variance", "fold_covariance"):
+            assert row[key] == pytest.approx(float(want[key]), abs=TOL), (row["folds"], key)
+    two = res.data[res.data["folds"] == 2].iloc[0]
+    # printed Lemma 2 at 2 folds: classifiers on disjoint training sets are independent -> 0
+    assert two["paper_fold_covariance"] == pytest.approx(0.0, abs=1e-15)
+    assert two["fold_covariance"] > 1e-3
+    lemma = [c for c in res.checks if "strongly positively correlated" in c.claim]
+    assert len(lemma) == 1 and lemma[0].reproduced
+    assert len(res.checks) == 6
+
+
+def test_fig1_study_matches_brute_force_ge_and_bayes() -> None:
+    res = run_study("fig1", N=5, c_points=3, priors=("1/10", "1/2"))
+    assert len(res.data) == 6
+    for _, row in res.data.iterrows():
+        model = fig1_model(Fraction(row["prior"]).limit_denominator(100), Fraction(row["c"]).limit_denominator(100))
+        assert row["ge_random"] == pytest.approx(float(brute_ge(model, 5)), abs=TOL)
+        assert row["bayes"] == pytest.approx(float(bayes_error(model)), abs=0)
+    # Bayes error in closed form: min(p, 1 - p) for c <= 1 - 2 min(p, 1-p), else (1 - c)/2
+    assert bayes_error(fig1_model("1/10", "1/2")) == Fraction(1, 10)
+    assert bayes_error(fig1_model("1/10", "9/10")) == Fraction(1, 20)
+    assert len(res.checks) == 4 and {c.figure for c in res.checks} == {"Fig. 1"}
+
+
+def test_size_study_matches_brute_force_means() -> None:
+    res = run_study("size", sizes=(8, 9), test_size=3, folds=4)
+    model = independent_1d_model("2/5", 2)
+    for _, row in res.data.iterrows():
+        N = int(row["N"])
+        assert row["ge_mean"] == pytest.approx(float(brute_ge(model, N)), abs=TOL)
+        assert row["he_mean"] == pytest.approx(float(brute_ge(model, N - 3)), abs=TOL)
+        ce = sum(Fraction(s, N) * brute_ge(model, N - s) for s in _fold_sizes(N, 4))
+        assert row["ce_mean"] == pytest.approx(float(ce), abs=TOL)
+
+
+def test_nb_holdout_study_closed_form_and_brute_force() -> None:
+    res = run_study("nb_holdout", N=4, test_sizes=(1, 2, 3))
+    eq = res.data[res.data["model"] == "equal"]
+    # all cells equal: GE = 1/2 for every classifier, so E[HE] = 1/2 and Var(HE) = 1/(4 Ns)
+    assert np.allclose(eq["mean"], 0.5, atol=1e-15)
+    assert np.allclose(eq["variance"], 0.25 / eq["test_size"], atol=1e-12)
+    second = res.data[res.data["model"] == "second"]
+    for _, row in second.iterrows():
+        mean, var = brute_holdout(second_nb_model(), 4, int(row["test_size"]))
+        assert row["mean"] == pytest.approx(float(mean), abs=TOL)
+        assert row["variance"] == pytest.approx(float(var), abs=TOL)
+    assert [c.figure for c in res.checks] == [f"Fig. {i}" for i in range(14, 20)]
+    assert res.checks[0].reproduced  # E[HE] = 0.5 exactly
+
+
+def test_nb_cv_study_matches_brute_force() -> None:
+    res = run_study("nb_cv", N=3, folds=(2, 3))
+    for _, row in res.data.iterrows():
+        want = brute_cv(second_nb_model(), 3, int(row["folds"]))
+        for key in ("mean", "variance", "fold_variance", "fold_covariance"):
+            assert row[key] == pytest.approx(float(want[key]), abs=TOL), (row["folds"], key)
+
+
+def test_study_validation_errors() -> None:
+    with pytest.raises(InvalidArgument, match="test_sizes values must be >= 1 and <= 5"):
+        run_study("holdout", N=6, test_sizes=(0, 3))
+    with pytest.raises(InvalidArgument, match="folds needs at least 2 distinct values"):
+        run_study("cv", N=6, folds=(3,))
+    with pytest.raises(InvalidArgument, match="priors must lie strictly between 0 and 1"):
+        run_study("fig1", N=4, c_points=3, priors=("1",))
+    with pytest.raises(InvalidArgument, match="sizes values must be >= 20"):
+        run_study("size", sizes=(5, 20))
+    with pytest.raises(InvalidArgument, match="c_points must be an integer >= 3"):
+        run_study("fig1", N=4, c_points=2)
+
+
+# ----------------------------------------------------------------------------- claim checks
+X = np.arange(1.0, 8.0)
+
+
+def test_check_trend_verdicts() -> None:
+    up = check_trend(X, X**2, direction="increasing", figure="F", claim="c")
+    assert up.reproduced and "6 of 6 steps" in up.evidence
+    down = check_trend(X, X**2, direction="decreasing", figure="F", claim="c")
+    assert down.verdict is Verdict.NOT_REPRODUCED
+    wiggly = check_trend(X, [1, 3, 2, 4, 3, 5, 4], direction="increasing", figure="F", claim="c")
+    assert not wiggly.reproduced and "3 of 6 steps" in wiggly.evidence
+    with pytest.raises(InvalidArgument, match="direction must be"):
+        check_trend(X, X, direction="up", figure="F", claim="c")
+
+
+def test_check_argmin_u_shape_constant_less_than_rise() -> None:
+    y = (X - 4.0) ** 2
+    assert check_argmin_in(X, y, lo=3, hi=5, figure="F", claim="c").reproduced
+    miss = check_argmin_in(X, y, lo=5, hi=7, figure="F", claim="c")
+    assert not miss.reproduced and "minimum 0 at x=4" in miss.evidence
+    assert check_u_shape(X, y, figure="F", claim="c").reproduced
+    assert not check_u_shape(X, X, figure="F", claim="c").reproduced
+    assert check_rise_after_min(X, y, figure="F", claim="c").reproduced
+    assert not check_rise_after_min(X, -X, figure="F", claim="c").reproduced
+    assert check_constant(X, np.full(7, 0.5), value=0.5, atol=1e-12, figure="F", claim="c").reproduced
+    off = check_constant(X, np.full(7, 0.5) + X * 1e-3, value=0.5, atol=1e-12, figure="F", claim="c")
+    assert not off.reproduced and "x=7" in off.evidence
+    assert check_less_than(X, X, X + 1, figure="F", claim="c").reproduced
+    bad = check_less_than(X, X, 5 * np.ones(7), figure="F", claim="c", names=("a", "b"))
+    assert not bad.reproduced and "a < b at 4 of 7 points" in bad.evidence
+    with pytest.raises(InvalidArgument, match="same length"):
+        check_u_shape(X, X[:3], figure="F", claim="c")
+    with pytest.raises(InvalidArgument, match="NaN"):
+        check_u_shape(X, X * np.nan, figure="F", claim="c")
+
+
+def test_local_maxima_and_claim_line() -> None:
+    assert local_maxima([0, 1, 2, 3, 4], [0, 2, 1, 1, 0]) == [1.0]
+    assert local_maxima([0, 1, 2], [0, 1, 2]) == []
+    line = ClaimCheck("Fig. 9", "claim", Verdict.NOT_REPRODUCED, "numbers").line()
+    assert line == "[not reproduced] Fig. 9: claim -- numbers"
+    assert equal_cells_model((2, 2)).n_cells == 8
