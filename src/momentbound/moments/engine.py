@@ -25,6 +25,7 @@ The mathematics (all exact integer arithmetic):
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ import numpy as np
 from momentbound.errors import InvalidArgument
 from momentbound.model.statistics import Exponents, Statistic
 
-__all__ = ["StatisticLayout", "layout", "scaled_probabilities", "expectation_vector", "falling"]
+__all__ = ["StatisticLayout", "layout", "scaled_probabilities", "expectation_vector", "finish", "falling"]
 
 
 # ---------------------------------------------------------------- combinatorial tables
@@ -67,25 +68,6 @@ def _weights_array(e: int) -> np.ndarray:
 @lru_cache(maxsize=None)
 def _factorials(n: int) -> tuple[int, ...]:
     return tuple(math.factorial(m) for m in range(n + 1))
-
-
-@lru_cache(maxsize=None)
-def power_to_falling(b: int, m_max: int) -> tuple[tuple[int, ...], ...]:
-    """Matrix ``L[m][u]``: ``n^b (n)_m = sum_u L[m][u] (n)_u`` for ``m <= m_max``."""
-    rows = []
-    for m in range(m_max + 1):
-        vec = [0] * (m + b + 1)
-        vec[m] = 1
-        for _ in range(b):
-            new = [0] * (m + b + 1)
-            for u, v in enumerate(vec):
-                if v:
-                    new[u] += u * v
-                    if u + 1 <= m + b:
-                        new[u + 1] += v
-            vec = new
-        rows.append(tuple(vec))
-    return tuple(rows)
 
 
 def falling(N: int, w: int) -> int:
@@ -165,7 +147,7 @@ def _layout(n_cells: int, feats: tuple[frozenset[int], ...]) -> StatisticLayout:
         for sig, cs in sets.items():
             ones = [j for j, s in enumerate(sig) if s]
             for size in range(1, len(ones) + 1):
-                for combo in _combinations(ones, size):
+                for combo in itertools.combinations(ones, size):
                     vec = tuple(1 if j in combo else 0 for j in range(len(grid)))
                     subsets.setdefault(vec, []).extend(cs)
         blocks.append(
@@ -179,12 +161,6 @@ def _layout(n_cells: int, feats: tuple[frozenset[int], ...]) -> StatisticLayout:
         for i in members:
             feature_block[i] = bi
     return StatisticLayout(n_cells, tuple(blocks), tuple(feature_block))
-
-
-def _combinations(items: Sequence[int], size: int):
-    import itertools
-
-    return itertools.combinations(items, size)
 
 
 # ---------------------------------------------------------------- probabilities
@@ -234,7 +210,6 @@ class _BlockEvaluator:
                 src = tuple(slice(0, e + 1 - t) for t, e in zip(tvec, grid_max))
                 cur[dst] += h * prev[src]
         self.table = table
-        self._cache: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
         self._c_cache: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._poly_cache: dict[tuple[int, tuple[int, ...]], Any] = {}
 
@@ -260,30 +235,6 @@ class _BlockEvaluator:
                 raise RuntimeError(f"internal error: non-integral factorial moment at m={m}")
             out.append(quot)
         return tuple(out)
-
-    def beta(self, e0: int, eg: tuple[int, ...]) -> tuple[int, ...]:
-        """``beta[u] = sum_m L_{e0}[u, m] c[m] P^(u - m)`` (scaled by ``D^u``).
-
-        Built by applying "multiply by n" ``e0`` times: with ``v[u] = P^u a[u]`` for the
-        falling-factorial coefficients ``a``, ``n (n)_u = (n)_{u+1} + u (n)_u`` becomes
-        ``v'[u] = P v[u-1] + u v[u]`` (integers only). Intermediate powers are cached.
-        """
-        key = (e0, eg)
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit
-        if e0 == 0:
-            res = tuple(self.c_vector(eg))
-        else:
-            v = self.beta(e0 - 1, eg)
-            P = self.P
-            out = [u * x for u, x in enumerate(v)]
-            out.append(0)
-            for u, x in enumerate(v):
-                out[u + 1] += P * x
-            res = tuple(out)
-        self._cache[key] = res
-        return res
 
 
 def _poly_beta(ev: "_BlockEvaluator", e0: int, eg: tuple[int, ...]):
@@ -339,20 +290,6 @@ def expectation_vector(
         grid_max.append(tuple(mx))
     evals = [_BlockEvaluator(lay.blocks[b], q, grid_max[b]) for b in range(nb)]
     return [accumulate(evals, poly) for poly in splits]
-
-
-def _convolve(a: Sequence[int], b: Sequence[int]) -> list[int]:
-    if len(b) == 1:
-        return [x * b[0] for x in a]
-    if len(a) == 1:
-        return [a[0] * y for y in b]
-    res = [0] * (len(a) + len(b) - 1)
-    for i, x in enumerate(a):
-        if x:
-            for j, y in enumerate(b):
-                if y:
-                    res[i + j] += x * y
-    return res
 
 
 def finish(gamma: Sequence[int], N: int, D: int) -> Fraction:
