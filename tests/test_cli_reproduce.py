@@ -1,0 +1,41 @@
+"""`momentbound reproduce`: files, claim lines, JSON, errors."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from momentbound.cli import main
+
+
+def test_reproduce_quick_holdout_writes_files_and_claims(tmp_path) -> None:
+    out = tmp_path / "res"
+    result = CliRunner().invoke(main, ["reproduce", "holdout", "--out", str(out), "--quick", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    for suffix in (".csv", ".png", ".checks.json"):
+        assert (out / f"holdout{suffix}").stat().st_size > 0
+    assert "Fig. 2: E[HE] grows as the training set shrinks" in result.output
+    assert "[reproduced]" in result.output or "[not reproduced]" in result.output
+    assert "1 studies" in result.output and "claims reproduced" in result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["quick"] is True and summary["studies"][0]["name"] == "holdout"
+    header = (out / "holdout.csv").read_text().splitlines()[0].split(",")
+    assert {"test_size", "mean", "variance", "mean_plus_std"} <= set(header)
+
+
+def test_reproduce_json_document(tmp_path) -> None:
+    result = CliRunner().invoke(main, ["reproduce", "cv", "--out", str(tmp_path), "--quick", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    (study,) = doc["studies"]
+    assert study["name"] == "cv" and study["parameters"]["N"] == 20
+    assert {c["verdict"] for c in study["checks"]} <= {"reproduced", "not reproduced"}
+    assert all(s["backend"] == "exact" for s in study["sources"])
+    assert study["files"]["png"].endswith("cv.png")
+
+
+def test_reproduce_unknown_study(tmp_path) -> None:
+    result = CliRunner().invoke(main, ["reproduce", "fig99", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "unknown study 'fig99'" in result.output and "holdout" in result.output
