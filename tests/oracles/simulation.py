@@ -96,12 +96,24 @@ def top_sets(sim: SimModel, train: np.ndarray, alpha: int, ties: str) -> np.ndar
         return (lhs >= rhs).all(axis=-1)
     if ties != "first":
         raise ValueError(ties)
-    present = (n_k > 0)[:, None, :]  # (R,1,K)
-    beats = (lhs >= rhs) | ~present[..., None, :]  # only present classes compete
-    top = beats.all(axis=-1) & present
+    top = first_rule_top(lhs, rhs, n_k)
     # lowest index among the top
     first_idx = np.where(top.any(axis=-1), top.argmax(axis=-1), 0)
     return np.arange(k_cls)[None, None, :] == first_idx[..., None]
+
+
+def first_rule_top(lhs: np.ndarray, rhs: np.ndarray, n_k: np.ndarray) -> np.ndarray:
+    """(R, X, K): present classes whose score is the top score among present classes."""
+    present = (n_k > 0)[:, None, :]  # (R,1,K)
+    beats = (lhs >= rhs) | ~present[..., None, :]  # only present classes compete
+    return beats.all(axis=-1) & present
+
+
+def present_ties(sim: SimModel, train: np.ndarray, alpha: int) -> np.ndarray:
+    """(R, X) bool: two or more training classes share the top exact score at the input."""
+    top_random = top_sets(sim, train, alpha, "random")  # all classes with the top score
+    n_k = np.stack([train[:, sim.cell_y == k].sum(axis=1) for k in range(sim.n_classes)], axis=1)
+    return (top_random & (n_k > 0)[:, None, :]).sum(axis=-1) >= 2
 
 
 def choose(top: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -143,16 +155,17 @@ def simulate_folds(
     *,
     ties: str,
     alpha: int = 0,
-    train_only_other_folds: bool = True,
+    points: np.ndarray | None = None,
 ) -> SimRun:
     """Run CV with contiguous folds of the given sizes on ``n_datasets`` fresh datasets.
 
-    A hold-out split is the special case of two "folds" where only the last one is tested:
-    use :func:`simulate_holdout`.
+    ``points`` (n_datasets, N) replaces the random datasets when given. A hold-out split is
+    the special case of two "folds" where only the last one is tested: see
+    :func:`simulate_holdout`.
     """
     sizes = tuple(int(s) for s in sizes)
     n = sum(sizes)
-    pts = draw_points(sim, n_datasets, n, rng)
+    pts = draw_points(sim, n_datasets, n, rng) if points is None else points
     c = len(sim.p)
     total = count_tables(pts, c)
     bounds = np.cumsum((0,) + sizes)
