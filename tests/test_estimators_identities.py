@@ -145,3 +145,40 @@ def test_float_sweep_identity_at_paper_scale():
         decomposition = r.fold_variance / v + (v - 1) / v * r.fold_covariance
         assert r.variance == pytest.approx(decomposition, rel=1e-9, abs=1e-15)
         assert r.kind.name == "EXACT"
+
+
+# ------------------------------------------------------------------ other backends
+
+
+def test_sampling_backend_intervals_contain_exact():
+    import numpy as np
+
+    from momentbound.probability.sampling_backend import SamplingBackend
+
+    exact = estimator_moments(ONE_D, 20, KFold(4))
+    backend = SamplingBackend(draws=4000, rng=np.random.default_rng(7))
+    est = estimator_moments(ONE_D, 20, KFold(4), backend=backend)
+    assert est.kind.name == "ESTIMATE" and est.backend == "sampling"
+    for name in ("mean", "variance", "fold_variance", "fold_covariance"):
+        box = getattr(est, name)
+        assert float(box.lower) <= float(getattr(exact, name)) <= float(box.upper), name
+        assert box.lower <= box.estimate <= box.upper
+    assert abs(est.mean.estimate - float(exact.mean)) < 0.01
+
+
+def test_bound_backend_intervals_contain_exact():
+    for estimator in (GE(), HoldOut(test_size=5)):
+        exact = estimator_moments(ONE_D, 20, estimator)
+        box = estimator_moments(ONE_D, 20, estimator, backend="bound:lp")
+        assert box.kind.name == "BOUND" and box.backend == "bound:lp"
+        assert box.mean.lower <= exact.mean <= box.mean.upper
+        assert box.variance.lower <= exact.variance <= box.variance.upper
+        assert box.variance.lower >= 0 and box.mean.estimate is None
+        assert box.std.lower <= exact.std <= box.std.upper
+
+
+def test_backends_without_cross_term_refuse_cv():
+    from momentbound.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="cannot bound the cross-validation cross term"):
+        estimator_moments(ONE_D, 20, KFold(4), backend="bound:lp")

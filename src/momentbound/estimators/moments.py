@@ -153,7 +153,8 @@ Value = Union[Fraction, float, Interval]
 def _clip_nonneg(v: Value) -> Value:
     """Variances are >= 0; only interval enclosures or float rounding (~1e-17) dip below."""
     if isinstance(v, Interval):
-        return v.clip(0 * v.lower, max(v.upper, 0 * v.upper))
+        zero = abs(0 * v.lower)  # 0 in the interval's arithmetic (never -0.0)
+        return v.clip(zero, max(v.upper, zero))
     if isinstance(v, float):
         return max(v, 0.0)
     return v
@@ -575,7 +576,7 @@ def _compute(
         fold_covariance=fold_covariance,
         ge_mean=ge_mean,
         ge_variance=ge_variance,
-        backend=str(engine.backend.name),
+        backend=str(getattr(engine.backend, "label", engine.backend.name)),
         kind=engine.backend.kind,
         covariance=covariance,
         classifier=engine.classifier,
