@@ -39,3 +39,13 @@ def test_reproduce_unknown_study(tmp_path) -> None:
     result = CliRunner().invoke(main, ["reproduce", "fig99", "--out", str(tmp_path)])
     assert result.exit_code == 2
     assert "unknown study 'fig99'" in result.output and "holdout" in result.output
+
+
+def test_demo_writes_plots_to_named_folder(tmp_path) -> None:
+    out = tmp_path / "demo"
+    result = CliRunner().invoke(main, ["demo", "--order", "4", "--N", "12", "--cdf-N", "6", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "12-point cross-validation" in result.output and "every method" in result.output
+    assert f"written to {out}" in result.output.replace("\n", "")
+    for name in ("cv.png", "cv.csv", "tables.png", "tables.csv"):
+        assert (out / name).stat().st_size > 0
