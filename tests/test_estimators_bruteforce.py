@@ -14,6 +14,8 @@ from fractions import Fraction as F
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sklearn.model_selection import KFold as SkKFold
 from sklearn.model_selection import LeaveOneOut as SkLeaveOneOut
 from sklearn.model_selection import ShuffleSplit
@@ -68,6 +70,10 @@ def check(name, n, estimator, ties, alpha, *, covariance="exact"):
         assert (res.train_size, res.test_size, res.folds) == (n - n_test, n_test, None)
         ge = bf.ge_moments(n - n_test)
         assert (res.ge_mean, res.ge_variance) == (ge.mean, ge.variance)
+        # Lemma 1: E[HE^2] = E[GE]/Ns + (Ns - 1)/Ns E[GE^2], with the result's own GE moments
+        ge2 = res.ge_variance + res.ge_mean**2
+        lemma1 = res.ge_mean / n_test + F(n_test - 1, n_test) * ge2 - res.ge_mean**2
+        assert res.variance == lemma1
     else:
         v = n if isinstance(estimator, LeaveOneOut) else estimator.v
         sizes = sklearn_fold_sizes(n, v)
@@ -171,3 +177,54 @@ def test_paper_lemma2_variant_two_folds(ties, alpha):
     assert paper.variance == cv.fold_variance / 2
     assert exact.fold_covariance == cv.fold_covariance > F(1, 100)
     assert exact.variance > paper.variance
+
+
+def test_float_model_matches_exact_enumeration():
+    """A float model gives floats equal to the exact rational answer to rounding."""
+    GE, HoldOut, KFold, LeaveOneOut, estimator_moments, NaiveBayes = api()
+    model = MODELS["1d"].to_float()
+    bf = oracle("1d", "random", 0)
+    for est, want in [(HoldOut(test_size=3), bf.holdout_moments(5, 3)), (KFold(3), bf.kfold_moments(8, 3))]:
+        res = estimator_moments(model, 8, est, classifier=NaiveBayes(ties="random", alpha=0))
+        assert isinstance(res.mean, float) and isinstance(res.variance, float)
+        assert math.isclose(res.mean, want.mean, rel_tol=1e-9)
+        assert math.isclose(res.variance, want.variance, rel_tol=1e-9)
+
+
+@st.composite
+def small_problems(draw):
+    """Random exact models (zero cells allowed), sizes, estimators, tie rules and alpha."""
+    arities, k_cls = draw(st.sampled_from([((2,), 2), ((3,), 2), ((2,), 3)]))
+    n_cells = arities[0] * k_cls
+    weights = draw(st.lists(st.integers(0, 4), min_size=n_cells, max_size=n_cells))
+    if sum(weights) == 0:
+        weights[0] = 1
+    cells = [F(w, sum(weights)) for w in weights]
+    n = draw(st.integers(2, 5))
+    kind = draw(st.sampled_from(["ge", "holdout", "kfold", "loo"]))
+    arg = draw(st.integers(1, n - 1)) if kind == "holdout" else draw(st.integers(2, n))
+    ties = draw(st.sampled_from(["random", "first"]))
+    alpha = draw(st.sampled_from([0, 1]))
+    return arities, k_cls, cells, n, kind, arg, ties, alpha
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(small_problems())
+def test_random_small_models_equal_enumeration(problem):
+    arities, k_cls, cells, n, kind, arg, ties, alpha = problem
+    GE, HoldOut, KFold, LeaveOneOut, estimator_moments, NaiveBayes = api()
+    model = CellModel(arities, cells, k_cls)
+    bf = BruteForce.from_model(model, ties, alpha)
+    clf = NaiveBayes(ties=ties, alpha=alpha)
+    if kind == "ge":
+        res, want = estimator_moments(model, n, GE(), classifier=clf), bf.ge_moments(n)
+    elif kind == "holdout":
+        res = estimator_moments(model, n, HoldOut(test_size=arg), classifier=clf)
+        want = bf.holdout_moments(n - arg, arg)
+    else:
+        est = KFold(arg) if kind == "kfold" else LeaveOneOut()
+        res = estimator_moments(model, n, est, classifier=clf)
+        want = bf.kfold_moments(n, arg if kind == "kfold" else n)
+        assert (res.fold_variance, res.fold_covariance) == (want.fold_variance, want.fold_covariance)
+    assert (res.mean, res.variance) == (want.mean, want.variance)
