@@ -206,6 +206,7 @@ class _ColumnGeneration:
         self.continuous = self.support.kind is SupportKind.INTERVAL
         self.points: list[Fraction] = []
         self.index: dict[Fraction, int] = {}
+        self._obj: list[float] = []
         if self.support.kind is SupportKind.FINITE:
             self.pieces: tuple[Any, ...] = ()
         else:
@@ -263,7 +264,10 @@ class _ColumnGeneration:
         return A / self.colscale
 
     def objective(self) -> np.ndarray:
-        return np.array([1.0 if self.event.indicator(x) else 0.0 for x in self.points])
+        n_known = len(self._obj)
+        if n_known < len(self.points):
+            self._obj.extend(1.0 if self.event.indicator(x) else 0.0 for x in self.points[n_known:])
+        return np.array(self._obj)
 
     # -- pricing (float): most violated points of sign * (p - target) >= 0 ------------
     def violated(self, y: np.ndarray, phase1: bool, tol: float, limit: int) -> list[Fraction]:

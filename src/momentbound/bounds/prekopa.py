@@ -36,11 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from momentbound.errors import InvalidArgument, SolverFailed
+from momentbound.errors import InfeasibleMoments, InvalidArgument, SolverFailed
 
 from .basis import PolyBasis, choose_basis
 from .certificate import certify, slack_minimum
-from .problem import EventKind, MomentProblem, SupportKind
+from .problem import EventKind, MomentProblem, Support, SupportKind
 from .registry import BoundMethod, register
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status, round_down, round_up
 
@@ -324,8 +324,6 @@ class DualSimplex:
             seen.add(key)
             x = self.entering(st, r)
             if x is None:
-                from momentbound.errors import InfeasibleMoments
-
                 raise InfeasibleMoments(
                     "dual simplex: no entering point, the moments are infeasible on the discrete support "
                     f"{self.problem.support} (a basis weight stays negative for every pivot)",
@@ -337,20 +335,134 @@ class DualSimplex:
             st = self.state(new)
 
 
+def _level_problem(problem: MomentProblem, step: int) -> MomentProblem:
+    """The problem for ``I = (X - lo) / step`` on the sub-grid ``0..K`` (exact moment transform)."""
+    lo, hi = problem.support.lo, problem.support.hi
+    K = int((hi - lo) // step)  # type: ignore[operator]
+    mom = problem.exact_moments
+    new = []
+    for k in range(len(mom)):
+        acc = sum((math.comb(k, j) * (-lo) ** (k - j) * mom[j] for j in range(k + 1)), Fraction(0))  # type: ignore[operator]
+        new.append(acc / Fraction(step) ** k)
+    ev = problem.event
+    a = (ev.a - lo) / step  # type: ignore[operator]
+    b = None if ev.b is None else (ev.b - lo) / step  # type: ignore[operator]
+    return MomentProblem(tuple(new), Support.grid(0, K), type(ev)(ev.kind, a, b))
+
+
+def _refine_basis(
+    ds: DualSimplex, st: _State, ratio: int, fine: MomentProblem, offset: Fraction = Fraction(0)
+) -> list[Fraction] | None:
+    """Map an optimal coarse basis to the finer level, keeping Prekopa's structure.
+
+    Consecutive coarse pairs become consecutive fine pairs at the coarse polynomial's local
+    extremum between them; piece ends map to the fine piece ends; other points scale.
+    """
+    pb = ds.pb
+    basis = sorted(st.basis)
+    y = np.array([float(_f(v)) for v in st.y])
+    dy = pb.der(y)
+    cpieces = ds.pieces or ()
+    fpieces = fine.event.pieces(fine.support)
+    out: list[Fraction] = []
+    used: set[Fraction] = set()
+    k = 0
+    while k < len(basis):
+        i = basis[k]
+        pidx = next((n for n, pc in enumerate(cpieces) if pc.lo <= i <= pc.hi), None)
+        if pidx is None or pidx >= len(fpieces):
+            return None
+        fp = fpieces[pidx]
+        if k + 1 < len(basis) and basis[k + 1] == i + 1 and cpieces[pidx].lo <= i + 1 <= cpieces[pidx].hi:
+            roots = pb.real_roots(dy, float(pb.to_v(i)), float(pb.to_v(i + 1)))
+            c = float(pb.shift) + float(pb.scale) * float(roots[0]) if roots.size else float(i) + 0.5
+            f = math.floor(c * ratio + offset)
+            f = min(max(f, int(fp.lo)), int(fp.hi) - 1)
+            pair = [Fraction(f), Fraction(f + 1)]
+            k += 2
+        else:
+            if i == cpieces[pidx].lo:
+                pair = [fp.lo]
+            elif i == cpieces[pidx].hi:
+                pair = [fp.hi]
+            else:
+                pair = [min(max(Fraction(i * ratio) + offset, fp.lo), fp.hi)]
+            k += 1
+        for x in pair:
+            if x in used:
+                return None
+            used.add(x)
+            out.append(x)
+    return out if len(out) == ds.m + 1 else None
+
+
+def _dual_feasible(ds: DualSimplex, basis: list[Fraction]) -> bool:
+    try:
+        st = ds.state(basis)
+    except ZeroDivisionError:
+        return False
+    ver = slack_minimum(ds.u_monomial(st.y), "monomial", ds.amap, ds.problem.support, ds.problem.event, "upper")
+    return ver.ok
+
+
 def _upper(problem: MomentProblem, opts: Mapping[str, Any]) -> tuple[Fraction, Certificate, Status, int, str]:
-    ds = DualSimplex(problem, dense_limit=int(opts["dense_limit"]))
-    start = structured_start_basis(problem)
-    st, optimal = ds.run(start, int(opts["max_pivots"]))
+    dense = int(opts["dense_limit"])
+    max_pivots = int(opts["max_pivots"])
+    pivots = 0
+    start: list[Fraction] | None = None
+    how = "structured start"
+    size = problem.support.size or 0
+    if problem.support.kind is SupportKind.GRID and size > dense:
+        # coarse-to-fine: solve on sub-grids of step s, s/16, ..., map the optimal bases down
+        # coarsest step: a power of the refinement factor at most sd/4 (so the bulk of the law
+        # keeps ~40 sub-grid points) and leaving at least coarse_points sub-grid points
+        factor = int(opts["refine_factor"])
+        mom = problem.exact_moments
+        sd = math.sqrt(float(mom[2] - mom[1] ** 2)) if problem.order >= 2 else float(size)
+        steps = [1]
+        while steps[-1] * factor <= sd / 4 and size // (steps[-1] * factor) >= int(opts["coarse_points"]):
+            steps.append(steps[-1] * factor)
+        steps = steps[::-1]
+        prev: tuple[DualSimplex, _State, int] | None = None
+        for step in steps[:-1]:
+            try:
+                lvl = _level_problem(problem, step)
+                ds_l = DualSimplex(lvl, dense_limit=dense)
+                basis = None
+                if prev is not None:
+                    basis = _refine_basis(prev[0], prev[1], prev[2] // step, lvl)
+                    if basis is not None and not _dual_feasible(ds_l, basis):
+                        basis = None
+                if basis is None:
+                    basis = structured_start_basis(lvl)
+                st_l, ok = ds_l.run(basis, max_pivots)
+                pivots += ds_l.pivots
+                prev = (ds_l, st_l, step) if ok else None
+            except (InvalidArgument, ZeroDivisionError):
+                prev = None
+            except InfeasibleMoments:
+                prev = None  # the moments do not fit on this sub-grid; try the next finer one
+        if prev is not None:
+            ds_f = DualSimplex(problem, dense_limit=dense)
+            cand = _refine_basis(prev[0], prev[1], prev[2], problem, problem.support.lo)  # type: ignore[arg-type]
+            if cand is not None and _dual_feasible(ds_f, cand):
+                start, how = cand, "coarse-to-fine start"
+    ds = DualSimplex(problem, dense_limit=dense)
+    if start is None:
+        start = structured_start_basis(problem)
+    st, optimal = ds.run(start, max_pivots)
+    pivots += ds.pivots
     cert, shifted = certify(ds.u_monomial(st.y), "upper", problem, basis="monomial", allow_shift=False,
                             how_prefix="exact-rational")
     if cert.verified:
         status = Status.OPTIMAL if optimal else Status.VALID
-        note = "dual simplex reached a primal feasible basis" if optimal else "pivot limit reached; dual feasible basis"
-        return cert.value, cert, status, ds.pivots, note
+        note = (f"dual simplex ({how}) reached a primal feasible basis" if optimal
+                else f"pivot limit reached ({how}); dual feasible basis")
+        return cert.value, cert, status, pivots, note
     cert, shifted = certify(ds.u_monomial(st.y), "upper", problem, basis="monomial", allow_shift=True,
                             how_prefix="exact-rational")
     status = Status.SHIFTED if cert.verified else Status.UNVERIFIED
-    return cert.value, cert, status, ds.pivots, "ratio test missed a point; final certificate shifted"
+    return cert.value, cert, status, pivots, "ratio test missed a point; final certificate shifted"
 
 
 @register
@@ -369,7 +481,7 @@ class PrekopaMethod(BoundMethod):
 
     name = "prekopa"
     kind = Kind.BOUND
-    options = {"max_pivots": 2000, "dense_limit": 4096}
+    options = {"max_pivots": 600, "dense_limit": 4096, "coarse_points": 64, "refine_factor": 8}
 
     def applies(self, problem: MomentProblem) -> str | None:
         if not problem.support.is_discrete:
