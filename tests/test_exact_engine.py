@@ -252,3 +252,31 @@ def test_fast_1d_cross_larger_n_against_generic_float_engine():
     want = engine.cross_probabilities(MODEL_1D_SKEW.to_float(), 9, 3, 2, pa, pb, clf, "float")
     got = ExactBackend(arithmetic="float").cross(MODEL_1D_SKEW, 9, 3, 2, pa, pb, clf)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-13)
+
+
+def test_large_n_single_paths_agree():
+    """At n > RECURSION_MAX the alpha=0 single comes from the law of Z (+ empty-class terms);
+    it must equal the vectorised path that compares class scores directly."""
+    from momentbound.exact.fast2 import TwoClassTables, single_two_class
+
+    model = second_nb_model()
+    backend = ExactBackend(arithmetic="float")
+    n = TwoClassTables.RECURSION_MAX + 20
+    for ties in ("random", "first"):
+        clf = NaiveBayes(ties, 0)
+        via_z = backend.single(model, n, (0, 1), clf)
+        direct = single_two_class(model, n, (0, 1), clf, tail=1e-13)
+        np.testing.assert_allclose(via_z, direct, rtol=0, atol=1e-11)
+    assert 0 < backend.dropped_mass_bound <= 1e-13
+
+
+def test_dft_power_laws_equal_the_recursion(monkeypatch):
+    from momentbound.exact import fast2
+
+    clf = NaiveBayes("random", 0)
+    model = second_nb_model()
+    rec_s = fast2.single_two_class(model, 30, (0, 1), clf)
+    rec_p = fast2.pair_two_class(model, 30, (0, 1), (1, 1), clf)
+    monkeypatch.setattr(fast2.TwoClassTables, "RECURSION_MAX", 5)
+    np.testing.assert_allclose(fast2.single_two_class(model, 30, (0, 1), clf), rec_s, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(fast2.pair_two_class(model, 30, (0, 1), (1, 1), clf), rec_p, rtol=0, atol=1e-13)

@@ -57,14 +57,39 @@ def binomial_pmf(n: int, prob: float) -> np.ndarray:
 class TwoClassTables:
     """Dense class laws and per-state integer score numerators for a tuple of inputs."""
 
+    #: above this size, class laws come from DFT powers (memory O(n^D)) instead of a
+    #: recursion that keeps every size (memory O(n^(D+1)))
+    RECURSION_MAX = 160
+
     def __init__(self, model: CellModel, inputs: tuple[Input, ...], n_max: int, clf: NaiveBayes) -> None:
         self.model = model
         self.inputs = inputs
         self.clf = clf
+        self.n_max = n_max
         self.space = ComponentSpace(model.arities, inputs)
-        self.laws = [class_laws(model, self.space, k, n_max, "float") for k in range(2)]
         self.p, self.q = _pq(clf)
         self._nums: dict[tuple[int, int], tuple[np.ndarray, list[np.ndarray]]] = {}
+        if n_max <= self.RECURSION_MAX:
+            self.laws = [class_laws(model, self.space, k, n_max, "float") for k in range(2)]
+            self._power = None
+        else:
+            from momentbound.exact.zlaw import _point_law, _PowerLaw
+
+            self.laws = None
+            self._power = [
+                _PowerLaw(_point_law(model, self.space, k), n_max) if float(model.prior(k)) > 0 else None
+                for k in range(2)
+            ]
+
+    def law(self, k: int, n: int) -> np.ndarray:
+        if self.laws is not None:
+            return self.laws[k][n]
+        pw = self._power[k]
+        if pw is None:  # prior 0: all mass on the empty state, only n = 0 possible
+            out = np.zeros((n + 1,) * self.space.dim)
+            out[(0,) * self.space.dim] = 1.0 if n == 0 else 0.0
+            return out
+        return pw.law(n)
 
     def den(self, n: int) -> int:
         if n == 0:
@@ -80,13 +105,15 @@ class TwoClassTables:
         key = (k, n)
         if key in self._nums:
             return self._nums[key]
-        law = self.laws[k][n]
+        law = self.law(k, n)
         D = self.space.dim
         coords = np.indices(law.shape).reshape(D, -1).T.astype(np.int64)
         nums = []
         for r in self.inputs:
             A = np.maximum(self.space.agreements(coords, n, r), 0)
             nums.append((n * (self.q * A + self.p).prod(axis=1)).reshape(law.shape))
+        if self.laws is None and len(self._nums) >= 8:  # large sizes: bounded memory
+            self._nums.pop(next(iter(self._nums)))
         self._nums[key] = (law, nums)
         return law, nums
 
@@ -102,16 +129,27 @@ def _outcome_vectors(clf: NaiveBayes, n0: int, n1: int) -> np.ndarray:
     return np.stack([np.array([1.0, 0.0]), _tie_winner(clf, n0, n1), np.array([0.0, 1.0])])
 
 
-def _splits(model: CellModel, n: int) -> np.ndarray:
-    return binomial_pmf(n, float(model.prior(0)))
+def _splits(model: CellModel, n: int, tail: float = 0.0) -> tuple[list[tuple[int, float]], float]:
+    """Class-0 counts with their binomial probabilities, and a bound on the dropped mass.
+
+    With ``tail > 0`` only a window whose Hoeffding tail bound is at most ``tail`` is kept.
+    """
+    from momentbound.exact.zlaw import _hoeffding_window
+
+    probs = binomial_pmf(n, float(model.prior(0)))
+    lo, hi, dropped = _hoeffding_window(n, float(model.prior(0)), tail)
+    return [(n0, float(probs[n0])) for n0 in range(lo, hi + 1)], dropped
 
 
-def single_two_class(model: CellModel, n: int, x: Input, clf: NaiveBayes, tables: TwoClassTables | None = None) -> np.ndarray:
-    """``E[g_x(. | T)]`` for two classes, floating point."""
+def single_two_class(
+    model: CellModel, n: int, x: Input, clf: NaiveBayes, tables: TwoClassTables | None = None, tail: float = 0.0
+) -> np.ndarray:
+    """``E[g_x(. | T)]`` for two classes, floating point (class-count splits with total
+    probability below the Hoeffding bound ``tail`` are skipped when ``tail > 0``)."""
     tables = tables or TwoClassTables(model, (x,), n, clf)
     r = tables.inputs.index(x)
     out = np.zeros(2)
-    for n0, ps in enumerate(_splits(model, n)):
+    for n0, ps in _splits(model, n, tail)[0]:
         if ps == 0:
             continue
         n1 = n - n0
@@ -221,13 +259,19 @@ def _interval_sets(
 
 
 def pair_two_class(
-    model: CellModel, n: int, x: Input, x2: Input, clf: NaiveBayes, tables: TwoClassTables | None = None
+    model: CellModel,
+    n: int,
+    x: Input,
+    x2: Input,
+    clf: NaiveBayes,
+    tables: TwoClassTables | None = None,
+    tail: float = 0.0,
 ) -> np.ndarray:
     """``E[g_x(y | T) g_x2(y' | T)]`` for two classes, floating point."""
     tables = tables or TwoClassTables(model, (x, x2), n, clf)
     rx, rx2 = tables.inputs.index(x), tables.inputs.index(x2)
     out = np.zeros((2, 2))
-    for n0, ps in enumerate(_splits(model, n)):
+    for n0, ps in _splits(model, n, tail)[0]:
         if ps == 0:
             continue
         n1 = n - n0

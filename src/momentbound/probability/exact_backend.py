@@ -29,6 +29,11 @@ class ExactBackend(PredictionBackend):
         model is exact and every sample size is at most ``rational_max_n``.
     rational_max_n:
         Size limit of ``"auto"`` for rational arithmetic.
+    tail:
+        Float arithmetic only: class-count splits outside a window whose Hoeffding tail bound
+        is at most ``tail`` are not summed (two-class fast paths); every float result is then
+        within ``tail`` (plus rounding, ~1e-12) of the exact value. The largest bound used so far
+        is kept in :attr:`dropped_mass_bound`. Rational results are always exact.
 
     Examples
     --------
@@ -40,13 +45,17 @@ class ExactBackend(PredictionBackend):
     name: ClassVar[str] = "exact"
     kind_name: ClassVar[str] = "EXACT"
 
-    def __init__(self, arithmetic: str = "auto", rational_max_n: int = 12) -> None:
+    def __init__(self, arithmetic: str = "auto", rational_max_n: int = 12, tail: float = 1e-13) -> None:
         if arithmetic not in ARITHMETICS:
             raise InvalidArgument(f"arithmetic must be one of {ARITHMETICS}, got {arithmetic!r}")
         if isinstance(rational_max_n, bool) or not isinstance(rational_max_n, int) or rational_max_n < 0:
             raise InvalidArgument(f"rational_max_n must be an integer >= 0, got {rational_max_n!r}")
+        if isinstance(tail, bool) or not isinstance(tail, (int, float)) or not 0 <= tail < 1:
+            raise InvalidArgument(f"tail must be a number in [0, 1), got {tail!r}")
         self.arithmetic = arithmetic
         self.rational_max_n = rational_max_n
+        self.tail = float(tail)
+        self.dropped_mass_bound = 0.0
         self._tables: dict[tuple[object, ...], fast2.TwoClassTables] = {}
 
     def _two_class_tables(
@@ -55,7 +64,7 @@ class ExactBackend(PredictionBackend):
         space = engine.ComponentSpace(model.arities, inputs)
         key = (model, space.comps, space.implicit, clf.alpha_exact)
         cached = self._tables.get(key)
-        if cached is not None and len(cached.laws[0]) > n:
+        if cached is not None and cached.n_max >= n and (cached.laws is None) == (n > fast2.TwoClassTables.RECURSION_MAX):
             cached_inputs = cached.inputs
             if all(x in cached_inputs for x in inputs):
                 return cached
@@ -83,10 +92,31 @@ class ExactBackend(PredictionBackend):
 
     def _single(self, model: CellModel, n: int, x: tuple[int, ...], clf: NaiveBayes) -> np.ndarray:
         mode = self.mode(model, n)
+        if mode == "float" and model.n_classes == 2 and clf.alpha_exact == 0 and n > fast2.TwoClassTables.RECURSION_MAX:
+            return self._single_from_z(model, n, x, clf)
         if self._fast(model, n, clf, mode):
             tables = self._two_class_tables(model, (x,), n, clf)
-            return fast2.single_two_class(model, n, x, clf, tables)
+            self._note_tail(model, n)
+            return fast2.single_two_class(model, n, x, clf, tables, tail=self.tail)
         return engine.single_probabilities(model, n, x, clf, mode)
+
+    def _note_tail(self, model: CellModel, n: int) -> None:
+        from momentbound.exact.zlaw import _hoeffding_window
+
+        self.dropped_mass_bound = max(self.dropped_mass_bound, _hoeffding_window(n, float(model.prior(0)), self.tail)[2])
+
+    def _single_from_z(self, model: CellModel, n: int, x: tuple[int, ...], clf: NaiveBayes) -> np.ndarray:
+        """Two classes, ``alpha = 0``: ``g(0)`` from the law of ``Z_x`` plus the exact empty-class
+        correction (see :mod:`momentbound.probability.moment_backends`)."""
+        from momentbound.exact.zlaw import prob_z_positive
+        from momentbound.probability.moment_backends import empty_class_corrections
+
+        r = prob_z_positive(model, n, x, arithmetic="float", tail=self.tail)
+        self.dropped_mass_bound = max(self.dropped_mass_bound, r.dropped_mass_bound)
+        c = float(empty_class_corrections(model, n, x, clf.ties))
+        g0 = (r.positive + r.zero + c) if clf.ties == "first" else (r.positive + r.zero / 2 + c)
+        g0 = min(1.0, max(0.0, g0))
+        return np.array([g0, 1.0 - g0])
 
     def _pair(
         self, model: CellModel, n: int, x: tuple[int, ...], x2: tuple[int, ...], clf: NaiveBayes
@@ -94,7 +124,8 @@ class ExactBackend(PredictionBackend):
         mode = self.mode(model, n)
         if self._fast(model, n, clf, mode):
             tables = self._two_class_tables(model, (x, x2), n, clf)
-            return fast2.pair_two_class(model, n, x, x2, clf, tables)
+            self._note_tail(model, n)
+            return fast2.pair_two_class(model, n, x, x2, clf, tables, tail=self.tail)
         return engine.pair_probabilities(model, n, x, x2, clf, mode)
 
     def _cross(
@@ -113,7 +144,7 @@ class ExactBackend(PredictionBackend):
         return engine.cross_probabilities(model, n_common, n_a, n_b, point_a, point_b, clf, mode)
 
     def __repr__(self) -> str:
-        return f"ExactBackend(arithmetic={self.arithmetic!r}, rational_max_n={self.rational_max_n})"
+        return f"ExactBackend(arithmetic={self.arithmetic!r}, rational_max_n={self.rational_max_n}, tail={self.tail})"
 
 
 @register_backend("exact")
