@@ -228,3 +228,32 @@ def test_random_small_models_equal_enumeration(problem):
         want = bf.kfold_moments(n, arg if kind == "kfold" else n)
         assert (res.fold_variance, res.fold_covariance) == (want.fold_variance, want.fold_covariance)
     assert (res.mean, res.variance) == (want.mean, want.variance)
+
+
+@pytest.mark.parametrize("name", ["1d", "2x2x2", "3class"])
+@pytest.mark.parametrize("ties, alpha", RULES)
+def test_exact_backend_prediction_probabilities(name, ties, alpha):
+    """The exact backend's single / pair / cross terms equal the enumeration (Fractions)."""
+    from momentbound.probability import get_backend
+
+    *_, NaiveBayes = api()
+    model = MODELS[name]
+    clf = NaiveBayes(ties=ties, alpha=alpha)
+    bf = oracle(name, ties, alpha)
+    backend = get_backend("exact")
+    inputs = list(model.inputs())
+    x, x2 = inputs[0], inputs[-1]
+    n = 5 if name == "2x2x2" else 6
+    single = list(backend.single(model, n, x, clf))
+    assert all(isinstance(v, F) for v in single)
+    assert single == bf.single(n, x)
+    for a, b in [(x, x2), (x, x)]:
+        got = backend.pair(model, n, a, b, clf)
+        assert [list(row) for row in got] == bf.pair(n, a, b)
+    k = model.n_classes
+    point_a, point_b = (x, 0), (x2, k - 1)
+    sizes = (1, 1, 2) if name == "2x2x2" else (2, 1, 2)
+    got = backend.cross(model, *sizes, point_a, point_b, clf)
+    assert [list(row) for row in got] == bf.cross(*sizes, point_a, point_b)
+    got = backend.cross(model, *sizes, point_a, point_a, clf)
+    assert [list(row) for row in got] == bf.cross(*sizes, point_a, point_a)

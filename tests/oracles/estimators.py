@@ -176,6 +176,46 @@ class BruteForce:
                 total += gx[y] * p_not[y]
         return total
 
+    # -------------------------------------------------------------- prediction probabilities
+    def single(self, n: int, x: Sequence[int]) -> list[Fraction]:
+        """E[g_x(y | T)] for every class y, T ~ Multinomial(n, p)."""
+        out = [Fraction(0)] * self.n_classes
+        for t, pr in self.tables(n):
+            g = self.g(t, x)
+            out = [o + pr * gy for o, gy in zip(out, g)]
+        return out
+
+    def pair(self, n: int, x: Sequence[int], x2: Sequence[int]) -> list[list[Fraction]]:
+        """E[g_x(y | T) g_x2(y' | T)] (same training set, independent coins)."""
+        k = self.n_classes
+        out = [[Fraction(0)] * k for _ in range(k)]
+        for t, pr in self.tables(n):
+            g, g2 = self.g(t, x), self.g(t, x2)
+            for a in range(k):
+                for b in range(k):
+                    out[a][b] += pr * g[a] * g2[b]
+        return out
+
+    def cross(self, n_common: int, n_a: int, n_b: int, point_a, point_b) -> list[list[Fraction]]:
+        """E[g_{x_a}(a | C + B' + {point_b}) g_{x_b}(b | C + A' + {point_a})] (the contract's
+        CV covariance term), enumerating the independent tables C, A', B'."""
+        k = self.n_classes
+        ia = self.cell_list.index((tuple(point_a[0]), point_a[1]))
+        ib = self.cell_list.index((tuple(point_b[0]), point_b[1]))
+        out = [[Fraction(0)] * k for _ in range(k)]
+        for c, pc in self.tables(n_common):
+            for ta, pa in self.tables(n_a):
+                for tb, pb in self.tables(n_b):
+                    train_a = [cc + bb + (i == ib) for i, (cc, bb) in enumerate(zip(c, tb))]
+                    train_b = [cc + aa + (i == ia) for i, (cc, aa) in enumerate(zip(c, ta))]
+                    g = self.g(train_a, point_a[0])
+                    g2 = self.g(train_b, point_b[0])
+                    w = pc * pa * pb
+                    for a in range(k):
+                        for b in range(k):
+                            out[a][b] += w * g[a] * g2[b]
+        return out
+
     # -------------------------------------------------------------- estimators
     def ge_moments(self, n: int) -> Moments:
         m1 = m2 = Fraction(0)
