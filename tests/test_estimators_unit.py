@@ -475,3 +475,47 @@ def test_invalid_arguments():
         sweep(ONE_D, "folds", [], N=4, classifier=Clf(), backend=b)
     with pytest.raises(ImpossibleSplit, match="more folds"):
         sweep(ONE_D, "folds", [2, 9], N=4, classifier=Clf(), backend=b)
+
+
+# ------------------------------------------------------------------ model symmetries
+
+
+def test_input_symmetries():
+    from momentbound.estimators.moments import input_symmetries
+
+    assert input_symmetries(ONE_D) == [(0, 1)]
+    assert len(input_symmetries(TWO_D)) == 8  # all cells of a class equal: the square's symmetries
+    lopsided = CellModel((2, 2), ["1/10", "1/10", "1/10", "1/10", "1/5", "1/5", "1/10", "1/10"])
+    # (x1, x2) -> (1 - x2, 1 - x1) fixes p; nothing else does
+    assert input_symmetries(lopsided) == [(0, 1, 2, 3), (3, 1, 2, 0)]
+    assert input_symmetries(TWO_D, cap=4) == [(0, 1, 2, 3)]
+
+
+class CountingBackend(BruteBackend):
+    def __init__(self):
+        self.calls = {"single": 0, "pair": 0, "cross": 0}
+
+    def pair(self, *args):
+        self.calls["pair"] += 1
+        return super().pair(*args)
+
+    def cross(self, *args):
+        self.calls["cross"] += 1
+        return super().cross(*args)
+
+
+@pytest.mark.parametrize("clf", [Clf(), Clf("first", 1)])
+def test_symmetry_reduction_changes_nothing_but_the_work(clf):
+    """Orbit representatives give exactly the values of the full sums (symmetric models)."""
+    symmetric = CellModel((2,), ["1/5", "3/10", "1/5", "3/10"])
+    for model, N, est in ((symmetric, 5, KFold(2)), (TWO_D, 3, KFold(3)), (TWO_D, 3, GE())):
+        fast_backend, slow_backend = CountingBackend(), CountingBackend()
+        fast = make_engine(model, classifier=clf, backend=fast_backend)
+        slow = make_engine(model, classifier=clf, backend=slow_backend)
+        slow._maps = [tuple(range(model.n_inputs))]
+        a = estimator_moments(model, N, est, engine=fast)
+        b = estimator_moments(model, N, est, engine=slow)
+        assert (a.mean, a.variance, a.fold_covariance) == (b.mean, b.variance, b.fold_covariance)
+        assert fast_backend.calls["pair"] < slow_backend.calls["pair"]
+        if est.name == "cv":
+            assert fast_backend.calls["cross"] < slow_backend.calls["cross"]

@@ -22,6 +22,7 @@ and sound interval arithmetic (:class:`Interval`) when the backend returns guara
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Sequence
@@ -323,6 +324,58 @@ def _is_exact(values: Sequence[Any]) -> bool:
     return isinstance(first, (Fraction, int))
 
 
+# ----------------------------------------------------------------------------- symmetries
+SYMMETRY_GROUP_CAP = 5040
+
+
+def input_symmetries(model: CellModel, cap: int = SYMMETRY_GROUP_CAP) -> list[tuple[int, ...]]:
+    """Relabellings of the inputs that leave every cell probability unchanged.
+
+    Candidates permute the values of each attribute and permute attributes of equal arity; a
+    candidate is kept when ``p[sigma(x), k] = p[x, k]`` for every cell. Naive Bayes is equivariant
+    under these maps (its score is a product over attributes of per-value counts), so every
+    prediction probability term is constant on their orbits: ``pair(sigma x, sigma x') = pair(x, x')``
+    and likewise for ``single`` and ``cross``. Returned as maps of input indices (identity first);
+    when the candidate group has more than ``cap`` elements only the identity is returned.
+
+    Examples
+    --------
+    >>> from momentbound.model import independent_1d_model
+    >>> input_symmetries(independent_1d_model("2/5"))
+    [(0, 1), (1, 0)]
+    """
+    ar, d, K = model.arities, model.d, model.n_classes
+    inputs = list(model.inputs())
+    identity = tuple(range(len(inputs)))
+    attr_perms = [
+        perm for perm in itertools.permutations(range(d)) if all(ar[perm[j]] == ar[j] for j in range(d))
+    ]
+    size = len(attr_perms) * math.prod(math.factorial(a) for a in ar)
+    if size > cap:
+        return [identity]
+    index = {x: i for i, x in enumerate(inputs)}
+    cells = model.cells
+    maps = [identity]
+    for perm in attr_perms:
+        for values in itertools.product(*(itertools.permutations(range(a)) for a in ar)):
+            images = []
+            for x in inputs:
+                y = [0] * d
+                for j in range(d):
+                    y[perm[j]] = values[j][x[j]]
+                images.append(index[tuple(y)])
+            m = tuple(images)
+            if m == identity or m in maps:
+                continue
+            if all(cells[m[i] * K + k] == cells[i * K + k] for i in range(len(inputs)) for k in range(K)):
+                maps.append(m)
+    return maps
+
+
+def _transpose(values: list[list[Any]]) -> list[list[Any]]:
+    return [list(row) for row in zip(*values)]
+
+
 # ----------------------------------------------------------------------------- engine
 @dataclass
 class MomentEngine:
@@ -339,6 +392,7 @@ class MomentEngine:
     _ge2: dict[int, Value] = field(default_factory=dict, repr=False)
     _joint: dict[tuple[str, int, int, int], Value] = field(default_factory=dict, repr=False)
     _pairs: dict[tuple[int, int, int], Any] = field(default_factory=dict, repr=False)
+    _singles: dict[tuple[int, int], Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         m = self.model
@@ -356,6 +410,7 @@ class MomentEngine:
         ]
         self._w_float = [[float(v) for v in row] for row in self._w_exact]
         self._p_float = [[float(v) for v in row] for row in self._p]
+        self._maps = input_symmetries(m)
 
     # weights in the arithmetic of the backend's numbers
     def _w(self, exact: bool) -> list[list[Any]]:
@@ -374,7 +429,7 @@ class MomentEngine:
                     rows = self._pair(n, ix, ix)
                     probs = [sum(row[1:], row[0]) for row in rows]
                 else:
-                    probs = _as_values(self.backend.single(self.model, n, x, self.classifier))
+                    probs = self._single(n, ix)
                 w = self._w(_is_exact(probs))[ix]
                 for y, wy in enumerate(w):
                     if wy:
@@ -382,12 +437,26 @@ class MomentEngine:
             self._ge1[n] = total
         return self._ge1[n]
 
+    def _single(self, n: int, ix: int) -> Any:
+        rep = min(m[ix] for m in self._maps)
+        key = (n, rep)
+        if key not in self._singles:
+            x = self._inputs[rep]
+            self._singles[key] = _as_values(self.backend.single(self.model, n, x, self.classifier))
+        return self._singles[key]
+
     def _pair(self, n: int, ix: int, jx: int) -> Any:
-        key = (n, ix, jx)
+        # one backend call per orbit of input pairs under the model's symmetries and swapping
+        candidates = [((m[ix], m[jx]), False) for m in self._maps]
+        if ix != jx:  # pair(x', x) is pair(x, x') transposed
+            candidates += [((m[jx], m[ix]), True) for m in self._maps]
+        rep, swapped = min(candidates)
+        key = (n, *rep)
         if key not in self._pairs:
-            x, x2 = self._inputs[ix], self._inputs[jx]
+            x, x2 = self._inputs[rep[0]], self._inputs[rep[1]]
             self._pairs[key] = _as_values(self.backend.pair(self.model, n, x, x2, self.classifier))
-        return self._pairs[key]
+        value = self._pairs[key]
+        return _transpose(value) if swapped else value
 
     def ge_second(self, n: int) -> Value:
         """``E[GE^2]`` of the classifier trained on ``n`` points (pairs of inputs, same training set)."""
@@ -440,12 +509,19 @@ class MomentEngine:
             if self._p[ix][y] != 0
         ]
         total: Value = 0
+        seen: dict[tuple[int, int, int, int], Any] = {}
         for a_pos, (ia, xa, ya) in enumerate(points):
             start = a_pos if s == t else 0
             for ib, xb, yb in points[start:]:
-                probs = _as_values(
-                    self.backend.cross(model, n_common, s - 1, t - 1, (xa, ya), (xb, yb), self.classifier)
-                )
+                # cross(sigma a, sigma b) = cross(a, b) for every symmetry sigma of the model
+                ra, rb = min((m[ia], m[ib]) for m in self._maps)
+                key = (ra, ya, rb, yb)
+                if key not in seen:
+                    pa, pb = (self._inputs[ra], ya), (self._inputs[rb], yb)
+                    seen[key] = _as_values(
+                        self.backend.cross(model, n_common, s - 1, t - 1, pa, pb, self.classifier)
+                    )
+                probs = seen[key]
                 pw = self._pw(_is_exact(probs))
                 err: Value = 0
                 for a in range(K):
