@@ -17,6 +17,7 @@ from .result import BoundResult, Certificate, Diagnostics, Kind, Status
 # method modules: importing registers them (order = preference order)
 from . import lp  # noqa: E402,F401
 from . import prekopa  # noqa: E402,F401
+from . import closed_form  # noqa: E402,F401
 from . import exact  # noqa: E402,F401
 from . import sdp  # noqa: E402,F401
 from . import sqp  # noqa: E402,F401

@@ -163,11 +163,28 @@ def _continuous_piece_min(
             return Fraction(-(10**30)), None
         if ulo is None and (lead if deg % 2 == 0 else -lead) < 0:
             return Fraction(-(10**30)), None
+    d = r.derivative()
+    irrational = d
+    if d.degree() >= 1:
+        # rational critical points exactly (tight certificates touch there: no rounding at all)
+        _, factors = d.factor()
+        irrational = flint.fmpq_poly([1])
+        for f, mult in factors:
+            if f.degree() == 1:
+                c1, c0 = _frac(f.coeffs()[1]), _frac(f.coeffs()[0])
+                z = -c0 / c1
+                if (ulo is None or z >= ulo) and (uhi is None or z <= uhi):
+                    v = _frac(r(_fmpq(z)))
+                    if best is None or v < best:
+                        best, arg = v, amap.from_unit(z)
+            else:
+                irrational *= f**mult
     old = flint.ctx.prec
     flint.ctx.prec = 256
     try:
         ar = flint.arb_poly([flint.arb(c) for c in r.coeffs()])
-        for ua, ub in _critical_balls(r, 256):
+        balls = _critical_balls(irrational.integral(), 256) if irrational.degree() >= 1 else []
+        for ua, ub in balls:
             if (uhi is not None and ua > uhi) or (ulo is not None and ub < ulo):
                 continue
             a = ua if ulo is None else max(ua, ulo)
