@@ -519,3 +519,15 @@ def test_symmetry_reduction_changes_nothing_but_the_work(clf):
         assert fast_backend.calls["pair"] < slow_backend.calls["pair"]
         if est.name == "cv":
             assert fast_backend.calls["cross"] < slow_backend.calls["cross"]
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import momentbound.estimators.estimators as est_mod
+    import momentbound.estimators.moments as mom_mod
+    import momentbound.estimators.sweep as sweep_mod
+
+    for module in (est_mod, mom_mod, sweep_mod):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0 and result.attempted > 0, module.__name__
