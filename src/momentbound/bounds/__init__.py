@@ -24,6 +24,7 @@ from . import sqp  # noqa: E402,F401
 from . import gd  # noqa: E402,F401
 from . import series  # noqa: E402,F401
 from . import sampling  # noqa: E402,F401
+from . import joint  # noqa: E402,F401
 
 __all__ = [
     "AffineMap",
