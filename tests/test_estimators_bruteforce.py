@@ -208,7 +208,7 @@ def small_problems(draw):
     return arities, k_cls, cells, n, kind, arg, ties, alpha
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
+@settings(max_examples=40, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(small_problems())
 def test_random_small_models_equal_enumeration(problem):

@@ -241,3 +241,35 @@ def test_printed_lemma2_disagrees_with_sklearn_two_fold_cv():
     cov = sim.covariance_estimate(run.he[:, 0], run.he[:, 1])
     assert cov.contains(float(real.fold_covariance), Z)
     assert not cov.contains(float(paper.fold_covariance), Z)
+
+
+# ------------------------------------------------------------------ the sampling backend
+@pytest.mark.parametrize("ties, alpha", [("random", 0), ("first", 1)])
+def test_sampling_backend_intervals_contain_enumeration(ties, alpha):
+    """The Monte Carlo backend's intervals (per-term confidence 0.9999, fixed seed) contain the
+    brute-force values of the terms and of the propagated estimator moments, and are narrow
+    enough to mean something."""
+    from momentbound.probability.sampling_backend import SamplingBackend
+    from oracles.estimators import BruteForce
+
+    GE, HoldOut, KFold, LeaveOneOut, estimator_moments, NaiveBayes = api()
+    model = MODELS["1d"]
+    clf = NaiveBayes(ties=ties, alpha=alpha)
+    bf = BruteForce.from_model(model, ties, alpha)
+    backend = SamplingBackend(draws=20_000, confidence=0.9999, rng=np.random.default_rng(5))
+    single = backend.single(model, 6, (0,), clf)
+    assert single.draws == 20_000
+    for k, want in enumerate(bf.single(6, (0,))):
+        assert single.lower[k] <= want <= single.upper[k]
+        assert single.upper[k] - single.lower[k] < 0.05
+    n = 8
+    for est, want in [
+        (GE(), bf.ge_moments(n)),
+        (HoldOut(test_size=3), bf.holdout_moments(5, 3)),
+        (KFold(2), bf.kfold_moments(n, 2)),
+        (LeaveOneOut(), bf.loo_moments(n)),
+    ]:
+        res = estimator_moments(model, n, est, classifier=clf, backend=backend)
+        assert res.mean.lower <= want.mean <= res.mean.upper, (est, res.mean, float(want.mean))
+        assert res.variance.lower <= want.variance <= res.variance.upper, (est, res.variance)
+        assert res.mean.upper - res.mean.lower < 0.05
