@@ -284,58 +284,109 @@ def pair_two_class(
     return out
 
 
+def _boundaries(
+    a: np.ndarray, b: np.ndarray, u: np.ndarray, T: int, increasing: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Row boundaries of ``{t : a + b t < u}`` (strict) and ``{t : a + b t <= u}``.
+
+    Rows have slopes ``b`` of one sign (or zero). For increasing rows the sets are prefixes and
+    the boundary is their size ``hi``; for decreasing rows they are suffixes and the boundary is
+    their first index ``lo``. Shape ``(Q, R)``, values in ``0..T``. Quotients are exact: float
+    division when every operand is below ``2**51`` (floor/ceil of the correctly rounded quotient
+    are then the exact ones), integer division otherwise.
+    """
+    zero = b == 0
+    step = np.where(zero, 1, np.abs(b))
+    big = max(int(np.abs(a).max(initial=0)), int(np.abs(u).max(initial=0)), int(step.max(initial=0))) >= 2**51
+    if big:
+        num = u[:, None] - a[None, :]
+        c = -((-num) // step[None, :])
+        f = num // step[None, :]
+    else:
+        q = (u.astype(float)[:, None] - a.astype(float)[None, :]) / step.astype(float)[None, :]
+        c = np.ceil(q)
+        f = np.floor(q)
+    if increasing:
+        strict, loose = c, f + 1
+    else:
+        strict, loose = 1 - c, -f
+    strict = np.clip(strict, 0, T, out=strict).astype(np.int64)
+    loose = np.clip(loose, 0, T, out=loose).astype(np.int64)
+    if zero.any():
+        d0 = u[:, None] - a[None, zero]
+        if increasing:
+            strict[:, zero] = np.where(d0 > 0, T, 0)
+            loose[:, zero] = np.where(d0 >= 0, T, 0)
+        else:
+            strict[:, zero] = np.where(d0 > 0, 0, T)
+            loose[:, zero] = np.where(d0 >= 0, 0, T)
+    return strict, loose
+
+
 def split_outcomes_pair(tables: TwoClassTables, n0: int, n1: int, r1: int, r2: int) -> np.ndarray:
-    """Joint outcome probabilities (class 0 wins / tie / class 1 wins) at two inputs, one split."""
+    """Joint outcome probabilities (class 0 wins / tie / class 1 wins) at two inputs, one split.
+
+    For every class-0 state (query ``(u1, u2)``) and class-1 grid row, the sets
+    ``{t : v1 < u1}`` and ``{t : v2 < u2}`` are a prefix or a suffix of the row, so their
+    intersection is an interval and its mass comes from the row's cumulative sums ``C``;
+    as ``C`` is non-decreasing, ``C[min(h, h')] = min(C[h], C[h'])``, so every joint mass is
+    an elementwise min/max of four gathered arrays.
+    """
     law0, nums0 = tables.grid_nums(0, n0)
     law1, nums1 = tables.grid_nums(1, n1)
     m0 = law0 > 0
-    # class-0 states with equal key pairs are merged
-    u_pairs = np.stack([nums0[r1][m0], nums0[r2][m0]], axis=1) * tables.den(n1)
-    u_pairs, inv = np.unique(u_pairs, axis=0, return_inverse=True)
-    w0 = np.bincount(inv.reshape(-1), weights=law0[m0], minlength=len(u_pairs))
-    u1, u2 = u_pairs[:, 0], u_pairs[:, 1]
+    den1 = tables.den(n1)
+    u1, u2, w0 = nums0[r1][m0] * den1, nums0[r2][m0] * den1, law0[m0]
     T = law1.shape[-1]
     R = law1.size // T
     L1 = law1.reshape(R, T)
-    cum = np.concatenate([np.zeros((R, 1)), np.cumsum(L1, axis=1)], axis=1).ravel()
+    rows_keep = L1.sum(axis=1) > 0
+    L1 = L1[rows_keep]
+    R = L1.shape[0]
+    C = np.concatenate([np.zeros((R, 1)), np.cumsum(L1, axis=1)], axis=1)
+    CT = C[:, -1]
+    total1 = float(CT.sum())
+    flat = C.ravel()
     base = (np.arange(R, dtype=np.int64) * (T + 1))[None, :]
-    v1 = (nums1[r1] * tables.den(n0)).reshape(R, T)
-    v2 = (nums1[r2] * tables.den(n0)).reshape(R, T)
+    den0 = tables.den(n0)
+    v1 = (nums1[r1] * den0).reshape(-1, T)[rows_keep]
+    v2 = (nums1[r2] * den0).reshape(-1, T)[rows_keep]
     # intercept and slope of each row (keys are linear in t on the feasible states)
     a1, a2 = v1[:, 0], v2[:, 0]
     b1 = v1[:, 1] - v1[:, 0] if T > 1 else np.zeros(R, dtype=np.int64)
     b2 = v2[:, 1] - v2[:, 0] if T > 1 else np.zeros(R, dtype=np.int64)
-    total1 = float(L1.sum())
-    cum_total = float(cum[base + T].sum())
+    inc1, inc2 = bool(np.all(b1 >= 0)), bool(np.all(b2 >= 0))
+    if not (inc1 or np.all(b1 <= 0)) or not (inc2 or np.all(b2 <= 0)):  # pragma: no cover
+        raise AssertionError("row slopes of a score key must share one sign")
     Q = len(w0)
     chunk = max(1, _CHUNK // max(R, 1))
-    J = np.zeros((2, 2))  # J[a, b]: a, b = 0 strict, 1 non-strict; weighted by w0
+    J = np.zeros((2, 2))  # J[a, b]: a, b = 0 strict, 1 non-strict
     lt = np.zeros(2)
     le = np.zeros(2)
-
-    def mass(lo: np.ndarray | int, hi: np.ndarray | int) -> np.ndarray:
-        if isinstance(hi, int):
-            return cum_total - np.take(cum, base + lo).sum(axis=1)
-        if isinstance(lo, int):
-            return np.take(cum, base + hi).sum(axis=1)
-        hi = np.maximum(hi, lo)
-        return (np.take(cum, base + hi) - np.take(cum, base + lo)).sum(axis=1)
-
+    CT_total = float(CT.sum())
     for start in range(0, Q, chunk):
         sl = slice(start, start + chunk)
         wq = w0[sl]
-        s1 = [_linear_sets(a1, b1, u1[sl], strict, T) for strict in (True, False)]
-        s2 = [_linear_sets(a2, b2, u2[sl], strict, T) for strict in (True, False)]
+        G1 = [np.take(flat, base + idx) for idx in _boundaries(a1, b1, u1[sl], T, inc1)]
+        G2 = [np.take(flat, base + idx) for idx in _boundaries(a2, b2, u2[sl], T, inc2)]
+        for which, (G, inc) in enumerate(((G1, inc1), (G2, inc2))):
+            for strictness in range(2):
+                m = G[strictness].sum(axis=1)
+                if not inc:
+                    m = CT_total - m
+                (lt if strictness == 0 else le)[which] += wq @ m
         for a in range(2):
-            lt_or_le = lt if a == 0 else le
-            lt_or_le[0] += wq @ mass(*s1[a])
-            lt_or_le[1] += wq @ mass(*s2[a])
-            lo1, hi1 = s1[a]
             for b in range(2):
-                lo2, hi2 = s2[b]
-                lo = lo1 if isinstance(lo2, int) else (lo2 if isinstance(lo1, int) else np.maximum(lo1, lo2))
-                hi = hi1 if isinstance(hi2, int) else (hi2 if isinstance(hi1, int) else np.minimum(hi1, hi2))
-                J[a, b] += wq @ mass(lo, hi)
+                g1, g2 = G1[a], G2[b]
+                if inc1 and inc2:
+                    per = np.minimum(g1, g2).sum(axis=1)
+                elif inc1:
+                    per = np.maximum(g1 - g2, 0.0).sum(axis=1)
+                elif inc2:
+                    per = np.maximum(g2 - g1, 0.0).sum(axis=1)
+                else:
+                    per = CT_total - np.maximum(g1, g2).sum(axis=1)
+                J[a, b] += wq @ per
     W0 = float(w0.sum())
     # outcome o = 0: u > v (v < u), 1: tie, 2: u < v ; P[o1, o2]
     P = np.empty((3, 3))
