@@ -290,6 +290,9 @@ def certify(
     shifted = False
     if not ver.ok and allow_shift:
         delta = -ver.min_slack
+        if not problem.support.is_discrete:
+            # interval-arithmetic bounds of the shifted polynomial carry their own rounding
+            delta = delta * (1 + Fraction(1, 10**9)) + Fraction(1, 10**40)
         coeffs[0] = coeffs[0] + delta if side == "upper" else coeffs[0] - delta
         ver = slack_minimum(coeffs, basis, amap, problem.support, problem.event, side)
         shifted = True

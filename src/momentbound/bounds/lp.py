@@ -66,6 +66,9 @@ HIGHS_STATUS_MAP: Mapping[str, str] = {
 }
 
 
+_ELASTIC = 1e6
+
+
 @dataclass(frozen=True)
 class SideResult:
     """One side (an upper bound on ``P(E)``) of a discrete LP solve."""
@@ -113,7 +116,9 @@ def _colwise(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return start, index, mat.T.reshape(-1).copy()
 
 
-def _solve_primal(A: np.ndarray, c: np.ndarray, tau: np.ndarray, phase1: bool, options: Mapping[str, Any]) -> _Restricted:
+def _solve_primal(
+    A: np.ndarray, c: np.ndarray, tau: np.ndarray, phase1: bool, options: Mapping[str, Any], elastic: bool = False
+) -> _Restricted:
     """max c.q s.t. A q = tau, q >= 0 (A: rows = moments, cols = points); phase1 adds +-e_k artificials."""
     import highspy
 
@@ -121,6 +126,12 @@ def _solve_primal(A: np.ndarray, c: np.ndarray, tau: np.ndarray, phase1: bool, o
     if phase1:
         A = np.hstack([A, np.eye(nrow), -np.eye(nrow)])
         cost = np.concatenate([np.zeros(npts), np.ones(2 * nrow)])  # minimise the residual
+    elif elastic:
+        # elastic moment rows (penalty _ELASTIC): near the boundary of the moment space the
+        # restricted columns may miss the exact atoms; bounded duals keep the LP solvable and
+        # every certificate is verified on the whole support anyway
+        A = np.hstack([A, np.eye(nrow), -np.eye(nrow)])
+        cost = np.concatenate([-c, np.full(2 * nrow, _ELASTIC)])  # HiGHS minimises
     else:
         cost = -c  # HiGHS minimises
     h = _highs(options)
@@ -151,7 +162,9 @@ def _solve_primal(A: np.ndarray, c: np.ndarray, tau: np.ndarray, phase1: bool, o
     return _Restricted(status, y, np.array(sol.col_value)[:npts], basic, obj if phase1 else -obj, raw)
 
 
-def _solve_dual(A: np.ndarray, c: np.ndarray, tau: np.ndarray, phase1: bool, options: Mapping[str, Any]) -> _Restricted:
+def _solve_dual(
+    A: np.ndarray, c: np.ndarray, tau: np.ndarray, phase1: bool, options: Mapping[str, Any], elastic: bool = False
+) -> _Restricted:
     """The dual LP with one row per point: min tau.y s.t. A^T y >= c (phase1: max tau.y, A^T y <= 0, |y| <= 1)."""
     import highspy
 
@@ -166,7 +179,8 @@ def _solve_dual(A: np.ndarray, c: np.ndarray, tau: np.ndarray, phase1: bool, opt
         lp.row_lower_, lp.row_upper_ = np.full(npts, -inf), np.zeros(npts)
     else:
         lp.col_cost_ = tau.copy()
-        lp.col_lower_, lp.col_upper_ = np.full(nrow, -inf), np.full(nrow, inf)
+        big = _ELASTIC if elastic else inf
+        lp.col_lower_, lp.col_upper_ = np.full(nrow, -big), np.full(nrow, big)
         lp.row_lower_, lp.row_upper_ = c.astype(float).copy(), np.full(npts, inf)
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
     lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = _colwise(A.T.copy())
@@ -320,7 +334,7 @@ class _ColumnGeneration:
     def _restricted(self, phase1: bool) -> _Restricted:
         solver = _solve_primal if self.formulation == "primal" else _solve_dual
         A = self.matrix()
-        res = solver(A, self.objective() / self.colscale, self.tau, phase1, self.opts["highs_options"])
+        res = solver(A, self.objective() / self.colscale, self.tau, phase1, self.opts["highs_options"], self.continuous)
         if res.status != "optimal" and not (phase1 and res.status == "infeasible"):
             raise SolverFailed(
                 f"HiGHS returned {res.raw_status} on the restricted {'phase-1 ' if phase1 else ''}LP "
