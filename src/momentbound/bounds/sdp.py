@@ -360,7 +360,8 @@ class SDPMethod(BoundMethod):
     Options
     -------
     tol : float
-        Clarabel gap and feasibility tolerance (default ``1e-10``).
+        Clarabel gap and feasibility tolerance (default ``1e-9``; tighter values often end in
+        "AlmostSolved" after many more iterations).
     max_iter : int
         Interior-point iteration cap (default 200).
 
@@ -374,7 +375,7 @@ class SDPMethod(BoundMethod):
 
     name = "sdp"
     kind = Kind.BOUND
-    options = {"tol": 1e-10, "max_iter": 200}
+    options = {"tol": 1e-9, "max_iter": 200}
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:
         tol = float(options["tol"])

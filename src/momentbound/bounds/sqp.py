@@ -42,9 +42,10 @@ __all__ = ["SQPMethod", "piece_candidates", "local_minima", "ExchangeResult", "e
 
 _COEF_BOX = 1e6  # keeps early subproblems bounded; never active at a converged iterate
 _HIGHS_LADDER = (
-    {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
-    {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9},
-    {},
+    ("highs", {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}),
+    ("highs-ds", {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}),
+    ("highs-ipm", {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}),
+    ("highs", {}),
 )
 #: constant added to the final iterate before verification (the LP is only feasible to ~1e-10)
 MARGIN = 1e-12
@@ -140,46 +141,68 @@ def exchange_dual(
     >>> round(r.objective * 37, 6)
     1.0
     """
-    from scipy.optimize import linprog
-
     c = np.asarray(cheb_moments, dtype=float)
     m = len(c) - 1
-    pts = [_initial_points(pc, m) for pc in pieces]
-    rhs = [np.full(len(p), off) for p, off in zip(pts, offsets)]
+    base_u = [_initial_points(pc, m) for pc in pieces]
+    base = (np.concatenate(base_u), np.concatenate([np.full(len(p), off) for p, off in zip(base_u, offsets)]))
+    extra_u = np.zeros(0)  # exchanged points: only the active ones are kept (keeps the LP well posed)
+    extra_r = np.zeros(0)
     y = np.zeros(m + 1)
     worst = math.inf
     it = 0
     converged = False
+    total_points = len(base[0])
+    last_active: np.ndarray | None = None
     for it in range(1, max_iter + 1):
-        U = np.concatenate(pts)
-        R = np.concatenate(rhs)
+        U = np.concatenate([base[0], extra_u])
+        R = np.concatenate([base[1], extra_r])
         V = _cheb.chebvander(U, m)
-        res = None
-        for opts in _HIGHS_LADDER:  # tight tolerances first (ORACLES: HiGHS defaults mislead)
-            res = linprog(c, A_ub=-V, b_ub=-R, bounds=[(-_COEF_BOX, _COEF_BOX)] * (m + 1), method="highs", options=opts)
-            if res.status == 0 and res.x is not None:
-                break
-        if res is None or res.status != 0 or res.x is None:
+        res = _solve_lp(c, V, R, m)
+        if res is None and last_active is not None and len(extra_u) > int(last_active.sum()):
+            # near-duplicate exchanged points can make HiGHS fail: keep only the points that
+            # were active at the last solve (plus the new ones) and retry
+            n_old = len(last_active)
+            keep = np.concatenate([last_active, np.ones(len(extra_u) - n_old, dtype=bool)])
+            extra_u, extra_r = extra_u[keep], extra_r[keep]
+            U = np.concatenate([base[0], extra_u])
+            R = np.concatenate([base[1], extra_r])
+            V = _cheb.chebvander(U, m)
+            res = _solve_lp(c, V, R, m)
+        if res is None:
             if it > 1:  # keep the last good iterate; it is verified (and shifted) by the caller
                 break
-            raise SolverFailed(f"HiGHS failed in exchange iteration {it}: {getattr(res, 'message', '')}", result=res)
+            raise SolverFailed(f"HiGHS failed in exchange iteration {it} for every tolerance tried", result=None)
         y = np.asarray(res.x, dtype=float)
+        last_active = np.abs(np.asarray(res.ineqlin.marginals, dtype=float))[len(base[0]) :] > 1e-14
         worst = 0.0
-        added = False
+        new_u, new_r = [], []
         real = critical_points(y)
-        for i, (pc, off) in enumerate(zip(pieces, offsets)):
+        for pc, off in zip(pieces, offsets):
             u = candidates_from_roots(real, pc)
             slack = _cheb.chebval(u, y) - off
             bad = slack < -tol
             if np.any(bad):
                 worst = min(worst, float(slack.min()))
-                pts[i] = np.concatenate([pts[i], u[bad]])
-                rhs[i] = np.concatenate([rhs[i], np.full(int(bad.sum()), off)])
-                added = True
-        if not added:
+                new_u.append(u[bad])
+                new_r.append(np.full(int(bad.sum()), off))
+        if not new_u:
             converged = True
             break
-    return ExchangeResult(tuple(y.tolist()), float(c @ y), it, int(sum(len(p) for p in pts)), -worst, converged)
+        extra_u = np.concatenate([extra_u] + new_u)
+        extra_r = np.concatenate([extra_r] + new_r)
+        total_points += sum(len(v) for v in new_u)
+    return ExchangeResult(tuple(y.tolist()), float(c @ y), it, total_points, -worst, converged)
+
+
+def _solve_lp(c: np.ndarray, V: np.ndarray, R: np.ndarray, m: int) -> Any:
+    """The exchange subproblem with HiGHS: tight tolerances first (ORACLES: defaults mislead)."""
+    from scipy.optimize import linprog
+
+    for method, opts in _HIGHS_LADDER:
+        res = linprog(c, A_ub=-V, b_ub=-R, bounds=[(-_COEF_BOX, _COEF_BOX)] * (m + 1), method=method, options=opts)
+        if res.status == 0 and res.x is not None:
+            return res
+    return None
 
 
 def _check_common(problem: MomentProblem) -> str | None:
@@ -195,7 +218,7 @@ class SQPMethod(BoundMethod):
     Options
     -------
     tol : float
-        Violation below which a constraint counts as satisfied (default ``1e-10``); the
+        Violation below which a constraint counts as satisfied (default ``1e-9``); the
         final certificate is verified exactly regardless.
     max_iter : int
         Maximum number of exchange iterations per side (default 100).
@@ -210,7 +233,7 @@ class SQPMethod(BoundMethod):
 
     name = "sqp"
     kind = Kind.BOUND
-    options = {"tol": 1e-10, "max_iter": 100}
+    options = {"tol": 1e-9, "max_iter": 100}
 
     def applies(self, problem: MomentProblem) -> str | None:
         return _check_common(problem)
