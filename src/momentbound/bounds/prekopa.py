@@ -125,6 +125,9 @@ def structured_start_basis(problem: MomentProblem) -> list[Fraction]:
         raise InvalidArgument(
             f"prekopa needs at least m + 1 = {m + 1} support points, the support has {n}; drop the redundant moments"
         )
+    if n == m + 1:
+        # the only basis: p interpolates 1_E at every support point, so p = 1_E there
+        return [sup.at(i) for i in range(n)]
     upper_tail = ev.kind in (EventKind.GT, EventKind.GE)
     if sup.grid:
         ins = [p for p in ev.pieces(problem.support) if p.target == 1]
@@ -490,6 +493,11 @@ class PrekopaMethod(BoundMethod):
             return "Prekopa's structures are for tail events (gt, ge, lt, le)"
         if problem.support.size < problem.order + 1:  # type: ignore[operator]
             return f"the support has fewer than m + 1 = {problem.order + 1} points"
+        for ev in (problem.event, problem.event.complement()):
+            try:
+                structured_start_basis(problem.with_event(ev))
+            except InvalidArgument as exc:
+                return str(exc)
         return None
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:

@@ -1,0 +1,121 @@
+"""Prekopa's dual method: agreement with the sharp LP and the Boros-Prekopa closed forms."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from momentbound.bounds import (
+    Event,
+    MomentProblem,
+    Status,
+    Support,
+    available_methods,
+    bound,
+    verify_polynomial_dominates,
+)
+from momentbound.bounds.certificate import slack_minimum
+from momentbound.bounds.prekopa import DualSimplex, structured_start_basis
+from momentbound.errors import InvalidArgument
+
+from test_bounds_lp import brute_force_lp, check_certificates, moments_of
+
+
+@st.composite
+def tail_problems(draw, max_n=9, max_order=5):
+    n = draw(st.integers(3, max_n))
+    weights = draw(st.lists(st.integers(0, 9), min_size=n + 1, max_size=n + 1).filter(lambda w: sum(w) > 0))
+    tot = sum(weights)
+    pmf = [(x, F(w, tot)) for x, w in enumerate(weights) if w]
+    order = draw(st.integers(1, min(max_order, n)))
+    kind = draw(st.sampled_from(["gt", "ge", "lt", "le"]))
+    t = draw(st.integers(-1, n + 1))
+    ev = {"gt": Event.gt, "ge": Event.ge, "lt": Event.lt, "le": Event.le}[kind](t)
+    return n, pmf, order, ev
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(tail_problems())
+def test_prekopa_equals_brute_force_and_lp(case):
+    n, pmf, order, ev = case
+    prob = MomentProblem(moments_of(pmf, order), Support.grid(0, n), ev)
+    truth = sum(q for x, q in pmf if ev.indicator(x))
+    assume("prekopa" in available_methods(prob))
+    r = bound(prob, "prekopa")
+    assert r.status is Status.OPTIMAL and r.certified
+    assert (r.exact_lower, r.exact_upper) == brute_force_lp(range(n + 1), prob.moments, ev)
+    assert r.exact_lower <= truth <= r.exact_upper
+    check_certificates(r, range(n + 1), ev)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(tail_problems(max_n=30, max_order=7))
+def test_structured_start_basis_is_dual_feasible(case):
+    n, pmf, order, ev = case
+    prob = MomentProblem(moments_of(pmf, order), Support.grid(0, n), ev)
+    try:
+        basis = structured_start_basis(prob)
+    except InvalidArgument:
+        return
+    assert len(set(basis)) == order + 1 and all(0 <= x <= n for x in basis)
+    ds = DualSimplex(prob)
+    st_ = ds.state(basis)
+    ver = slack_minimum(ds.u_monomial(st_.y), "monomial", ds.amap, prob.support, prob.event, "upper")
+    assert ver.ok
+
+
+@pytest.mark.parametrize("order", [2, 3])
+def test_boros_prekopa_closed_forms_match_prekopa_and_lp(order):
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    for _ in range(25):
+        n = int(rng.integers(4, 12))
+        w = rng.integers(0, 10, size=n + 1)
+        w[0] = 0 if rng.random() < 0.3 else w[0]
+        if w.sum() == 0:
+            continue
+        pmf = [(x, F(int(v), int(w.sum()))) for x, v in enumerate(w) if v]
+        prob = MomentProblem(moments_of(pmf, order), Support.grid(0, n), Event.ge(1))
+        cf = bound(prob, "closed-form")
+        pk = bound(prob, "prekopa")
+        lp = bound(prob, "lp")
+        assert (pk.exact_lower, pk.exact_upper) == (lp.exact_lower, lp.exact_upper)
+        assert f"boros-prekopa-{order}" in cf.message
+        # Boros-Prekopa lower bound is sharp; the upper formula is sharp unless it exceeds 1
+        assert cf.exact_lower == lp.exact_lower
+        assert cf.exact_upper >= lp.exact_upper
+        if "upper: boros-prekopa" in cf.message:
+            assert cf.exact_upper == lp.exact_upper
+
+
+def test_prekopa_coarse_to_fine_on_the_naive_bayes_grid():
+    from momentbound.model import equal_cells_model
+    from momentbound.model.statistics import naive_bayes_statistic
+    from momentbound.moments.core import raw_moments
+
+    model = equal_cells_model((2, 2, 2))
+    z = naive_bayes_statistic(model, (0, 0, 0))
+    lo, hi = z.support(10)
+    prob = MomentProblem(tuple(raw_moments(z, model, 10, 6).values), Support.grid(lo, hi), Event.gt(0))
+    r = bound(prob, "prekopa")
+    lp = bound(prob, "lp")
+    assert r.status is Status.OPTIMAL and "coarse-to-fine" in r.message
+    assert (r.exact_lower, r.exact_upper) == (lp.exact_lower, lp.exact_upper)
+    for cert in r.certificates:
+        assert verify_polynomial_dominates(cert, prob.support, prob.event).ok
+
+
+def test_prekopa_applicability_and_options():
+    with pytest.raises(InvalidArgument, match="tail events"):
+        bound(MomentProblem((1, 3, 11), Support.grid(0, 6), Event.between(2, 4)), "prekopa")
+    with pytest.raises(InvalidArgument, match="discrete supports"):
+        bound(MomentProblem((1, 3, 11), Support.interval(0, 6), Event.ge(5)), "prekopa")
+    with pytest.raises(InvalidArgument, match="max_pivots must be >= 0"):
+        bound(MomentProblem((1, 3, 11), Support.grid(0, 6), Event.ge(5)), "prekopa", max_pivots=-1)
+    # a pivot budget of zero still returns a verified (valid, not sharp) bound
+    r = bound(MomentProblem((1, 3, 11, 45), Support.grid(0, 6), Event.ge(5)), "prekopa", max_pivots=0)
+    assert r.certified and r.exact_lower <= F(1, 20) and r.exact_upper >= F(4, 15)
