@@ -257,3 +257,21 @@ def test_exact_backend_prediction_probabilities(name, ties, alpha):
     assert [list(row) for row in got] == bf.cross(*sizes, point_a, point_b)
     got = backend.cross(model, *sizes, point_a, point_a, clf)
     assert [list(row) for row in got] == bf.cross(*sizes, point_a, point_a)
+
+
+@pytest.mark.parametrize("method", ["lp", "sdp"])
+@pytest.mark.parametrize("name, n", [("1d", 8), ("2x2x2", 6)])
+@pytest.mark.parametrize("ties", ["random", "first"])
+def test_bound_backends_contain_enumeration(method, name, n, ties):
+    """Guaranteed intervals (``bound:<method>``, two classes, alpha = 0) contain the exact
+    enumerated moments of GE and hold-out."""
+    GE, HoldOut, KFold, LeaveOneOut, estimator_moments, NaiveBayes = api()
+    model = MODELS[name]
+    bf = oracle(name, ties, 0)
+    clf = NaiveBayes(ties=ties, alpha=0)
+    for est, want in [(GE(), bf.ge_moments(n)), (HoldOut(test_size=3), bf.holdout_moments(n - 3, 3))]:
+        res = estimator_moments(model, n, est, classifier=clf, backend=f"bound:{method}")
+        assert res.is_interval
+        assert res.mean.lower <= want.mean <= res.mean.upper, (est, res.mean, float(want.mean))
+        assert res.variance.lower <= want.variance <= res.variance.upper, (est, res.variance)
+        assert res.ge_mean.lower <= bf.ge_moments(res.train_size).mean <= res.ge_mean.upper
