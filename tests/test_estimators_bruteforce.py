@@ -57,6 +57,7 @@ def check(name, n, estimator, ties, alpha, *, covariance="exact"):
         model, n, estimator, classifier=NaiveBayes(ties=ties, alpha=alpha), covariance=covariance
     )
     assert res.N == n and res.covariance == covariance
+    assert res.backend == "exact" and res.kind.name == "EXACT"
     assert isinstance(res.mean, F) and isinstance(res.variance, F)
     if isinstance(estimator, GE):
         want = bf.ge_moments(n)
@@ -271,7 +272,7 @@ def test_bound_backends_contain_enumeration(method, name, n, ties):
     clf = NaiveBayes(ties=ties, alpha=0)
     for est, want in [(GE(), bf.ge_moments(n)), (HoldOut(test_size=3), bf.holdout_moments(n - 3, 3))]:
         res = estimator_moments(model, n, est, classifier=clf, backend=f"bound:{method}")
-        assert res.is_interval
+        assert res.is_interval and res.kind.name == "BOUND"
         assert res.mean.lower <= want.mean <= res.mean.upper, (est, res.mean, float(want.mean))
         assert res.variance.lower <= want.variance <= res.variance.upper, (est, res.variance)
         assert res.ge_mean.lower <= bf.ge_moments(res.train_size).mean <= res.ge_mean.upper

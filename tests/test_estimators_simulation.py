@@ -169,6 +169,7 @@ SKLEARN_CASES = [
     ("1d", 20, lambda a: a[1](test_fraction=0.3), ShuffleSplit(n_splits=1, test_size=0.3, random_state=0), 400),
     ("paper1d", 21, lambda a: a[3](), SkLeaveOneOut(), 30),
     ("3class", 20, lambda a: a[2](2), SkKFold(n_splits=2), 120),
+    ("2x2x2", 20, lambda a: a[1](test_fraction=0.5), ShuffleSplit(n_splits=1, test_size=0.5, random_state=0), 300),
 ]
 
 
