@@ -86,7 +86,7 @@ def piece_candidates(coefficients: np.ndarray, piece: UnitPiece) -> np.ndarray:
 
     Example
     -------
-    >>> sorted(abs(v) for v in piece_candidates(np.array([0.0, 0.0, 1.0]), UnitPiece(-1.0, 1.0, 0)))
+    >>> sorted(abs(float(v)) for v in piece_candidates(np.array([0.0, 0.0, 1.0]), UnitPiece(-1.0, 1.0, 0)))
     [0.0, 1.0, 1.0]
     """
     if piece.a == piece.b:
