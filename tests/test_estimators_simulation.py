@@ -105,6 +105,11 @@ def check_estimator(name, n, estimator, ties, alpha, r, seed, *, precision=0.05,
     agree(f"{label} mean", sim.mean_estimate(values), res.mean, 0.02)
     agree(f"{label} variance", sim.variance_estimate(values), res.variance, precision)
     if he is not None:
+        v = he.shape[1]
+        if n % v == 0:  # the identities of SPEC section 3 hold to rounding for equal folds
+            assert abs(float(res.mean) - float(res.ge_mean)) <= 1e-12
+            ident = float(res.fold_variance) / v + (v - 1) / v * float(res.fold_covariance)
+            assert abs(float(res.variance) - ident) <= 1e-12
         fold_var, fold_cov = fold_estimates(he)
         agree(f"{label} fold variance", fold_var, res.fold_variance, fold_precision)
         if he.shape[1] <= 20:  # with many folds the pair covariance is tiny: checked via Var(CE)

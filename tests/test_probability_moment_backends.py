@@ -46,12 +46,12 @@ def test_bound_backend_contains_exact(method, ties):
     clf = NaiveBayes(ties, 0)
     b = MomentBoundBackend(method, order=4)
     for model, n in [(second_nb_model(), 8), (independent_1d_model("2/5"), 12)]:
-        inputs = list(model.inputs())
+        inputs = list(model.inputs())[:3]
         for x in inputs:
             r = b.single(model, n, x, clf)
             assert isinstance(r, ProbabilityInterval)
             assert r.contains(np.array(EXACT.single(model, n, x, clf), dtype=float), tol=1e-9)
-        for x, x2 in itertools.combinations_with_replacement(inputs[:3], 2):
+        for x, x2 in [(inputs[0], inputs[0]), (inputs[0], inputs[-1])]:
             r = b.pair(model, n, x, x2, clf)
             assert r.contains(np.array(EXACT.pair(model, n, x, x2, clf), dtype=float), tol=1e-9)
 

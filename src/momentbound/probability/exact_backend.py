@@ -68,7 +68,11 @@ class ExactBackend(PredictionBackend):
             cached_inputs = cached.inputs
             if all(x in cached_inputs for x in inputs):
                 return cached
-        tables = fast2.TwoClassTables(model, inputs, n, clf)
+        n_build = n
+        if cached is not None and n <= fast2.TwoClassTables.RECURSION_MAX:
+            # growing sizes (sweeps): build ahead so the tables are not rebuilt for every n
+            n_build = min(fast2.TwoClassTables.RECURSION_MAX, max(n, 2 * cached.n_max))
+        tables = fast2.TwoClassTables(model, inputs, n_build, clf)
         if len(self._tables) >= 8:
             self._tables.pop(next(iter(self._tables)))
         self._tables[key] = tables
