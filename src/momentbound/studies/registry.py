@@ -83,7 +83,7 @@ STUDIES: dict[str, StudySpec] = {
             "Fig. 10",
             "E[GE], E[HE] (11 test points), E[CE] (20 folds) against N up to 1000, 1-D model",
             f"{_S}.size:size_study",
-            (("sizes", tuple(range(40, 1001, 40))),),
+            (("sizes", tuple(range(20, 201, 10)) + tuple(range(240, 1001, 40))),),
             (("sizes", (40, 80, 120, 160)),),
         ),
         StudySpec(

@@ -98,10 +98,19 @@ def size_study(
         r["ce_excess"] = r["ce_mean"] - r["ge_mean"]
     df = pd.DataFrame(rows)
     x = df["N"].to_numpy()
+    # "significantly larger for small datasets": where the hold-out trains on fewer points than a
+    # CV fold (test_size > N // folds); beyond that the hold-out classifier sees more data
+    small = df[df["N"] // folds < test_size]
+    if len(small) >= 2:
+        first_check = check_less_than(
+            small["N"].to_numpy(), small["ce_mean"], small["he_mean"], figure="Fig. 10",
+            claim=f"for small datasets (N < {folds * (test_size + 1)}, where the hold-out trains on fewer "
+                  f"points than a CV fold) E[HE] is larger than E[CE]", names=("E[CE]", "E[HE]"))
+    else:
+        first_check = ClaimCheck("Fig. 10", "for small datasets E[HE] is larger than E[CE]", Verdict.NOT_REPRODUCED,
+                                 f"fewer than 2 sizes below N = {folds * (test_size + 1)}; extend the grid")
     checks: list[ClaimCheck] = [
-        check_less_than(x, df["ce_mean"], df["he_mean"], figure="Fig. 10",
-                        claim=f"hold-out ({test_size} test points) has a larger expected error than "
-                              f"{folds}-fold CV at every N", names=("E[CE]", "E[HE]")),
+        first_check,
         check_trend(x, df["he_excess"], direction="decreasing", figure="Fig. 10",
                     claim="E[HE] - E[GE] shrinks as N grows (hold-out much worse for small N)"),
     ]
