@@ -61,35 +61,51 @@ class TwoClassTables:
     #: recursion that keeps every size (memory O(n^(D+1)))
     RECURSION_MAX = 160
 
-    def __init__(self, model: CellModel, inputs: tuple[Input, ...], n_max: int, clf: NaiveBayes) -> None:
+    def __init__(
+        self, model: CellModel, inputs: tuple[Input, ...], n_max: int, clf: NaiveBayes, tail: float = 0.0
+    ) -> None:
         self.model = model
         self.inputs = inputs
         self.clf = clf
         self.n_max = n_max
+        self.tail = tail
         self.space = ComponentSpace(model.arities, inputs)
         self.p, self.q = _pq(clf)
+        self.max_outside = 0.0  # largest mass outside a DFT window used so far
         self._nums: dict[tuple[int, int], tuple[np.ndarray, list[np.ndarray]]] = {}
         if n_max <= self.RECURSION_MAX:
             self.laws = [class_laws(model, self.space, k, n_max, "float") for k in range(2)]
             self._power = None
         else:
-            from momentbound.exact.zlaw import _point_law, _PowerLaw
+            from momentbound.exact.zlaw import _fast_len, _point_law, _PowerLaw
 
+            size = _fast_len(n_max + 1)
+            if tail > 0:
+                # windows holding all but tail/(2D) of every binomial marginal (read modulo size)
+                w = math.sqrt(n_max * math.log(4.0 * self.space.dim / tail) / 2.0)
+                if 2 * w + 2 < size:
+                    size = _fast_len(int(2 * w) + 2)
             self.laws = None
             self._power = [
-                _PowerLaw(_point_law(model, self.space, k), n_max) if float(model.prior(k)) > 0 else None
+                _PowerLaw(_point_law(model, self.space, k), size) if float(model.prior(k)) > 0 else None
                 for k in range(2)
             ]
 
-    def law(self, k: int, n: int) -> np.ndarray:
+    def law(self, k: int, n: int) -> tuple[np.ndarray, tuple[int, ...]]:
+        """Dense law of the component counts and the grid origin (window start per axis)."""
+        D = self.space.dim
         if self.laws is not None:
-            return self.laws[k][n]
+            return self.laws[k][n], (0,) * D
         pw = self._power[k]
         if pw is None:  # prior 0: all mass on the empty state, only n = 0 possible
-            out = np.zeros((n + 1,) * self.space.dim)
-            out[(0,) * self.space.dim] = 1.0 if n == 0 else 0.0
-            return out
-        return pw.law(n)
+            out = np.zeros((n + 1,) * D)
+            out[(0,) * D] = 1.0 if n == 0 else 0.0
+            return out, (0,) * D
+        if n < pw.size:
+            return pw.law(n), (0,) * D
+        lo, outside = pw.window(n)
+        self.max_outside = max(self.max_outside, outside)
+        return pw.window_law(n, lo), lo
 
     def den(self, n: int) -> int:
         if n == 0:
@@ -105,9 +121,9 @@ class TwoClassTables:
         key = (k, n)
         if key in self._nums:
             return self._nums[key]
-        law = self.law(k, n)
+        law, origin = self.law(k, n)
         D = self.space.dim
-        coords = np.indices(law.shape).reshape(D, -1).T.astype(np.int64)
+        coords = np.indices(law.shape).reshape(D, -1).T.astype(np.int64) + np.array(origin, dtype=np.int64)
         nums = []
         for r in self.inputs:
             A = np.maximum(self.space.agreements(coords, n, r), 0)

@@ -80,10 +80,11 @@ class ZDistribution:
 class ZSignProbabilities:
     """``P[Z > 0]``, ``P[Z = 0]``, ``P[Z < 0]`` of the naive Bayes statistic.
 
-    ``dropped_mass_bound`` bounds the probability of the class-count splits that were not
-    summed (0 when none were dropped): the true ``P[Z > 0]`` lies in
-    ``[positive, positive + dropped_mass_bound]`` up to floating-point rounding (documented
-    as below ``1e-10`` absolute in float mode).
+    ``dropped_mass_bound`` bounds the error from truncation (0 when nothing was truncated):
+    the probability of the class-count splits that were not summed, plus twice the mass
+    outside the per-class windows of the DFT laws (large ``N``). Each of ``positive``,
+    ``zero``, ``negative`` is within ``dropped_mass_bound`` of the exact value, up to
+    floating-point rounding (about 1e-12 absolute).
     """
 
     positive: Number
@@ -245,33 +246,69 @@ def _point_law(model: CellModel, space: ComponentSpace, c: int) -> np.ndarray:
 class _PowerLaw:
     """Laws of sums of ``n`` iid copies of a point law on ``{0,1}^D``, by DFT powers.
 
-    The log of the point law's DFT is computed once (size ``> n_max`` per axis, so no
-    wrap-around); the law of ``n`` copies is ``irfft(exp(n log f))``. Absolute error per
-    entry ~1e-16 (negative rounding noise is clipped to 0).
+    The DFT of the point law is computed once (``size`` per axis); the law of ``n`` copies is
+    ``irfft(f ** n)`` (consecutive ``n``: one multiplication; otherwise in polar form).
+    With ``size > n`` there is no wrap-around: the result is the law on ``0..n`` per axis,
+    absolute error per entry ~1e-16 (negative rounding noise is clipped to 0). With a smaller
+    ``size`` the result is the law of the sum modulo ``size``; :meth:`window_law` reads it on a
+    window ``[lo, lo + size)`` per axis, exact up to the mass outside the window (which is
+    folded in by the wrap-around and must be bounded by the caller).
     """
 
-    def __init__(self, point_law: np.ndarray, n_max: int) -> None:
+    def __init__(self, point_law: np.ndarray, size: int) -> None:
         self.D = point_law.ndim
-        self.shape = (_fast_len(n_max + 1),) * self.D
+        self.size = size
+        self.shape = (size,) * self.D
         self.axes = tuple(range(self.D))
         self.f = np.fft.rfftn(point_law, s=self.shape, axes=self.axes)
         with np.errstate(divide="ignore"):
             self.logr = np.log(np.abs(self.f))
         self.theta = np.angle(self.f)
+        self.marginals = [float(point_law.sum(axis=tuple(a for a in self.axes if a != j))[1]) for j in self.axes]
         self._last: tuple[int, np.ndarray] | None = None
 
-    def law(self, n: int) -> np.ndarray:
-        if n == 0:
-            out = np.zeros((1,) * self.D)
-            out[(0,) * self.D] = 1.0
-            return out
+    def _power(self, n: int) -> np.ndarray:
         if self._last is not None and self._last[0] == n - 1:
             power = self._last[1] * self.f  # consecutive sizes: one multiplication
         else:
             with np.errstate(under="ignore"):
                 power = np.exp(n * self.logr) * np.exp(1j * (n * self.theta))
         self._last = (n, power)
-        out = np.fft.irfftn(power, s=self.shape, axes=self.axes)[tuple(slice(0, n + 1) for _ in range(self.D))]
+        return power
+
+    def law(self, n: int) -> np.ndarray:
+        if n == 0:
+            out = np.zeros((1,) * self.D)
+            out[(0,) * self.D] = 1.0
+            return out
+        if n >= self.size:
+            raise ValueError(f"DFT size {self.size} is too small for n = {n}; use window_law")
+        out = np.fft.irfftn(self._power(n), s=self.shape, axes=self.axes)[tuple(slice(0, n + 1) for _ in range(self.D))]
+        return np.clip(out, 0.0, None)
+
+    def window(self, n: int) -> tuple[tuple[int, ...], float]:
+        """Window start per axis (centred on the binomial marginals) and a Hoeffding bound on
+        the mass outside ``[lo, lo + size)`` (summed over axes)."""
+        L = self.size
+        los, out = [], 0.0
+        for r in self.marginals:
+            lo = int(min(max(0, round(n * r - (L - 1) / 2)), max(0, n + 1 - L)))
+            hi = lo + L - 1
+            if lo > 0:
+                out += math.exp(-2.0 * (n * r - lo) ** 2 / n) if n * r > lo else 1.0
+            if hi < n:
+                out += math.exp(-2.0 * (hi - n * r) ** 2 / n) if hi > n * r else 1.0
+            los.append(lo)
+        return tuple(los), min(out, 1.0)
+
+    def window_law(self, n: int, lo: tuple[int, ...]) -> np.ndarray:
+        """``out[i] ~ P(S = lo + i)`` for ``i`` in ``0..size-1`` per axis (law of ``S`` mod ``size``)."""
+        if n == 0:
+            out = np.zeros(self.shape)
+            out[(0,) * self.D] = 1.0 if all(v == 0 for v in lo) else 0.0
+            return out
+        aliased = np.fft.irfftn(self._power(n), s=self.shape, axes=self.axes)
+        out = np.roll(aliased, shift=tuple(-v for v in lo), axis=self.axes)
         return np.clip(out, 0.0, None)
 
 
@@ -414,21 +451,33 @@ def prob_z_positive(
     else:
         lo, hi, dropped = 0, N, 0.0
         n_max = {k: N, l: N}
+    # DFT size: the whole range 0..n, or (large n) a window per axis holding all but
+    # ``tail`` of each binomial marginal, read modulo the size (error <= 2 * outside mass)
+    w = math.sqrt(max(n_max.values()) * math.log(4.0 * space.dim / tail) / 2.0) if tail > 0 else math.inf
+    size = _fast_len(max(n_max.values()) + 1)
+    if 2 * w + 2 < size:
+        size = _fast_len(int(2 * w) + 2)
     power = {
-        c: _PowerLaw(_point_law(model, space, c), n_max[c]) if float(model.prior(c)) > 0 else None
-        for c in (k, l)
+        c: _PowerLaw(_point_law(model, space, c), size) if float(model.prior(c)) > 0 else None for c in (k, l)
     }
-    cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+    cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, float]] = {}
+    arange = np.arange(size, dtype=np.int64)
 
-    def law(c: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def law(c: int, n: int) -> tuple[np.ndarray, np.ndarray, float]:
         if (c, n) not in cache:
             pw = power[c]
             if pw is None:  # prior 0: only n = 0 has probability
                 dense = np.zeros((n + 1,) * space.dim)
                 dense[(0,) * space.dim] = 1.0 if n == 0 else 0.0
+                cache[(c, n)] = (_products_on_grid(space, n, xt), dense.ravel(), 0.0)
+            elif n < size:
+                cache[(c, n)] = (_products_on_grid(space, n, xt), pw.law(n).ravel(), 0.0)
             else:
-                dense = pw.law(n)
-            cache[(c, n)] = (_products_on_grid(space, n, xt), dense.ravel())
+                lo, outside = pw.window(n)
+                prods = np.ones((1,) * space.dim, dtype=np.int64)
+                for axis in np.ix_(*[lo_j + arange for lo_j in lo]):
+                    prods = prods * axis  # one input: the components are the agreement counts
+                cache[(c, n)] = (prods.ravel(), pw.window_law(n, lo).ravel(), outside)
         return cache[(c, n)]
 
     pos = zero = neg = 0.0
@@ -449,8 +498,9 @@ def prob_z_positive(
             cache.pop((k, nk), None)
             cache.pop((l, nl), None)
             continue
-        Pk, wk = law(k, nk)
-        Pl, wl = law(l, nl)
+        Pk, wk, out_k = law(k, nk)
+        Pl, wl, out_l = law(l, nl)
+        dropped += ps * 2.0 * (out_k + out_l)
         a, b = nl ** (d - 1), nk ** (d - 1)
         p, z0, q = _sign_probs_split(Pk, wk, Pl, wl, a, b)
         pos += ps * p

@@ -72,7 +72,7 @@ class ExactBackend(PredictionBackend):
         if cached is not None and n <= fast2.TwoClassTables.RECURSION_MAX:
             # growing sizes (sweeps): build ahead so the tables are not rebuilt for every n
             n_build = min(fast2.TwoClassTables.RECURSION_MAX, max(n, 2 * cached.n_max))
-        tables = fast2.TwoClassTables(model, inputs, n_build, clf)
+        tables = fast2.TwoClassTables(model, inputs, n_build, clf, tail=self.tail)
         if len(self._tables) >= 8:
             self._tables.pop(next(iter(self._tables)))
         self._tables[key] = tables
@@ -100,14 +100,18 @@ class ExactBackend(PredictionBackend):
             return self._single_from_z(model, n, x, clf)
         if self._fast(model, n, clf, mode):
             tables = self._two_class_tables(model, (x,), n, clf)
-            self._note_tail(model, n)
-            return fast2.single_two_class(model, n, x, clf, tables, tail=self.tail)
+            out = fast2.single_two_class(model, n, x, clf, tables, tail=self.tail)
+            self._note_tail(model, n, tables)
+            return out
         return engine.single_probabilities(model, n, x, clf, mode)
 
-    def _note_tail(self, model: CellModel, n: int) -> None:
+    def _note_tail(self, model: CellModel, n: int, tables: fast2.TwoClassTables) -> None:
+        """Error bound: dropped class splits, plus (DFT windows) twice the outside mass of
+        each of the two class laws."""
         from momentbound.exact.zlaw import _hoeffding_window
 
-        self.dropped_mass_bound = max(self.dropped_mass_bound, _hoeffding_window(n, float(model.prior(0)), self.tail)[2])
+        bound = _hoeffding_window(n, float(model.prior(0)), self.tail)[2] + 4.0 * tables.max_outside
+        self.dropped_mass_bound = max(self.dropped_mass_bound, bound)
 
     def _single_from_z(self, model: CellModel, n: int, x: tuple[int, ...], clf: NaiveBayes) -> np.ndarray:
         """Two classes, ``alpha = 0``: ``g(0)`` from the law of ``Z_x`` plus the exact empty-class
@@ -128,8 +132,9 @@ class ExactBackend(PredictionBackend):
         mode = self.mode(model, n)
         if self._fast(model, n, clf, mode):
             tables = self._two_class_tables(model, (x, x2), n, clf)
-            self._note_tail(model, n)
-            return fast2.pair_two_class(model, n, x, x2, clf, tables, tail=self.tail)
+            out = fast2.pair_two_class(model, n, x, x2, clf, tables, tail=self.tail)
+            self._note_tail(model, n, tables)
+            return out
         return engine.pair_probabilities(model, n, x, x2, clf, mode)
 
     def _cross(
