@@ -67,12 +67,15 @@ def _parse_values(over: str, text: str) -> list[Any]:
               help="Write the rows to this CSV file.")
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
 @click.option("--no-progress", is_flag=True, help="Do not draw the progress bar (stderr).")
+@click.option("--dask", "use_dask", is_flag=True, help="Run the rows on a local Dask cluster (2 workers).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run the rows on an existing Dask cluster, e.g. tcp://host:8786 (implies --dask).")
 @library_errors
 def command(
     arities: str, cells: str, n_classes: int | None, ties: str, alpha: str, backend: str,
     covariance: str, over: str, values: str, N: int | None, estimator: str, folds: int | None,
     test_size: int | None, test_fraction: float | None, out: Path | None, as_json: bool,
-    no_progress: bool,
+    no_progress: bool, use_dask: bool, scheduler: str | None,
 ) -> None:
     """Sweep an estimator's moments; print a table (or JSON) and write CSV.
 
@@ -105,11 +108,17 @@ def command(
         disable=no_progress or as_json,
     ) as bars:
         task = bars.add_task("sweep", total=len(vals))
-        result = sweep(
-            model, over, vals, N=N, estimator=est, classifier=build_classifier(ties, alpha),
-            backend=backend, covariance=covariance,
-            progress=lambda done, total: bars.update(task, completed=done, total=total),
-        )
+        tick = lambda done, total: bars.update(task, completed=done, total=total)  # noqa: E731
+        if use_dask or scheduler is not None:
+            from momentbound.studies.distributed import dask_sweep
+
+            result = dask_sweep(model, over, vals, N=N, estimator=est, classifier=build_classifier(ties, alpha),
+                                backend=backend, covariance=covariance, scheduler=scheduler, progress=tick)
+        else:
+            result = sweep(
+                model, over, vals, N=N, estimator=est, classifier=build_classifier(ties, alpha),
+                backend=backend, covariance=covariance, progress=tick,
+            )
     frame = result.to_frame()
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -23,7 +23,7 @@ from momentbound.errors import InvalidArgument
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["run_sweep", "result_to_row", "dask_client"]
+__all__ = ["run_sweep", "dask_map", "dask_sweep", "result_to_row", "dask_client"]
 
 
 def _scalar(value: Any) -> Any:
@@ -188,10 +188,42 @@ def run_sweep(
                 f"configs[{i}] has keys {sorted(ck)}, but configs[0] has {sorted(keys)}; "
                 f"every configuration must set the same parameters"
             )
+    timed = dask_map(
+        fn, configs, scheduler=scheduler, n_workers=n_workers, processes=processes, progress=progress, timed=True
+    )
+    rows = []
+    for c, (value, seconds) in zip(configs, timed):
+        row = {k: _scalar(v) for k, v in c.items()}
+        for k, v in result_to_row(value).items():
+            row[k if k not in row else f"result_{k}"] = v
+        row["seconds"] = seconds if math.isfinite(seconds) else float("nan")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def dask_map(
+    fn: Callable[..., Any],
+    configs: Sequence[Mapping[str, Any]],
+    *,
+    scheduler: Any = None,
+    n_workers: int = 2,
+    processes: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    timed: bool = False,
+) -> list[Any]:
+    """``[fn(**c) for c in configs]`` computed on Dask, in the order of ``configs``.
+
+    The results are returned as objects (not flattened); with ``timed=True`` each entry is
+    ``(result, seconds on the worker)``. ``scheduler``, ``n_workers``, ``processes`` and
+    ``progress`` as in :func:`run_sweep`; an exception in a task is re-raised here.
+    """
     from distributed import as_completed
 
+    if not callable(fn):
+        raise InvalidArgument(f"fn must be callable, got {type(fn).__name__}")
+    configs = list(configs)
     total = len(configs)
-    results: list[tuple[Any, float] | None] = [None] * total
+    results: list[Any] = [None] * total
     with dask_client(scheduler, n_workers=n_workers, processes=processes) as client:
         futures = [client.submit(_timed_call, fn, dict(c), pure=False) for c in configs]
         index = {f.key: i for i, f in enumerate(futures)}
@@ -205,12 +237,38 @@ def run_sweep(
         finally:
             for f in futures:
                 f.release()
-    rows = []
-    for c, r in zip(configs, results):
-        value, seconds = r if r is not None else (None, float("nan"))
-        row = {k: _scalar(v) for k, v in c.items()}
-        for k, v in result_to_row(value).items():
-            row[k if k not in row else f"result_{k}"] = v
-        row["seconds"] = seconds if math.isfinite(seconds) else float("nan")
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return results if timed else [r[0] for r in results]
+
+
+def dask_sweep(
+    model: Any,
+    over: str,
+    values: Sequence[Any],
+    *,
+    N: int | None = None,
+    estimator: Any = None,
+    classifier: Any = None,
+    backend: str = "exact",
+    covariance: str = "exact",
+    scheduler: Any = None,
+    n_workers: int = 2,
+    processes: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> Any:
+    """:func:`momentbound.estimators.sweep` with its rows computed on Dask.
+
+    Same arguments and result (a ``SweepResult``, rows in the order of ``values``); each row
+    runs as one task with its own moment engine. ``scheduler`` as in :func:`run_sweep`.
+    """
+    from momentbound.estimators import SweepResult, sweep_estimators
+    from momentbound.studies.tasks import estimator_task
+
+    configs = [
+        {"model": model, "N": n, "estimator": est, "classifier": classifier, "backend": backend,
+         "covariance": covariance}
+        for n, est in sweep_estimators(over, values, N=N, estimator=estimator)
+    ]
+    start = time.perf_counter()
+    rows = dask_map(estimator_task, configs, scheduler=scheduler, n_workers=n_workers, processes=processes,
+                    progress=progress)
+    return SweepResult(over, tuple(values), tuple(rows), time.perf_counter() - start)
