@@ -170,11 +170,11 @@ def test_first_rule_alpha0_vectorised():
 
 SKLEARN_CASES = [
     # name, N, estimator factory, sklearn splitter, datasets
-    ("1d", 20, lambda a: a[2](5), SkKFold(n_splits=5), 100),
-    ("1d", 20, lambda a: a[1](test_fraction=0.3), ShuffleSplit(n_splits=1, test_size=0.3, random_state=0), 400),
+    ("1d", 20, lambda a: a[2](5), SkKFold(n_splits=5), 60),
+    ("1d", 20, lambda a: a[1](test_fraction=0.3), ShuffleSplit(n_splits=1, test_size=0.3, random_state=0), 250),
     ("paper1d", 21, lambda a: a[3](), SkLeaveOneOut(), 30),
-    ("3class", 20, lambda a: a[2](2), SkKFold(n_splits=2), 120),
-    ("2x2x2", 20, lambda a: a[1](test_fraction=0.5), ShuffleSplit(n_splits=1, test_size=0.5, random_state=0), 300),
+    ("3class", 20, lambda a: a[2](2), SkKFold(n_splits=2), 80),
+    ("2x2x2", 20, lambda a: a[1](test_fraction=0.5), ShuffleSplit(n_splits=1, test_size=0.5, random_state=0), 200),
 ]
 
 
@@ -242,7 +242,7 @@ def test_printed_lemma2_disagrees_with_sklearn_two_fold_cv():
     real = exact("1d", n, est, "first", 1)
     model = sim.SimModel.from_model(MODELS["1d"])
     rng = np.random.default_rng(78)
-    run = run_sklearn(model, sim.draw_points(model, 300, n, rng), SkKFold(n_splits=2), alpha=1)
+    run = run_sklearn(model, sim.draw_points(model, 200, n, rng), SkKFold(n_splits=2), alpha=1)
     assert run.n_disagreements == 0
     cov = sim.covariance_estimate(run.he[:, 0], run.he[:, 1])
     assert cov.contains(float(real.fold_covariance), Z)
