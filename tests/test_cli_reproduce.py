@@ -11,7 +11,10 @@ from momentbound.cli import main
 
 def test_reproduce_quick_holdout_writes_files_and_claims(tmp_path) -> None:
     out = tmp_path / "res"
-    result = CliRunner().invoke(main, ["reproduce", "holdout", "--out", str(out), "--quick", "--no-progress"])
+    report = tmp_path / "studies.md"
+    result = CliRunner().invoke(
+        main, ["reproduce", "holdout", "--out", str(out), "--quick", "--no-progress", "--report", str(report)]
+    )
     assert result.exit_code == 0, result.output
     for suffix in (".csv", ".png", ".checks.json"):
         assert (out / f"holdout{suffix}").stat().st_size > 0
@@ -21,6 +24,9 @@ def test_reproduce_quick_holdout_writes_files_and_claims(tmp_path) -> None:
     summary = json.loads((out / "summary.json").read_text())
     assert summary["quick"] is True and summary["studies"][0]["name"] == "holdout"
     header = (out / "holdout.csv").read_text().splitlines()[0].split(",")
+    text = report.read_text()
+    assert text.startswith("# Reproduced studies") and "![holdout](figures/holdout.png)" in text
+    assert text.count("| Fig. ") == len(summary["studies"][0]["checks"])
     assert {"test_size", "mean", "variance", "mean_plus_std"} <= set(header)
 
 

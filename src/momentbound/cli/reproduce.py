@@ -30,7 +30,9 @@ def _names(name: str) -> list[str]:
 @click.option("--quick", is_flag=True, help="Small grids and N (seconds) instead of the paper's scale.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
 @click.option("--no-progress", is_flag=True, help="Do not draw progress bars.")
-def command(name: str, out: Path, quick: bool, as_json: bool, no_progress: bool) -> None:
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write a Markdown report (claims, evidence, figures) to this file.")
+def command(name: str, out: Path, quick: bool, as_json: bool, no_progress: bool, report: Path | None) -> None:
     """Reproduce the paper's study NAME (or `all`): data as CSV, figure as PNG, claim checks.
 
     Studies: fig1, holdout, cv, size, nb_holdout, nb_cv, nb_size, tables.
@@ -70,6 +72,11 @@ def command(name: str, out: Path, quick: bool, as_json: bool, no_progress: bool)
     summary = {"studies": documents, "quick": quick, "seconds": total}
     Path(out).mkdir(parents=True, exist_ok=True)
     (Path(out) / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    if report is not None:
+        from momentbound.studies.report import markdown_report
+
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(markdown_report(documents, seconds=total))
     if as_json:
         emit_json(summary)
         return
