@@ -153,27 +153,23 @@ def exchange_dual(
     converged = False
     total_points = len(base[0])
     last_active: np.ndarray | None = None
+    warm = _WarmLP(c, m)  # persistent HiGHS model: rows are appended, the basis is reused
+    warm.add(base[0], base[1])
+    pending: tuple[np.ndarray, np.ndarray] | None = None
     for it in range(1, max_iter + 1):
-        U = np.concatenate([base[0], extra_u])
-        R = np.concatenate([base[1], extra_r])
-        V = _cheb.chebvander(U, m)
-        res = _solve_lp(c, V, R, m)
-        if res is None and last_active is not None and len(extra_u) > int(last_active.sum()):
-            # near-duplicate exchanged points can make HiGHS fail: keep only the points that
-            # were active at the last solve (plus the new ones) and retry
-            n_old = len(last_active)
-            keep = np.concatenate([last_active, np.ones(len(extra_u) - n_old, dtype=bool)])
-            extra_u, extra_r = extra_u[keep], extra_r[keep]
-            U = np.concatenate([base[0], extra_u])
-            R = np.concatenate([base[1], extra_r])
-            V = _cheb.chebvander(U, m)
-            res = _solve_lp(c, V, R, m)
-        if res is None:
-            if it > 1:  # keep the last good iterate; it is verified (and shifted) by the caller
-                break
-            raise SolverFailed(f"HiGHS failed in exchange iteration {it} for every tolerance tried", result=None)
-        y = np.asarray(res.x, dtype=float)
-        last_active = np.abs(np.asarray(res.ineqlin.marginals, dtype=float))[len(base[0]) :] > 1e-14
+        if pending is not None:
+            warm.add(*pending)
+        fast = warm.solve()
+        if fast is not None:
+            y = fast
+            last_active = None
+        else:
+            res = _full_solve(c, m, base, extra_u, extra_r, last_active)
+            if res is None:
+                if it > 1:  # keep the last good iterate; it is verified (and shifted) by the caller
+                    break
+                raise SolverFailed(f"HiGHS failed in exchange iteration {it} for every tolerance tried", result=None)
+            y, extra_u, extra_r, last_active = res
         worst = 0.0
         new_u, new_r = [], []
         real = critical_points(y)
@@ -188,10 +184,65 @@ def exchange_dual(
         if not new_u:
             converged = True
             break
-        extra_u = np.concatenate([extra_u] + new_u)
-        extra_r = np.concatenate([extra_r] + new_r)
-        total_points += sum(len(v) for v in new_u)
+        pending = (np.concatenate(new_u), np.concatenate(new_r))
+        extra_u = np.concatenate([extra_u, pending[0]])
+        extra_r = np.concatenate([extra_r, pending[1]])
+        total_points += len(pending[0])
     return ExchangeResult(tuple(y.tolist()), float(c @ y), it, total_points, -worst, converged)
+
+
+class _WarmLP:
+    """``min c.y  s.t.  V y >= R`` with rows appended between solves (highspy, warm started)."""
+
+    def __init__(self, c: np.ndarray, m: int) -> None:
+        import highspy
+
+        self._h = highspy.Highs()
+        self._ok = highspy.HighsModelStatus.kOptimal
+        self._inf = highspy.kHighsInf
+        h = self._h
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("primal_feasibility_tolerance", 1e-10)
+        h.setOptionValue("dual_feasibility_tolerance", 1e-10)
+        h.addVars(m + 1, np.full(m + 1, -_COEF_BOX), np.full(m + 1, _COEF_BOX))
+        h.changeColsCost(m + 1, np.arange(m + 1, dtype=np.int32), np.asarray(c, dtype=float))
+        self._m = m
+
+    def add(self, u: np.ndarray, r: np.ndarray) -> None:
+        V = _cheb.chebvander(np.asarray(u, dtype=float), self._m)
+        n, w = V.shape
+        self._h.addRows(
+            n, np.asarray(r, dtype=float), np.full(n, self._inf), V.size,
+            (np.arange(n) * w).astype(np.int32), np.tile(np.arange(w, dtype=np.int32), n), V.ravel(),
+        )
+
+    def solve(self) -> np.ndarray | None:
+        self._h.run()
+        if self._h.getModelStatus() != self._ok:
+            return None
+        return np.array(self._h.getSolution().col_value, dtype=float)
+
+
+def _full_solve(
+    c: np.ndarray, m: int, base: tuple[np.ndarray, np.ndarray], extra_u: np.ndarray, extra_r: np.ndarray, last_active: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Fallback: solve the whole subproblem with the scipy/HiGHS tolerance ladder, pruning
+    inactive exchanged points if that fails.  Returns ``(y, extra_u, extra_r, active)``."""
+    for attempt in range(2):
+        U = np.concatenate([base[0], extra_u])
+        R = np.concatenate([base[1], extra_r])
+        res = _solve_lp(c, _cheb.chebvander(U, m), R, m)
+        if res is not None:
+            active = np.abs(np.asarray(res.ineqlin.marginals, dtype=float))[len(base[0]) :] > 1e-14
+            return np.asarray(res.x, dtype=float), extra_u, extra_r, active
+        if attempt == 0 and last_active is not None and len(extra_u) > int(last_active.sum()):
+            # near-duplicate exchanged points can make HiGHS fail: keep the points active at
+            # the last full solve (plus the newer ones) and retry
+            keep = np.concatenate([last_active, np.ones(len(extra_u) - len(last_active), dtype=bool)])
+            extra_u, extra_r = extra_u[keep], extra_r[keep]
+        else:
+            break
+    return None
 
 
 def _solve_lp(c: np.ndarray, V: np.ndarray, R: np.ndarray, m: int) -> Any:
