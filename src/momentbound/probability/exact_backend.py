@@ -31,15 +31,16 @@ class ExactBackend(PredictionBackend):
         Size limit of ``"auto"`` for rational arithmetic.
     tail:
         Float arithmetic only: class-count splits outside a window whose Hoeffding tail bound
-        is at most ``tail`` are not summed (two-class fast paths); every float result is then
-        within ``tail`` (plus rounding, ~1e-12) of the exact value. The largest bound used so far
-        is kept in :attr:`dropped_mass_bound`. Rational results are always exact.
+        is at most ``tail`` are not summed, and large class laws are read on DFT windows that hold
+        all but ``tail`` of their mass (two-class fast paths); the resulting error bound of every
+        float result (the largest so far is kept in :attr:`dropped_mass_bound`) is of order
+        ``tail``, plus rounding (~1e-12). Rational results are always exact.
 
     Examples
     --------
     >>> from momentbound.model import independent_1d_model
     >>> ExactBackend().single(independent_1d_model("2/5"), 2, (0,))
-    array([Fraction(8, 25), Fraction(17, 25)], dtype=object)
+    array([Fraction(17, 40), Fraction(23, 40)], dtype=object)
     """
 
     name: ClassVar[str] = "exact"
