@@ -123,3 +123,16 @@ def test_sweep_errors(args, message):
     res = CliRunner().invoke(main, ["sweep", "--cells", CELLS, *args])
     assert res.exit_code != 0
     assert message in res.output
+
+
+def test_estimate_sampling_backend_is_seeded():
+    args = ["estimate", "--cells", CELLS, "--N", "10", "--estimator", "cv", "--folds", "2",
+            "--backend", "sampling", "--seed", "3", "--json"]
+    first, second = json.loads(run(*args).output), json.loads(run(*args).output)
+    assert first["kind"] == "estimate" and first["backend"] == "sampling"
+    assert first["mean"] == second["mean"]  # same seed, same draws
+    exact = estimator_moments(MODEL, 10, KFold(2))
+    assert first["mean"]["lower"] <= float(exact.mean) <= first["mean"]["upper"]
+    res = CliRunner().invoke(main, ["estimate", "--cells", CELLS, "--N", "5", "--estimator", "ge",
+                                    "--seed", "1"])
+    assert res.exit_code != 0 and "--seed only applies to --backend sampling" in res.output

@@ -28,6 +28,8 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--alpha", default="0", show_default=True, help="Laplace smoothing alpha >= 0."),
         click.option("--backend", default="exact", show_default=True,
                      help="Prediction-probability backend: exact, sampling, bound:<method>, series."),
+        click.option("--seed", type=int, default=None,
+                     help="Seed of the random generator of --backend sampling (reproducible draws)."),
         click.option("--covariance", type=click.Choice(["exact", "paper"]), default="exact",
                      show_default=True,
                      help="CV fold covariance: exact, or the printed (incorrect) Lemma 2."),
@@ -47,6 +49,19 @@ def build_classifier(ties: str, alpha: str) -> Any:
     from momentbound.exact.classifier import NaiveBayes
 
     return NaiveBayes(ties=ties, alpha=alpha)
+
+
+def build_backend(backend: str, seed: int | None) -> Any:
+    """The backend name, or a seeded sampling backend when --seed is given."""
+    if seed is None:
+        return backend
+    if backend != "sampling":
+        raise click.UsageError("--seed only applies to --backend sampling")
+    import numpy as np
+
+    from momentbound.probability.sampling_backend import SamplingBackend
+
+    return SamplingBackend(rng=np.random.default_rng(seed))
 
 
 def build_estimator(
@@ -149,7 +164,7 @@ def result_document(r: Any) -> dict[str, Any]:
 @library_errors
 def command(
     arities: str, cells: str, n_classes: int | None, ties: str, alpha: str, backend: str,
-    covariance: str, N: int, estimator: str, folds: int | None, test_size: int | None,
+    seed: int | None, covariance: str, N: int, estimator: str, folds: int | None, test_size: int | None,
     test_fraction: float | None, as_json: bool,
 ) -> None:
     """Mean, variance and fold covariance of an error estimator, without simulation.
@@ -160,8 +175,8 @@ def command(
 
     model = build_model(arities, cells, n_classes)
     est = build_estimator(estimator, N, folds, test_size, test_fraction)
-    r = estimator_moments(model, N, est, classifier=build_classifier(ties, alpha), backend=backend,
-                          covariance=covariance)
+    r = estimator_moments(model, N, est, classifier=build_classifier(ties, alpha),
+                          backend=build_backend(backend, seed), covariance=covariance)
     if as_json:
         emit_json(result_document(r))
         return

@@ -10,6 +10,7 @@ import click
 from momentbound.cli._common import emit_json, parse_str_list, print_table
 from momentbound.cli.estimate import (
     ESTIMATOR_CHOICES,
+    build_backend,
     build_classifier,
     build_model,
     fmt,
@@ -73,7 +74,7 @@ def _parse_values(over: str, text: str) -> list[Any]:
 @library_errors
 def command(
     arities: str, cells: str, n_classes: int | None, ties: str, alpha: str, backend: str,
-    covariance: str, over: str, values: str, N: int | None, estimator: str, folds: int | None,
+    seed: int | None, covariance: str, over: str, values: str, N: int | None, estimator: str, folds: int | None,
     test_size: int | None, test_fraction: float | None, out: Path | None, as_json: bool,
     no_progress: bool, use_dask: bool, scheduler: str | None,
 ) -> None:
@@ -113,11 +114,11 @@ def command(
             from momentbound.studies.distributed import dask_sweep
 
             result = dask_sweep(model, over, vals, N=N, estimator=est, classifier=build_classifier(ties, alpha),
-                                backend=backend, covariance=covariance, scheduler=scheduler, progress=tick)
+                                backend=build_backend(backend, seed), covariance=covariance, scheduler=scheduler, progress=tick)
         else:
             result = sweep(
                 model, over, vals, N=N, estimator=est, classifier=build_classifier(ties, alpha),
-                backend=backend, covariance=covariance, progress=tick,
+                backend=build_backend(backend, seed), covariance=covariance, progress=tick,
             )
     frame = result.to_frame()
     if out is not None:
