@@ -627,6 +627,8 @@ def _compute(
                 cov_sum = cov_sum + n_pairs * (joint - m[s] * m[t])
         fold_covariance = cov_sum * _ratio(1, v * (v - 1), cov_sum)
     ge_mean = engine.ge_first(train)
+    if isinstance(ge_mean, Interval):  # error rates lie in [0, 1]
+        ge_mean = ge_mean.clip(0, 1)
     ge_variance = _clip_nonneg(engine.ge_second(train) - ge_mean * ge_mean)
     if isinstance(mean, Interval):
         mean = mean.clip(0, 1)
