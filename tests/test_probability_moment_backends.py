@@ -98,3 +98,16 @@ def test_moment_backends_refuse_what_they_cannot_do():
         get_backend("bound:nonexistent")
     with pytest.raises(InvalidArgument, match="order must be an integer >= 1"):
         MomentBoundBackend("lp", order=0)
+
+
+def test_joint_sdp_pairs_contain_exact_and_tighten_frechet():
+    model, n, x, x2 = independent_1d_model("2/5"), 16, (0,), (1,)
+    clf = NaiveBayes("first", 0)
+    exact = ExactBackend(arithmetic="float").pair(model, n, x, x2, clf)
+    fre = MomentBoundBackend("lp", order=4).pair(model, n, x, x2, clf)
+    sdp = MomentBoundBackend("lp", order=4, joint="sdp").pair(model, n, x, x2, clf)
+    assert sdp.contains(exact, tol=1e-9)
+    assert np.all(sdp.upper <= fre.upper + 1e-12) and np.all(sdp.lower >= fre.lower - 1e-12)
+    assert sdp.upper[0, 0] < fre.upper[0, 0] - 0.05
+    with pytest.raises(InvalidArgument, match="joint must be one of"):
+        MomentBoundBackend("lp", joint="bird")

@@ -13,9 +13,11 @@ present in the training set. The single prediction probability is
 
 ``P[Z > 0]`` and ``P[Z >= 0]`` are bounded by :func:`momentbound.bounds.bound` from the exact
 raw moments (``momentbound.moments.raw_moments``) on the exact integer support of ``Z``.
-Pair terms: ``bounds/joint.py`` (joint-event methods) had not landed, so ``bound:<method>``
-uses the Frechet bounds ``max(0, L_a + L_b - 1) <= E[g_a g_b] <= min(U_a, U_b)`` (valid for
-``[0, 1]``-valued ``g``) from the single intervals; ``series`` uses a Gaussian copula with the
+Pair terms: ``bound:<method>`` uses the Frechet bounds
+``max(0, L_a + L_b - 1) <= E[g_a g_b] <= min(U_a, U_b)`` (valid for ``[0, 1]``-valued ``g``) from
+the single intervals, optionally (``joint="sdp"``) intersected with the bivariate moment-SDP
+bounds of ``bounds/joint.py`` on the joint sign events of ``(Z_x, Z_x2)`` (tighter, but
+seconds per event); ``series`` uses a Gaussian copula with the
 series marginals and the correlation of ``(Z_x, Z_x2)`` from the exact joint moments. The
 cross-validation cross term needs moments of ``Z`` with a fixed training point, which the
 moment engine does not provide: both backends raise ``InvalidArgument`` for ``cross``.
@@ -36,7 +38,11 @@ from momentbound.model.cells import CellModel
 from momentbound.probability.base import PredictionBackend, ProbabilityInterval, check_count
 from momentbound.probability.registry import register_backend
 
-__all__ = ["MomentBoundBackend", "SeriesBackend", "empty_class_corrections"]
+__all__ = ["MomentBoundBackend", "SeriesBackend", "empty_class_corrections", "JOINT_MODES"]
+
+#: pair terms: Frechet bounds from the single intervals, or those intersected with the
+#: bivariate moment-SDP bounds of ``bounds/joint.py`` on the joint sign events of (Z_x, Z_x2)
+JOINT_MODES = ("frechet", "sdp")
 
 
 def _check_applies(model: CellModel, clf: NaiveBayes, who: str) -> None:
@@ -120,10 +126,13 @@ class MomentBoundBackend(PredictionBackend):
     name: ClassVar[str] = "bound"
     kind_name: ClassVar[str] = "BOUND"
 
-    def __init__(self, method: str = "lp", order: int = 6, **options: Any) -> None:
+    def __init__(self, method: str = "lp", order: int = 6, joint: str = "frechet", **options: Any) -> None:
         from momentbound.bounds import get_method
 
         get_method(method)  # raises UnknownMethod for unknown names
+        if joint not in JOINT_MODES:
+            raise InvalidArgument(f"joint must be one of {JOINT_MODES}, got {joint!r}")
+        self.joint = joint
         self.method = method
         self.order = check_count(order, "order", minimum=1)
         self.options = options
@@ -174,7 +183,54 @@ class MomentBoundBackend(PredictionBackend):
         if x == x2 and clf.ties == "first":  # one deterministic prediction: different classes never co-occur
             lower = np.where(np.eye(2, dtype=bool), a.lower[:, None] * np.ones(2), 0.0)
             upper = np.where(np.eye(2, dtype=bool), a.upper[:, None] * np.ones(2), 0.0)
-        return ProbabilityInterval(lower, upper)
+        if self.joint == "sdp" and x != x2 and n > 0:
+            lo00, hi00 = self._joint_sdp_00(model, n, x, x2, clf)
+            # E[g(0) g2(1)] = E[g(0)] - E[g(0) g2(0)], etc.
+            sdp_lo = np.array([[lo00, a.lower[0] - hi00], [b.lower[0] - hi00, 1.0 - a.upper[0] - b.upper[0] + lo00]])
+            sdp_hi = np.array([[hi00, a.upper[0] - lo00], [b.upper[0] - lo00, 1.0 - a.lower[0] - b.lower[0] + hi00]])
+            lower = np.maximum(lower, sdp_lo)
+            upper = np.minimum(upper, sdp_hi)
+        return ProbabilityInterval(np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0))
+
+    def _joint_sdp_00(
+        self, model: CellModel, n: int, x: tuple[int, ...], x2: tuple[int, ...], clf: NaiveBayes
+    ) -> tuple[float, float]:
+        """Bounds on ``E[g_x(0) g_x2(0)]`` from ``joint_sdp`` on the events ``{Z > t, Z2 > t2}``.
+
+        ``random``: ``g(0) = (1{Z>0} + 1{Z>=0})/2 + delta`` with ``|delta| <= 1/2`` only when a class
+        is empty (``d >= 2``), so ``E[g g2]`` is the mean of four joint events up to
+        ``1.25 (pi_0^n + pi_1^n)``. ``first``: ``E[g g2] = P[Z >= 0, Z2 >= 0] - P[e e2]`` exactly,
+        with ``e`` the empty-class event (see the module notes).
+        """
+        from momentbound.bounds.joint import joint_sdp
+        from momentbound.model.statistics import naive_bayes_statistic
+        from momentbound.moments import joint_moments
+
+        degree = max(1, self.order // 2)
+        sx, sy = naive_bayes_statistic(model, x), naive_bayes_statistic(model, x2)
+        table = joint_moments(sx, sy, model, n, 2 * degree, 2 * degree)
+        rows = [[table[i, j] for j in range(2 * degree + 1)] for i in range(2 * degree + 1)]
+        supx, supy = sx.support(n), sy.support(n)
+
+        def event(tx: int, ty: int) -> tuple[float, float]:
+            if supx[1] <= tx or supy[1] <= ty:
+                return 0.0, 0.0
+            r = joint_sdp(rows, supx, supy, tx=tx, ty=ty, degree=degree)
+            return float(r.lower), float(r.upper)
+
+        pi0, pi1 = float(model.prior(0)), float(model.prior(1))
+        if clf.ties == "first":
+            lo, hi = event(-1, -1)
+            if model.d >= 2:
+                e = pi1**n
+            else:
+                e = max(0.0, pi1 - float(model.p(x, 1)) - float(model.p(x2, 1))) ** n
+            return max(0.0, lo - e), min(1.0, hi - e)
+        parts = [event(tx, ty) for tx in (0, -1) for ty in (0, -1)]
+        lo = sum(p[0] for p in parts) / 4
+        hi = sum(p[1] for p in parts) / 4
+        slack = 0.0 if model.d == 1 else 1.25 * (pi0**n + pi1**n)
+        return max(0.0, lo - slack), min(1.0, hi + slack)
 
     def _cross(self, model, n_common, n_a, n_b, point_a, point_b, clf):  # type: ignore[no-untyped-def]
         raise InvalidArgument(
@@ -183,7 +239,7 @@ class MomentBoundBackend(PredictionBackend):
         )
 
     def __repr__(self) -> str:
-        return f"MomentBoundBackend(method={self.method!r}, order={self.order})"
+        return f"MomentBoundBackend(method={self.method!r}, order={self.order}, joint={self.joint!r})"
 
 
 class SeriesBackend(MomentBoundBackend):
