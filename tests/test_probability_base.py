@@ -143,3 +143,14 @@ def test_auto_arithmetic_switches_to_float():
     small = ExactBackend(rational_max_n=5).single(m, 5, (0, 0))
     big = ExactBackend(rational_max_n=5).single(m, 6, (0, 0))
     assert isinstance(small[0], Fraction) and big.dtype == float
+
+
+def test_hopeless_generic_computations_are_refused():
+    b = ExactBackend()
+    with pytest.raises(InvalidArgument, match="use backend='sampling'"):
+        b.cross(second_nb_model(), 80, 9, 9, ((0, 0), 0), ((1, 1), 1))
+    with pytest.raises(InvalidArgument, match="max_work must be"):
+        ExactBackend(max_work=0)
+    small = ExactBackend(max_work=10)
+    with pytest.raises(InvalidArgument, match="state combinations"):
+        small.pair(second_nb_model(), 6, (0, 0), (1, 1), NaiveBayes("random", 1))

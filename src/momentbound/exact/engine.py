@@ -27,6 +27,7 @@ from momentbound.exact.classifier import NaiveBayes
 from momentbound.model.cells import CellModel
 
 __all__ = [
+    "work_estimate",
     "ComponentSpace",
     "class_laws",
     "class_count_splits",
@@ -411,3 +412,28 @@ def cross_probabilities(
             for b in range(K):
                 out[a, b] += (wa * f_b[b]).sum()
     return out
+
+
+def _split_grid_sizes(model: CellModel, n: int, dim: int) -> list[int]:
+    """Upper bounds ``prod_k (n_k + 1)^dim`` of the per-split state grids, one per class split."""
+    sizes = []
+    for split, _p in class_count_splits(model, n, "float"):
+        sizes.append(math.prod((c + 1) ** dim for c in split))
+    return sizes
+
+
+def work_estimate(model: CellModel, kind: str, sizes: tuple[int, ...], inputs: tuple[Input, ...]) -> int:
+    """Rough number of state combinations the generic engine visits (to refuse hopeless calls).
+
+    ``kind`` is ``"single"``, ``"pair"`` (``sizes = (n,)``) or ``"cross"``
+    (``sizes = (n_common, n_a, n_b)``, ``inputs = (x_a, x_b)``).
+    """
+    if kind in ("single", "pair"):
+        dim = ComponentSpace(model.arities, inputs).dim
+        return sum(_split_grid_sizes(model, sizes[0], dim))
+    nc, na, nb = sizes
+    dim_c = ComponentSpace(model.arities, inputs).dim
+    dim_a = ComponentSpace(model.arities, inputs[:1]).dim
+    dim_b = ComponentSpace(model.arities, inputs[1:]).dim
+    extra = sum(_split_grid_sizes(model, nb, dim_a)) + sum(_split_grid_sizes(model, na, dim_b))
+    return sum(_split_grid_sizes(model, nc, dim_c)) * max(extra, 1)

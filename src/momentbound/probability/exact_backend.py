@@ -29,6 +29,10 @@ class ExactBackend(PredictionBackend):
         model is exact and every sample size is at most ``rational_max_n``.
     rational_max_n:
         Size limit of ``"auto"`` for rational arithmetic.
+    max_work:
+        The generic engine (more than two classes, or a cross term with several attributes)
+        refuses (``InvalidArgument``) calls whose estimated number of state combinations exceeds
+        this, instead of running for hours; use ``backend="sampling"`` there.
     tail:
         Float arithmetic only: class-count splits outside a window whose Hoeffding tail bound
         is at most ``tail`` are not summed, and large class laws are read on DFT windows that hold
@@ -46,7 +50,9 @@ class ExactBackend(PredictionBackend):
     name: ClassVar[str] = "exact"
     kind_name: ClassVar[str] = "EXACT"
 
-    def __init__(self, arithmetic: str = "auto", rational_max_n: int = 12, tail: float = 1e-13) -> None:
+    def __init__(
+        self, arithmetic: str = "auto", rational_max_n: int = 12, tail: float = 1e-13, max_work: float = 2e9
+    ) -> None:
         if arithmetic not in ARITHMETICS:
             raise InvalidArgument(f"arithmetic must be one of {ARITHMETICS}, got {arithmetic!r}")
         if isinstance(rational_max_n, bool) or not isinstance(rational_max_n, int) or rational_max_n < 0:
@@ -56,8 +62,20 @@ class ExactBackend(PredictionBackend):
         self.arithmetic = arithmetic
         self.rational_max_n = rational_max_n
         self.tail = float(tail)
+        if isinstance(max_work, bool) or not isinstance(max_work, (int, float)) or not max_work > 0:
+            raise InvalidArgument(f"max_work must be a positive number, got {max_work!r}")
+        self.max_work = float(max_work)
         self.dropped_mass_bound = 0.0
         self._tables: dict[tuple[object, ...], fast2.TwoClassTables] = {}
+
+    def _check_work(self, model: CellModel, kind: str, sizes: tuple[int, ...], inputs: tuple[tuple[int, ...], ...]) -> None:
+        work = engine.work_estimate(model, kind, sizes, inputs)
+        if work > self.max_work:
+            raise InvalidArgument(
+                f"the exact {kind} term for this model (d = {model.d}, K = {model.n_classes}, sizes {sizes}) "
+                f"would visit about {work:.2g} state combinations (max_work = {self.max_work:.2g}); "
+                "use backend='sampling', a smaller N, or raise max_work"
+            )
 
     def _two_class_tables(
         self, model: CellModel, inputs: tuple[tuple[int, ...], ...], n: int, clf: NaiveBayes
@@ -104,6 +122,7 @@ class ExactBackend(PredictionBackend):
             out = fast2.single_two_class(model, n, x, clf, tables, tail=self.tail)
             self._note_tail(model, n, tables)
             return out
+        self._check_work(model, "single", (n,), (x,))
         return engine.single_probabilities(model, n, x, clf, mode)
 
     def _note_tail(self, model: CellModel, n: int, tables: fast2.TwoClassTables) -> None:
@@ -136,6 +155,7 @@ class ExactBackend(PredictionBackend):
             out = fast2.pair_two_class(model, n, x, x2, clf, tables, tail=self.tail)
             self._note_tail(model, n, tables)
             return out
+        self._check_work(model, "pair", (n,), (x, x2))
         return engine.pair_probabilities(model, n, x, x2, clf, mode)
 
     def _cross(
@@ -151,6 +171,7 @@ class ExactBackend(PredictionBackend):
         mode = self.mode(model, n_common + n_a + n_b + 2)
         if mode == "float" and cross1d.applies(model, clf):
             return cross1d.cross_1d_alpha0(model, n_common, n_a, n_b, point_a, point_b, clf)
+        self._check_work(model, "cross", (n_common, n_a, n_b), (point_a[0], point_b[0]))
         return engine.cross_probabilities(model, n_common, n_a, n_b, point_a, point_b, clf, mode)
 
     def __repr__(self) -> str:
