@@ -15,14 +15,8 @@ from typing import Any, Optional
 
 from momentbound.errors import InvalidArgument, InvalidProbability
 from momentbound.model.statistics import Exponents, Statistic, _check_N
-from momentbound.moments.engine import (
-    StatisticLayout,
-    _BlockEvaluator,
-    accumulate,
-    finish,
-    layout,
-    scaled_probabilities,
-)
+from momentbound.moments.engine import StatisticLayout, finish, layout, scaled_probabilities
+from momentbound.moments.fastpath import FastPlan
 
 __all__ = ["CompiledMoments", "compile_moments"]
 
@@ -64,6 +58,8 @@ class CompiledMoments:
                     for j, e in enumerate(sp[b][1]):
                         mx[j] = max(mx[j], e)
             self.grid_max.append(tuple(mx))
+        # the p-dependent evaluation plan (closed-form block vectors, packed chains)
+        self.plan = FastPlan(self.layout, self.splits, self.grid_max)
         # the p-dependent part (gamma) does not depend on N: sweeps over N reuse it
         self._gamma_cache: dict[tuple[int, ...], tuple[list[list[int]], int]] = {}
 
@@ -78,10 +74,7 @@ class CompiledMoments:
         hit = self._gamma_cache.get(q)
         if hit is not None and hit[1] == D:
             return hit
-        evals = [
-            _BlockEvaluator(blk, q, gm) for blk, gm in zip(self.layout.blocks, self.grid_max)
-        ]
-        res = ([accumulate(evals, poly) for poly in self.splits], D)
+        res = (self.plan.gammas(q), D)
         if len(self._gamma_cache) >= 32:
             self._gamma_cache.pop(next(iter(self._gamma_cache)))
         self._gamma_cache[q] = res
