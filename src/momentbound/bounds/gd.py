@@ -42,11 +42,15 @@ from .sqp import MARGIN, _check_common, _discrete_pieces, candidates_from_roots,
 __all__ = ["GDMethod", "GDTSMethod", "DescentResult", "dual_descent", "feasible_constant"]
 
 
+_PROBES = 24
+
+
 def _probe_points(piece: UnitPiece) -> np.ndarray:
     """A few interior points, so a flat stretch shows several active subgradients."""
     if piece.a == piece.b:
         return np.array([piece.a])
-    pts = piece.a + (piece.b - piece.a) * np.array([0.25, 0.5, 0.75])
+    t = (1 - np.cos(np.pi * np.arange(1, _PROBES) / _PROBES)) / 2  # Chebyshev points: dense at the ends
+    pts = piece.a + (piece.b - piece.a) * t
     if piece.step > 0:
         pts = piece.a + np.round((pts - piece.a) / piece.step) * piece.step
     return pts
@@ -166,6 +170,35 @@ def dual_descent(
     return DescentResult(tuple(out.tolist()), float(c @ out), it)
 
 
+def quadratic_start(c: np.ndarray, pieces: tuple[UnitPiece, ...], offsets: tuple[float, ...]) -> np.ndarray | None:
+    """A starting polynomial with a descent direction (the paper: GD depends on its start).
+
+    From ``q = 0`` a law concentrated next to the event boundary (``Z_x`` at large ``N``) offers
+    no descent direction.  For a two-piece problem (``X > t``-type events) start instead from the
+    Cantelli-shaped square ``(1 +/- (u - b) / sd)^2`` around the boundary ``b``, rising towards
+    the piece with the larger right-hand side.  ``None`` (start at zero) otherwise.
+
+    Example
+    -------
+    >>> q = quadratic_start(np.array([1.0, 0.0, -0.5]), (UnitPiece(-1.0, 0.0, 0), UnitPiece(0.5, 1.0, 1)), (0.0, 1.0))
+    >>> q.shape
+    (3,)
+    """
+    m = len(c) - 1
+    if m < 2 or len(pieces) != 2 or offsets[0] == offsets[1]:
+        return None
+    var = (c[2] + 1) / 2 - c[1] ** 2  # E[u^2] = (E[T_2] + 1) / 2
+    if not var > 0:
+        return None
+    sd = float(np.sqrt(var))
+    b = (pieces[0].b + pieces[1].a) / 2
+    slope = (1.0 if offsets[1] > offsets[0] else -1.0) / sd
+    lin = np.array([1.0 - slope * b, slope])  # 1 + slope (u - b)
+    start = np.zeros(m + 1)
+    start[:3] = _cheb.chebmul(lin, lin)
+    return start
+
+
 def _validate_iter(value: Any, name: str) -> int:
     try:
         v = int(value)
@@ -182,7 +215,7 @@ class _DescentBase(BoundMethod):
     def applies(self, problem: MomentProblem) -> str | None:
         return _check_common(problem)
 
-    def _side(self, c: np.ndarray, pieces: tuple[UnitPiece, ...], offsets: tuple[float, ...], options: dict[str, Any]) -> DescentResult:
+    def _side(self, c: np.ndarray, pieces: tuple[UnitPiece, ...], offsets: tuple[float, ...], options: dict[str, Any], start: np.ndarray | None) -> DescentResult:
         raise NotImplementedError  # pragma: no cover
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:
@@ -192,7 +225,8 @@ class _DescentBase(BoundMethod):
         iters = 0
         for side in ("upper", "lower"):
             sign = 1.0 if side == "upper" else -1.0
-            res = self._side(c, pieces, tuple(sign * pc.target for pc in pieces), options)
+            offsets = tuple(sign * pc.target for pc in pieces)
+            res = self._side(c, pieces, offsets, options, quadratic_start(c, pieces, offsets))
             iters += res.iterations
             cand = np.array(res.coefficients)
             cand[0] += MARGIN
@@ -221,8 +255,8 @@ class GDMethod(_DescentBase):
     name = "gd"
     options = {"max_iter": 200}
 
-    def _side(self, c: np.ndarray, pieces: tuple[UnitPiece, ...], offsets: tuple[float, ...], options: dict[str, Any]) -> DescentResult:
-        return dual_descent(c, pieces, offsets, max_iter=_validate_iter(options["max_iter"], "max_iter"))
+    def _side(self, c: np.ndarray, pieces: tuple[UnitPiece, ...], offsets: tuple[float, ...], options: dict[str, Any], start: np.ndarray | None) -> DescentResult:
+        return dual_descent(c, pieces, offsets, start=start, max_iter=_validate_iter(options["max_iter"], "max_iter"))
 
 
 @register
@@ -255,7 +289,7 @@ class GDTSMethod(_DescentBase):
     name = "gdts"
     options = {"rng": None, "rounds": 2, "neighbours": 3, "radius": 0.5, "max_iter": 60}
 
-    def _side(self, c: np.ndarray, pieces: tuple[UnitPiece, ...], offsets: tuple[float, ...], options: dict[str, Any]) -> DescentResult:
+    def _side(self, c: np.ndarray, pieces: tuple[UnitPiece, ...], offsets: tuple[float, ...], options: dict[str, Any], start: np.ndarray | None) -> DescentResult:
         rng = options["rng"]
         if rng is None or isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
             rng = np.random.default_rng(rng)
@@ -267,7 +301,7 @@ class GDTSMethod(_DescentBase):
         radius = float(options["radius"])
         if not radius > 0:
             raise InvalidArgument(f"radius must be positive, got {options['radius']!r}")
-        best = dual_descent(c, pieces, offsets, max_iter=max(max_iter, 200))
+        best = dual_descent(c, pieces, offsets, start=start, max_iter=max(max_iter, 200))
         iters = best.iterations
         for _ in range(rounds):
             centre = np.array(best.coefficients)
