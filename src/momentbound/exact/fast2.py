@@ -385,24 +385,24 @@ def split_outcomes_pair(tables: TwoClassTables, n0: int, n1: int, r1: int, r2: i
         wq = w0[sl]
         G1 = [np.take(flat, base + idx) for idx in _boundaries(a1, b1, u1[sl], T, inc1)]
         G2 = [np.take(flat, base + idx) for idx in _boundaries(a2, b2, u2[sl], T, inc2)]
+        wsum = float(wq.sum())
         for which, (G, inc) in enumerate(((G1, inc1), (G2, inc2))):
             for strictness in range(2):
-                m = G[strictness].sum(axis=1)
+                m = float((wq @ G[strictness]).sum())  # BLAS matrix-vector product
                 if not inc:
-                    m = CT_total - m
-                (lt if strictness == 0 else le)[which] += wq @ m
+                    m = CT_total * wsum - m
+                (lt if strictness == 0 else le)[which] += m
         for a in range(2):
             for b in range(2):
                 g1, g2 = G1[a], G2[b]
                 if inc1 and inc2:
-                    per = np.minimum(g1, g2).sum(axis=1)
+                    J[a, b] += float((wq @ np.minimum(g1, g2)).sum())
                 elif inc1:
-                    per = np.maximum(g1 - g2, 0.0).sum(axis=1)
+                    J[a, b] += float((wq @ np.maximum(g1 - g2, 0.0)).sum())
                 elif inc2:
-                    per = np.maximum(g2 - g1, 0.0).sum(axis=1)
+                    J[a, b] += float((wq @ np.maximum(g2 - g1, 0.0)).sum())
                 else:
-                    per = CT_total - np.maximum(g1, g2).sum(axis=1)
-                J[a, b] += wq @ per
+                    J[a, b] += CT_total * wsum - float((wq @ np.maximum(g1, g2)).sum())
     W0 = float(w0.sum())
     # outcome o = 0: u > v (v < u), 1: tie, 2: u < v ; P[o1, o2]
     P = np.empty((3, 3))
