@@ -23,7 +23,7 @@ from momentbound.bounds.joint import (
 )
 from momentbound.bounds.result import BoundResult
 from momentbound.errors import DegreeCapExceeded, InvalidArgument
-from momentbound.model import equal_cells_model
+from momentbound.model import CellModel, equal_cells_model
 from momentbound.model.statistics import naive_bayes_statistic
 from momentbound.moments.core import joint_moments
 from momentbound.moments.enumeration import count_tables, multinomial_pmf
@@ -152,3 +152,36 @@ def test_empty_event_box() -> None:
     table = uniform_table(-2, 0, 2)  # X <= 0 always: P[X > 0, Y > 0] = 0
     r = joint_sdp(table, (-2, 0), (-2, 0), degree=1)
     assert r.exact_upper == 0 and r.certified
+
+
+@pytest.mark.parametrize("signs", [(1, 1), (1, -1), (-1, -1)])
+def test_naive_bayes_joint_bounds_all_routes(signs: tuple[int, int]) -> None:
+    from momentbound.bounds.joint import naive_bayes_joint_bounds
+
+    model = CellModel((2,), ["1/5", "3/10", "3/10", "1/5"])
+    N = 4
+    z1, z2 = naive_bayes_statistic(model, (0,)), naive_bayes_statistic(model, (1,))
+    truth = sum(
+        (
+            multinomial_pmf(c, model.cells)
+            for c in count_tables(model.n_cells, N)
+            if signs[0] * z1.evaluate(c) > 0 and signs[1] * z2.evaluate(c) > 0
+        ),
+        F(0),
+    )
+    for method in ("joint-sdp", "frechet", "bird"):
+        r = naive_bayes_joint_bounds(model, N, (0,), (1,), signs=signs, method=method, degree=2)
+        assert r.certified, method
+        assert r.exact_lower <= truth <= r.exact_upper, (method, r.lower, float(truth), r.upper)
+
+
+def test_naive_bayes_joint_bounds_errors() -> None:
+    from momentbound.bounds.joint import naive_bayes_joint_bounds
+
+    model = equal_cells_model((2,))
+    with pytest.raises(InvalidArgument, match="method must be one of"):
+        naive_bayes_joint_bounds(model, 4, (0,), (1,), method="copula")
+    with pytest.raises(InvalidArgument, match="signs must be a pair"):
+        naive_bayes_joint_bounds(model, 4, (0,), (1,), signs=(1, 0))
+    with pytest.raises(InvalidArgument, match="degree must be a positive integer"):
+        naive_bayes_joint_bounds(model, 4, (0,), (1,), degree=0)

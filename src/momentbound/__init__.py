@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "frechet_bounds": "momentbound.bounds.joint",
     "bird_bound": "momentbound.bounds.joint",
     "joint_sdp": "momentbound.bounds.joint",
+    "naive_bayes_joint_bounds": "momentbound.bounds.joint",
     "series_approximation": "momentbound.bounds.series",
     "SeriesWarning": "momentbound.bounds.series",
     "naive_bayes_sampler": "momentbound.bounds.sampling",
