@@ -306,3 +306,16 @@ def test_unverifiable_candidate_is_unverified(monkeypatch: pytest.MonkeyPatch) -
     r = bound(p, method="sdp", allow_unverified=True)
     assert r.status is Status.UNVERIFIED and not r.certified
     assert (r.lower, r.upper) == (0.0, 1.0)
+
+
+def test_odd_order_on_real_line_drops_unusable_moment() -> None:
+    """On R a certificate has even degree, so the top odd moment cannot help (but must not break)."""
+    pmf = [(F(-2), F(1, 2)), (F(0), F(1, 4)), (F(1), F(1, 4))]
+    m3 = moments_of(pmf, 3)
+    for event in (Event.gt(0), Event.ge(1), Event.between(-1, 1), Event.outside(-1, 1)):
+        r3 = bound(MomentProblem(m3, Support.real(), event), method="sdp")
+        r2 = bound(MomentProblem(m3[:3], Support.real(), event), method="sdp")
+        truth = prob(pmf, event)
+        assert r3.certified and r3.exact_lower <= truth <= r3.exact_upper
+        assert (r3.lower, r3.upper) == pytest.approx((r2.lower, r2.upper), abs=1e-7)
+        assert any("odd moment" in n for n in r3.diagnostics.notes)

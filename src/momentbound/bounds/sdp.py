@@ -385,6 +385,12 @@ class SDPMethod(BoundMethod):
         if max_iter < 1:
             raise InvalidArgument(f"max_iter must be a positive integer, got {max_iter!r}")
         c = np.array([float(v) for v in problem.chebyshev_moments()])
+        notes = []
+        if problem.support.kind is SupportKind.REAL and problem.order % 2 == 1:
+            # a polynomial bounded below on both half-lines has even degree: the top odd moment
+            # cannot enter any certificate on the real line
+            c = c[:-1]
+            notes.append(f"real line: the odd moment of order {problem.order} cannot be used")
         pieces = unit_pieces(problem)
         sides: dict[str, tuple[Any, bool]] = {}
         statuses = []
@@ -413,5 +419,5 @@ class SDPMethod(BoundMethod):
             cand = np.array(sol.coefficients)
             cand[0] += MARGIN  # interior-point iterates are feasible only to ~tol
             sides[side] = certified_side(problem, side, sign * cand, "sdp")
-        diag = Diagnostics(solver="clarabel", solver_status="/".join(statuses), iterations=iters)
+        diag = Diagnostics(solver="clarabel", solver_status="/".join(statuses), iterations=iters, notes=tuple(notes))
         return assemble(problem, self.name, sides, diag)
