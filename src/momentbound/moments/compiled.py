@@ -1,9 +1,12 @@
 """Compiled moments: derive the structure once per (statistic, order), evaluate at any (N, p).
 
 The derivation (powers of the statistic in its features, the block layout, the
-per-block exponent lists, the Stirling and falling-factorial tables) depends only on the
-statistic and the order; it is cached. Each evaluation then runs the exact integer
-algorithm of :mod:`momentbound.moments.engine` for the given probabilities.
+per-block exponent lists and the coefficient tables of the closed-form block vectors)
+depends only on the statistic and the order; it is cached. Each evaluation at new
+probabilities runs the exact integer plan of :mod:`momentbound.moments.fastpath` (same
+mathematics as :mod:`momentbound.moments.engine`, whose power-table evaluator is kept as
+the independent witness in the tests); the ``p``-dependent vectors are cached per
+probability vector, so sweeps over ``N`` cost only the final sums.
 """
 
 from __future__ import annotations

@@ -292,8 +292,8 @@ def expectation_vector(
     return [accumulate(evals, poly) for poly in splits]
 
 
-def finish(gamma: Sequence[int], N: int, D: int) -> Fraction:
-    """``sum_w (N)_w gamma_w / D^w`` as an exact Fraction."""
+def finish(gamma: Sequence[Any], N: int, D: int) -> Fraction:
+    """``sum_w (N)_w gamma_w / D^w`` as an exact Fraction (``gamma``: ints or fmpz)."""
     W = len(gamma) - 1
     num = 0
     ff = 1
@@ -306,4 +306,4 @@ def finish(gamma: Sequence[int], N: int, D: int) -> Fraction:
             break
         if g:
             num += g * ff * Dp
-    return Fraction(num, D**W)
+    return Fraction(int(num), D**W)

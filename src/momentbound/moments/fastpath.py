@@ -59,15 +59,27 @@ class _Block2:
         self.cells1 = tuple(subsets.get((1, 0), ()))
         self.cells2 = tuple(subsets.get((0, 1), ()))
         self.cells12 = tuple(subsets.get((1, 1), ()))
-        amax = max(e[0] for e in egs)
-        bmax = max(e[1] for e in egs)
-        jmax = max(min(e) for e in egs)
-        self.amax, self.bmax, self.jmax = amax, bmax, jmax
-        # monomial h1^a h2^b h12^j at index (a * (bmax + 1) + b) * (jmax + 1) + j
-        nb, nj = bmax + 1, jmax + 1
+        self.amax = max(e[0] for e in egs)
+        self.bmax = max(e[1] for e in egs)
+        self.jmax = max(min(e) for e in egs)
+        # Monomials h1^a h2^b h12^j. For a symmetric exponent pair (e, e) the coefficient
+        # of (a, b, j) equals that of (b, a, j), so such terms share the symmetrised
+        # monomial (h1^a h2^b + h1^b h2^a) h12^j: about half the terms.
+        bases: dict[tuple[int, int, bool], int] = {}
+        monos: dict[tuple[int, int], int] = {}
+
+        def mono_index(a: int, b: int, j: int, sym: bool) -> int:
+            key = (a, b, sym)
+            if key not in bases:
+                bases[key] = len(bases)
+            mk = (bases[key], j)
+            if mk not in monos:
+                monos[mk] = len(monos)
+            return monos[mk]
+
         self.plan: list[list[tuple[tuple[int, ...], Any]]] = []
         for e1, e2 in egs:
-            per_m: list[list[tuple[int, int]]] = [[] for _ in range(e1 + e2 + 1)]
+            per_m: list[dict[int, int]] = [{} for _ in range(e1 + e2 + 1)]
             for j in range(min(e1, e2) + 1):
                 fj = math.factorial(j)
                 d1 = _touchard_derivative_table(e1, j)
@@ -76,12 +88,15 @@ class _Block2:
                     if not x:
                         continue
                     for b, y in enumerate(d2):
-                        if y:
-                            per_m[a + b + j].append((fj * x * y, (a * nb + b) * nj + j))
+                        if not y or (e1 == e2 and b < a):
+                            continue
+                        sym = e1 == e2 and a != b
+                        k = mono_index(a, b, j, sym)
+                        per_m[a + b + j][k] = per_m[a + b + j].get(k, 0) + fj * x * y
             entry = []
             for terms in per_m:
-                coefs = tuple(t[0] for t in terms)
-                idx = [t[1] for t in terms]
+                coefs = tuple(terms.values())
+                idx = list(terms.keys())
                 # itemgetter with one index returns a scalar, not a tuple
                 if len(idx) > 1:
                     getter: Any = itemgetter(*idx)
@@ -91,16 +106,21 @@ class _Block2:
                     getter = lambda v: ()  # noqa: E731
                 entry.append((coefs, getter))
             self.plan.append(entry)
+        self.base_recipes = tuple(bases)  # (a, b, sym) in index order
+        self.mono_recipes = tuple(monos)  # (base index, j) in index order
 
     def vectors(self, q: Sequence[int]) -> list[list[int]]:
         h1 = sum(q[c] for c in self.cells1)
         h2 = sum(q[c] for c in self.cells2)
         h12 = sum(q[c] for c in self.cells12)
-        p1 = _powers(h1, self.amax)
-        p2 = _powers(h2, self.bmax)
+        p1 = _powers(h1, max(self.amax, self.bmax))
+        p2 = _powers(h2, max(self.amax, self.bmax))
         p12 = _powers(h12, self.jmax)
-        ab = [x * y for x in p1 for y in p2]
-        mono = [v * w for v in ab for w in p12]
+        base = [
+            p1[a] * p2[b] + p1[b] * p2[a] if sym else p1[a] * p2[b]
+            for a, b, sym in self.base_recipes
+        ]
+        mono = [base[i] * p12[j] for i, j in self.mono_recipes]
         return [[sum(map(mul, coefs, get(mono))) for coefs, get in entry] for entry in self.plan]
 
 
@@ -202,12 +222,12 @@ class FastPlan:
         return out
 
     def gammas(self, q: Sequence[int]) -> list[list[int]]:
-        from flint import fmpz_poly
+        from flint import fmpz, fmpz_poly
 
         betas = []
         for b, blk in enumerate(self.lay.blocks):
             cvecs = self.blocks[b].vectors(q)
-            P = sum(q[c] for c in blk.cells)
+            P = fmpz(sum(q[c] for c in blk.cells))
             betas.append(self._chains(b, cvecs, P))
         out = []
         zero = fmpz_poly(0)
