@@ -530,3 +530,38 @@ def test_docstring_examples_run():
         module = importlib.import_module(f"momentbound.estimators.{name}")
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0, name
+
+
+def test_partition_dot_is_the_lp_range():
+    """Interval dot products use sum = 1: compare with scipy's LP over the same box."""
+    import numpy as np
+    from scipy.optimize import linprog
+
+    from momentbound.estimators.moments import _dot
+
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        k = int(rng.integers(2, 6))
+        truth = rng.dirichlet(np.ones(k))
+        lo = np.clip(truth - rng.uniform(0, 0.2, k), 0, 1)
+        hi = np.clip(truth + rng.uniform(0, 0.2, k), 0, 1)
+        w = rng.uniform(0, 1, k)
+        box = _dot([Interval(a, b, t) for a, b, t in zip(lo, hi, truth)], list(w))
+        bounds = list(zip(lo, hi))
+        lp_min = linprog(w, A_eq=[np.ones(k)], b_eq=[1], bounds=bounds).fun
+        lp_max = -linprog(-w, A_eq=[np.ones(k)], b_eq=[1], bounds=bounds).fun
+        assert box.lower == pytest.approx(lp_min, abs=1e-9) and box.upper == pytest.approx(lp_max, abs=1e-9)
+        assert box.estimate == pytest.approx(float(truth @ w))
+        naive = sum(float(a) * c for a, c in zip(lo, w)), sum(float(b) * c for b, c in zip(hi, w))
+        assert naive[0] <= box.lower + 1e-12 and box.upper <= naive[1] + 1e-12
+    assert _dot([Fraction(1, 3), Fraction(2, 3)], [Fraction(1, 2), 0]) == Fraction(1, 6)
+
+
+def test_inconsistent_intervals_are_refused():
+    from momentbound.errors import SolverFailed
+    from momentbound.estimators.moments import _dot
+
+    with pytest.raises(SolverFailed, match="cannot contain probabilities summing to 1"):
+        _dot([Interval(0.1, 0.2), Interval(0.1, 0.3)], [1, 1])
+    with pytest.raises(SolverFailed, match="upper ends to"):
+        _dot([Interval(0.6, 0.7), Interval(0.5, 0.6)], [1, 1])

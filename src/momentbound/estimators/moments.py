@@ -32,7 +32,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from momentbound.errors import InvalidArgument, InvalidModel, UnknownMethod
+from momentbound.errors import InvalidArgument, InvalidModel, SolverFailed, UnknownMethod
 from momentbound.estimators.estimators import GE, Estimator, HoldOut, KFold, LeaveOneOut, Split
 from momentbound.model.cells import CellModel
 
@@ -48,6 +48,9 @@ __all__ = [
 COVARIANCE_RULES = ("exact", "paper")
 
 Number = Union[Fraction, float]
+
+# how far interval ends may miss a probability sum of 1 (rounding in the backend) before we refuse
+PARTITION_TOLERANCE = 1e-9
 
 
 # ----------------------------------------------------------------------------- intervals
@@ -324,6 +327,56 @@ def _is_exact(values: Sequence[Any]) -> bool:
     return isinstance(first, (Fraction, int))
 
 
+def _dot(values: Sequence[Any], weights: Sequence[Any]) -> Value:
+    """``sum_i values[i] * weights[i]`` for the probabilities of a partition (they sum to 1).
+
+    Point values give the plain sum. When the values are intervals, the result is the exact range
+    of the sum over the box of intervals intersected with ``{sum_i value_i = 1}`` (a fractional
+    knapsack: fill from the lower ends, cheapest or dearest weights first), which is much tighter
+    than adding the intervals; the point estimates, when present, are summed.
+    """
+    if not any(isinstance(v, Interval) for v in values):
+        total: Value = 0
+        for v, w in zip(values, weights):
+            if w:
+                total = total + v * w
+        return total
+    boxes = [Interval._of(v) for v in values]
+    lo = [float(b.lower) for b in boxes]
+    hi = [float(b.upper) for b in boxes]
+    wf = [float(w) for w in weights]
+    slack = 1.0 - math.fsum(lo)
+    if slack < -PARTITION_TOLERANCE or math.fsum(hi) < 1.0 - PARTITION_TOLERANCE:
+        raise SolverFailed(
+            "the backend's probability intervals cannot contain probabilities summing to 1 "
+            f"(lower ends sum to {math.fsum(lo):.12g}, upper ends to {math.fsum(hi):.12g}); "
+            "the backend's bounds are inconsistent",
+            result=boxes,
+        )
+    slack = max(slack, 0.0)
+    base = math.fsum(l * w for l, w in zip(lo, wf))
+
+    def extreme(order: list[int]) -> float:
+        left, total = slack, base
+        for i in order:
+            if left <= 0.0:
+                break
+            add = min(hi[i] - lo[i], left)
+            total += add * wf[i]
+            left -= add
+        return total
+
+    order = sorted(range(len(wf)), key=lambda i: wf[i])
+    low, high = extreme(order), extreme(order[::-1])
+    estimate = None
+    if all(b.estimate is not None for b in boxes):
+        estimate = math.fsum(float(b.estimate) * w for b, w in zip(boxes, wf))
+    high = max(low, high)  # equal up to rounding when every interval is a point
+    if estimate is not None:
+        estimate = min(max(estimate, low), high)
+    return Interval(low, high, estimate)
+
+
 # ----------------------------------------------------------------------------- symmetries
 SYMMETRY_GROUP_CAP = 5040
 
@@ -430,10 +483,7 @@ class MomentEngine:
                     probs = [sum(row[1:], row[0]) for row in rows]
                 else:
                     probs = self._single(n, ix)
-                w = self._w(_is_exact(probs))[ix]
-                for y, wy in enumerate(w):
-                    if wy:
-                        total = total + probs[y] * wy
+                total = total + _dot(probs, self._w(_is_exact(probs))[ix])
             self._ge1[n] = total
         return self._ge1[n]
 
@@ -467,13 +517,9 @@ class MomentEngine:
                 for jx in range(ix, len(inputs)):
                     probs = self._pair(n, ix, jx)
                     w = self._w(_is_exact(probs))
-                    term: Value = 0
-                    for y, wy in enumerate(w[ix]):
-                        if not wy:
-                            continue
-                        for y2, wy2 in enumerate(w[jx]):
-                            if wy2:
-                                term = term + probs[y][y2] * (wy * wy2)
+                    term = _dot(
+                        [v for row in probs for v in row], [a * b for a in w[ix] for b in w[jx]]
+                    )
                     # pair(x, x') is pair(x', x) transposed: count off-diagonal input pairs twice
                     total = total + (term if jx == ix else term + term)
             self._ge2[n] = total
@@ -523,13 +569,11 @@ class MomentEngine:
                     )
                 probs = seen[key]
                 pw = self._pw(_is_exact(probs))
-                err: Value = 0
-                for a in range(K):
-                    if a == ya:
-                        continue
-                    for b in range(K):
-                        if b != yb:
-                            err = err + probs[a][b]
+                # P[both test points misclassified] = sum over a != y_a, b != y_b
+                err = _dot(
+                    [v for row in probs for v in row],
+                    [int(a != ya and b != yb) for a in range(K) for b in range(K)],
+                )
                 term = err * (pw[ia][ya] * pw[ib][yb])
                 # equal fold sizes: cross(a, b) is cross(b, a) transposed, count a != b twice
                 twice = s == t and (ib, yb) != (ia, ya)
@@ -556,12 +600,9 @@ class MomentEngine:
                 # fold j's classifier (trained on C + fold i, s points) predicts at x2
                 probs = _as_values(overlap(self.model, n_common, s, t, x, x2, self.classifier))
                 w = self._w(_is_exact(probs))
-                for y, wy in enumerate(w[ix]):
-                    if not wy:
-                        continue
-                    for y2, wy2 in enumerate(w[jx]):
-                        if wy2:
-                            total = total + probs[y][y2] * (wy * wy2)
+                total = total + _dot(
+                    [v for row in probs for v in row], [a * b for a in w[ix] for b in w[jx]]
+                )
         return total
 
 
