@@ -268,9 +268,35 @@ def verify_bivariate(coef: np.ndarray, boxes: Sequence[JointBox], side_targets: 
         vals = _cheb.chebvander(us, coef.shape[0] - 1) @ coef @ _cheb.chebvander(vs, coef.shape[1] - 1).T
         hu = (box.u1 - box.u0) / nu if nu > 1 else 0.0
         hv = (box.v1 - box.v0) / nv if nv > 1 else 0.0
-        low = float(vals.min()) - target - (hu * hu * muu + hv * hv * mvv) / 8 - fp
+        rem = (hu * hu * muu + hv * hv * mvv) / 8
+        low = float(vals.min()) - target - rem - fp
+        if low < 0 and nu > 1 and nv > 1:
+            low = _refine(coef, us, vs, vals, target, rem, fp, hu, hv)
         worst = min(worst, low)
     return worst
+
+
+def _refine(
+    coef: np.ndarray, us: np.ndarray, vs: np.ndarray, vals: np.ndarray, target: int, rem: float, fp: float, hu: float, hv: float,
+    sub: int = 16, max_cells: int = 4000,
+) -> float:
+    """Cell-wise bound (min of the 4 corners minus the remainder); cells that may dip below zero
+    are re-checked on a ``sub x sub`` grid, whose remainder is ``sub^2`` times smaller."""
+    corners = np.minimum(np.minimum(vals[:-1, :-1], vals[1:, :-1]), np.minimum(vals[:-1, 1:], vals[1:, 1:]))
+    cell_low = corners - target - rem - fp
+    bad = np.argwhere(cell_low < 0)
+    if len(bad) == 0:
+        return float(cell_low.min())
+    if len(bad) > max_cells:
+        return float(cell_low.min())
+    t = np.linspace(0.0, 1.0, sub + 1)
+    du, dv = _cheb.chebvander, _cheb.chebvander
+    for i, j in bad:
+        su = us[i] + hu * t
+        sv = vs[j] + hv * t
+        sub_vals = du(su, coef.shape[0] - 1) @ coef @ dv(sv, coef.shape[1] - 1).T
+        cell_low[i, j] = float(sub_vals.min()) - target - rem / (sub * sub) - fp
+    return float(cell_low.min())
 
 
 def _solve_relaxation(
