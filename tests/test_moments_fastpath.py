@@ -164,3 +164,20 @@ def test_property_large_denominators_order_12(weights, N):
     assert f(N, probs).values == tuple(finish(g, N, D) for g in ref)
     model = CellModel((2, 2), probs)
     assert raw_moments(z, model, N, 12).values == f(N, probs).values
+
+
+def test_two_grid_features_with_unequal_exponents():
+    """Grid exponent pairs (e1, e2) with e1 != e2 (no symmetrised monomials)."""
+    from momentbound.model.statistics import Statistic
+
+    m = second_nb_model()
+    z = naive_bayes_statistic(m, (1, 0))
+    # features: N_0, N_1, A_0, B_0, A_1, B_1 (see the naive Bayes layout)
+    terms = {(0, 1, 2, 1, 0, 0): 1, (0, 0, 1, 3, 0, 1): -3, (1, 0, 0, 0, 0, 2): 2, (0, 0, 0, 0, 0, 0): 5}
+    stat = Statistic.from_terms(m.n_cells, z.features, terms, name="custom")
+    f = compile_moments(stat, 3)
+    assert any(isinstance(b, _Block2) for b in f.plan.blocks)
+    probs = normalized([2, 7, 1, 8, 2, 8, 1, 8])
+    q, _ = scaled_probabilities(probs)
+    assert f.plan.gammas(q) == reference_gammas(f, probs)[0]
+    assert f(4, probs).values == enum_moments(stat, probs, 4, 3)
