@@ -12,7 +12,10 @@ its objective ``f(q) = sum_{k>=1} y_k c_k + y_0(q)`` is a valid bound.  ``f`` is
 piecewise smooth; GD steps along the negative of the minimum-norm element of the
 ``eps``-subdifferential (the subgradients ``c - T(u*)`` at the nearly worst points ``u*``),
 with a halving (binary) search on the step length.  It stops where no descent is found:
-like the paper's GD it may stop short of the optimum (status VALID, never OPTIMAL).
+like the paper's GD it may stop short of the optimum (status VALID, never OPTIMAL).  For
+two-piece events it starts from a Cantelli-shaped square around the event boundary
+(:func:`quadratic_start`): from ``q = 0`` a law concentrated next to the boundary offers no
+descent direction at all.
 
 ``gdts`` adds the paper's local topology search: random points around the best iterate
 (drawn from the ``rng`` argument) are used as new starts, the best result is kept, and
@@ -39,7 +42,7 @@ from .result import BoundResult, Diagnostics, Kind
 from .sdp import UnitPiece, assemble, certified_side
 from .sqp import MARGIN, _check_common, _discrete_pieces, candidates_from_roots, critical_points
 
-__all__ = ["GDMethod", "GDTSMethod", "DescentResult", "dual_descent", "feasible_constant"]
+__all__ = ["GDMethod", "GDTSMethod", "DescentResult", "dual_descent", "feasible_constant", "quadratic_start"]
 
 
 _PROBES = 24

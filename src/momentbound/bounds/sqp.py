@@ -8,7 +8,9 @@ has ``m + 1`` unknowns and infinitely many constraints (SPEC section 6).  The pa
 keeps a finite set of constraints, solves the (linear, since the objective is affine)
 subproblem, and adds the most violated constraints of the current iterate, each found as
 the minimum of a polynomial over an interval from the real roots of its derivative.  Here
-the subproblem is an LP solved by HiGHS at tight tolerances; every local minimum of the
+the subproblem is an LP solved by HiGHS at tight tolerances (one persistent model, rows appended
+and the basis reused between iterations; scipy's HiGHS ladder with pruning of inactive points
+as fallback); every local minimum of the
 slack below ``-tol`` is added at once (multiple exchange), which converges in a dozen or so
 iterations for six moments.  On an integer grid the candidate points are the integers
 next to each real critical point, so the method solves the discrete semi-infinite problem
