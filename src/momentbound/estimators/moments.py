@@ -54,6 +54,15 @@ PARTITION_TOLERANCE = 1e-9
 
 
 # ----------------------------------------------------------------------------- intervals
+def _down(value: Any) -> Any:
+    """One float step towards -inf (outward rounding keeps float intervals sound); exact as is."""
+    return math.nextafter(value, -math.inf) if isinstance(value, float) else value
+
+
+def _up(value: Any) -> Any:
+    return math.nextafter(value, math.inf) if isinstance(value, float) else value
+
+
 @dataclass(frozen=True)
 class Interval:
     """A closed interval ``[lower, upper]`` enclosing an unknown moment (sound arithmetic).
@@ -104,7 +113,9 @@ class Interval:
     def __add__(self, other: Any) -> Interval:
         o = Interval._of(other)
         return Interval(
-            self.lower + o.lower, self.upper + o.upper, Interval._est(self, o, lambda a, b: a + b)
+            _down(self.lower + o.lower),
+            _up(self.upper + o.upper),
+            Interval._est(self, o, lambda a, b: a + b),
         )
 
     __radd__ = __add__
@@ -112,7 +123,9 @@ class Interval:
     def __sub__(self, other: Any) -> Interval:
         o = Interval._of(other)
         return Interval(
-            self.lower - o.upper, self.upper - o.lower, Interval._est(self, o, lambda a, b: a - b)
+            _down(self.lower - o.upper),
+            _up(self.upper - o.lower),
+            Interval._est(self, o, lambda a, b: a - b),
         )
 
     def __rsub__(self, other: Any) -> Interval:
@@ -129,7 +142,9 @@ class Interval:
             self.upper * o.lower,
             self.upper * o.upper,
         )
-        return Interval(min(products), max(products), Interval._est(self, o, lambda a, b: a * b))
+        return Interval(
+            _down(min(products)), _up(max(products)), Interval._est(self, o, lambda a, b: a * b)
+        )
 
     __rmul__ = __mul__
 
@@ -147,7 +162,9 @@ class Interval:
     def sqrt(self) -> Interval:
         est = None if self.estimate is None else math.sqrt(max(float(self.estimate), 0.0))
         return Interval(
-            math.sqrt(max(float(self.lower), 0.0)), math.sqrt(max(float(self.upper), 0.0)), est
+            max(_down(math.sqrt(max(float(self.lower), 0.0))), 0.0),
+            _up(math.sqrt(max(float(self.upper), 0.0))),
+            est,
         )
 
 
@@ -342,37 +359,37 @@ def _dot(values: Sequence[Any], weights: Sequence[Any]) -> Value:
                 total = total + v * w
         return total
     boxes = [Interval._of(v) for v in values]
-    lo = [float(b.lower) for b in boxes]
-    hi = [float(b.upper) for b in boxes]
-    wf = [float(w) for w in weights]
-    slack = 1.0 - math.fsum(lo)
-    if slack < -PARTITION_TOLERANCE or math.fsum(hi) < 1.0 - PARTITION_TOLERANCE:
+    # exact rational arithmetic on the (exactly representable) float ends, rounded outward once
+    lo = [Fraction(b.lower) for b in boxes]
+    hi = [Fraction(b.upper) for b in boxes]
+    wq = [Fraction(w) for w in weights]
+    slack = 1 - sum(lo, Fraction(0))
+    if slack < -PARTITION_TOLERANCE or sum(hi, Fraction(0)) < 1 - PARTITION_TOLERANCE:
         raise SolverFailed(
             "the backend's probability intervals cannot contain probabilities summing to 1 "
-            f"(lower ends sum to {math.fsum(lo):.12g}, upper ends to {math.fsum(hi):.12g}); "
+            f"(lower ends sum to {float(sum(lo)):.12g}, upper ends to {float(sum(hi)):.12g}); "
             "the backend's bounds are inconsistent",
             result=boxes,
         )
-    slack = max(slack, 0.0)
-    base = math.fsum(l * w for l, w in zip(lo, wf))
+    slack = max(slack, Fraction(0))
+    base = sum((l * w for l, w in zip(lo, wq)), Fraction(0))
 
-    def extreme(order: list[int]) -> float:
+    def extreme(order: list[int]) -> Fraction:
         left, total = slack, base
         for i in order:
-            if left <= 0.0:
+            if left <= 0:
                 break
             add = min(hi[i] - lo[i], left)
-            total += add * wf[i]
+            total += add * wq[i]
             left -= add
         return total
 
-    order = sorted(range(len(wf)), key=lambda i: wf[i])
-    low, high = extreme(order), extreme(order[::-1])
+    order = sorted(range(len(wq)), key=lambda i: wq[i])
+    low_q, high_q = extreme(order), extreme(order[::-1])
+    low, high = _down(float(low_q)), _up(float(max(low_q, high_q)))
     estimate = None
     if all(b.estimate is not None for b in boxes):
-        estimate = math.fsum(float(b.estimate) * w for b, w in zip(boxes, wf))
-    high = max(low, high)  # equal up to rounding when every interval is a point
-    if estimate is not None:
+        estimate = math.fsum(float(b.estimate) * float(w) for b, w in zip(boxes, wq))
         estimate = min(max(estimate, low), high)
     return Interval(low, high, estimate)
 
