@@ -222,3 +222,19 @@ def test_tables_study_exact_row_and_sharp_lp_verdict() -> None:
     # the sharp LP from six moments is wider than the paper's 0.34-0.62 at this N
     assert paper_lp.verdict is Verdict.NOT_REPRODUCED
     assert claims["every method reported as a bound contains the true value"].reproduced
+
+
+def test_nb_size_study_matches_brute_force_and_notes_the_range() -> None:
+    res = run_study("nb_size", sizes=(2, 4), folds=2)
+    model = second_nb_model()
+    for _, row in res.data.iterrows():
+        N = int(row["N"])
+        he_mean, he_var = brute_holdout(model, N, N // 2)
+        assert row["he_mean"] == pytest.approx(float(he_mean), abs=TOL)
+        assert row["he_std"] == pytest.approx(math.sqrt(he_var), abs=1e-9)
+        cv = brute_cv(model, N, 2)
+        assert row["ce_mean"] == pytest.approx(float(cv["mean"]), abs=TOL)
+        assert row["ce_mean_plus_std"] == pytest.approx(float(cv["mean"]) + math.sqrt(cv["variance"]), abs=1e-9)
+        assert row["ge_mean"] == pytest.approx(float(brute_ge(model, N)), abs=TOL)
+    assert res.notes and "N = 5000" in res.notes[0]
+    assert [c.figure for c in res.checks] == ["Fig. 25"] * 3

@@ -36,6 +36,7 @@ def nb_cv_study(
     ties: str = "random",
     backend: str = "exact",
     paper_lemma: bool = True,
+    paper_N: int = 100,
     progress: Progress | None = None,
 ) -> StudyResult:
     """Reproduce Figs. 20-24: CV moments of 2x2x2 naive Bayes against the number of folds.
@@ -48,6 +49,8 @@ def nb_cv_study(
         Numbers of folds (``2 <= v <= N``).
     ties, backend, paper_lemma:
         As in :func:`~momentbound.studies.cv.cv_study`.
+    paper_N:
+        The paper's dataset size; when ``N`` differs the study says so in its notes.
 
     Returns
     -------
@@ -68,9 +71,16 @@ def nb_cv_study(
     figs = ("Fig. 20", "Fig. 21", "Fig. 22", "Fig. 23", "Fig. 24")
     checks = cv_claims(df, figs=figs, best=(7, 15), best_text="10 (checked: 7-15)")
     title = (
-        f"Figs. 20-24: cross-validation of 2x2x2 naive Bayes, N = {N}, class-1 cells 0.1, "
+        f"Figs. 20-24: cross-validation of 2x2x2 naive Bayes, N = {N} (paper: {paper_N}), class-1 cells 0.1, "
         f"class-2 cells 0.15, ties = {ties}, backend = {sources[0].backend}"
     )
+    notes: tuple[str, ...] = ()
+    if N != paper_N:
+        notes = (
+            f"the paper uses N = {paper_N}; the exact 2x2x2 cross-validation covariance terms grow steeply "
+            f"with N (measured on this machine: N = 30 with 3 folds took 196 s for one fold count), so "
+            f"this run uses N = {N} with the exact backend; the trends are compared at that size",
+        )
     fig, axes = new_figure(2, 3, title)
     plot_cv(axes, df, figs=figs)
     axes[5].set_axis_off()
@@ -84,12 +94,13 @@ def nb_cv_study(
         sources=sources,
         checks=tuple(checks),
         seconds=seconds,
+        notes=notes,
     )
 
 
 def nb_size_study(
     *,
-    sizes: Sequence[int] = (20, 50, 100, 200, 500, 1000),
+    sizes: Sequence[int] = (10, 20, 30),
     test_fraction: float = 0.5,
     folds: int = 10,
     ties: str = "random",
@@ -170,8 +181,9 @@ def nb_size_study(
     notes: tuple[str, ...] = ()
     if grid[-1] < paper_max_N:
         notes = (
-            f"the paper goes to N = {paper_max_N}; this run stops at N = {grid[-1]} "
-            f"(backend {backend_name}); pass larger sizes or backend='sampling' to go further",
+            f"the paper goes to N = {paper_max_N}; this run stops at N = {grid[-1]} (backend {backend_name}): "
+            f"exact 10-fold CV of the 2x2x2 model took 59 s at N = 30 and more than 10 minutes at N = 40 "
+            f"on this machine, so the paper's range is out of reach of the exact backend",
         )
     title = (
         f"Fig. 25: {pct}% hold-out vs {folds}-fold CV, 2x2x2 naive Bayes, class-1 cells 0.1, "
