@@ -19,14 +19,14 @@ as few Python-level operations as possible. Same mathematics as
   the evaluation is one pass of C-level dot products over a monomial table. One grid
   feature: ``c(z) = T_e(h1 z)``; no grid feature: ``c = 1``. Blocks with three or more
   grid features use the general power-table evaluator of the engine.
-* **Packed total-count chains.** Multiplying by the block total ``n`` is the linear map
-  ``v -> x (P v + v')`` on falling-factorial vectors; it acts the same way on every
-  grid exponent of a block, so all grid exponents of a block are packed into the bits of
-  one ``fmpz_poly`` (slot ``s`` holds ``2^(K s)`` times its vector; every entry is a
-  non-negative integer below ``2^K``, a bound computed from the data) and the chain costs
-  four C calls per step for the whole block. Slots are read back with two coefficient-wise
-  C operations (``// 2^(K s)`` and ``% 2^K``).
-* The products over blocks are ``fmpz_poly`` multiplications, as in the engine.
+* **Total-count chains and products in C.** Multiplying by the block total ``n`` is the
+  linear map ``v -> x (P v + v')`` on falling-factorial vectors (four ``fmpz_poly``
+  calls per step); the products over blocks are ``fmpz_poly`` multiplications. The
+  ``p``-independent bookkeeping (which chain state each term needs) is flattened into
+  integer indices at compile time.
+
+What is left is Python call overhead (about 800 flint calls for the 12 moments of the
+2x2x2 ``Z``), see benchmarks/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -201,24 +201,37 @@ class FastPlan:
                 self.blocks.append(_Block2(blk, self.egs[b]))
             else:
                 self.blocks.append(_BlockGeneral(blk, self.egs[b], tuple(grid_max[b])))
-        # terms of every polynomial as (coef, ((block, e0, slot), ...))
+        # offset of grid exponent s of block b in the flat chain list of that block
+        self.base = []
+        for b in range(nb):
+            offs, o = [], 0
+            for top in self.max_e0[b]:
+                offs.append(o)
+                o += top + 1
+            self.base.append(offs)
+        # terms of every polynomial as (coef, (flat chain index per block))
         self.terms = [
-            [(coef, tuple((e0, self.slot[b][eg]) for b, (e0, eg) in enumerate(sp))) for sp, coef in poly]
+            [
+                (coef, tuple(self.base[b][self.slot[b][eg]] + e0 for b, (e0, eg) in enumerate(sp)))
+                for sp, coef in poly
+            ]
             for poly in splits
         ]
 
-    def _chains(self, b: int, cvecs: list[list[int]], P: int) -> dict[tuple[int, int], Any]:
-        """``beta[(e0, slot)]``: the vector of ``n^e0 * (grid monomial)`` of block ``b``."""
+    def _chains(self, b: int, cvecs: list[list[int]], P: Any) -> list[Any]:
+        """Flat list: ``out[self.base[b][s] + e0]`` is the falling-factorial vector of
+        ``n^e0 * (grid monomial s)`` of block ``b`` (``v -> x (P v + v')`` per step)."""
         from flint import fmpz_poly
 
-        tops = self.max_e0[b]
-        out: dict[tuple[int, int], Any] = {}
-        for s, vec in enumerate(cvecs):
+        deriv = fmpz_poly.derivative
+        lsh = fmpz_poly.left_shift
+        out: list[Any] = []
+        for vec, top in zip(cvecs, self.max_e0[b]):
             v = fmpz_poly(vec)
-            out[(0, s)] = v
-            for e0 in range(1, tops[s] + 1):
-                v = (v * P + v.derivative()).left_shift(1)
-                out[(e0, s)] = v
+            out.append(v)
+            for _ in range(top):
+                v = lsh(v * P + deriv(v), 1)
+                out.append(v)
         return out
 
     def gammas(self, q: Sequence[int]) -> list[list[int]]:
@@ -231,35 +244,26 @@ class FastPlan:
             betas.append(self._chains(b, cvecs, P))
         out = []
         zero = fmpz_poly(0)
+        one = fmpz_poly(1)
+        if len(betas) == 2:
+            A, B = betas
+            for terms in self.terms:
+                acc = zero
+                for coef, (ka, kb) in terms:
+                    if coef == 1:
+                        acc = acc + A[ka] * B[kb]
+                    elif coef == -1:
+                        acc = acc - A[ka] * B[kb]
+                    else:
+                        acc = acc + A[ka] * B[kb] * coef
+                out.append([int(c) for c in acc.coeffs()] or [0])
+            return out
         for terms in self.terms:
             acc = zero
             for coef, parts in terms:
-                prod = None
+                prod = one
                 for bd, key in zip(betas, parts):
-                    x = bd[key]
-                    prod = x if prod is None else prod * x
-                if prod is None:
-                    prod = fmpz_poly(1)
-                if coef == 1:
-                    acc = acc + prod
-                elif coef == -1:
-                    acc = acc - prod
-                else:
-                    acc = acc + prod * coef
+                    prod = prod * bd[key]
+                acc = acc + prod * coef
             out.append([int(c) for c in acc.coeffs()] or [0])
         return out
-
-
-def _slot_bits(cvecs: Sequence[Sequence[int]], P: int, top: int) -> int:
-    """Bits per slot so that no slot of the packed chain can overflow.
-
-    Every entry is a non-negative integer; for a polynomial ``v`` with non-negative
-    coefficients, every coefficient is at most ``v(1)`` and one chain step maps ``v(1)``
-    to ``P v(1) + v'(1) <= (P + deg v) v(1)``. So after ``top`` steps every coefficient
-    is at most ``max_s c_s(1) * prod_{i < top} (P + deg_max + i)``.
-    """
-    deg = max(len(v) for v in cvecs) - 1
-    bound = max(sum(v) for v in cvecs)
-    for i in range(top):
-        bound *= P + deg + i
-    return max(bound.bit_length() + 1, 1)
