@@ -238,3 +238,13 @@ def test_nb_size_study_matches_brute_force_and_notes_the_range() -> None:
         assert row["ge_mean"] == pytest.approx(float(brute_ge(model, N)), abs=TOL)
     assert res.notes and "N = 5000" in res.notes[0]
     assert [c.figure for c in res.checks] == ["Fig. 25"] * 3
+
+
+def test_check_argmin_in_with_relative_tolerance() -> None:
+    y = np.array([5.0, 2.0, 1.0, 1.00005, 3.0, 4.0, 6.0])
+    strict = check_argmin_in(X, y, lo=4, hi=6, figure="F", claim="c")
+    assert not strict.reproduced
+    near = check_argmin_in(X, y, lo=4, hi=6, figure="F", claim="c", rel_tol=1e-4)
+    assert near.reproduced and "best inside the range 1.0001 at x=4" in near.evidence
+    far = check_argmin_in(X, y, lo=5, hi=7, figure="F", claim="c", rel_tol=1e-4)
+    assert not far.reproduced and "200% above" in far.evidence

@@ -30,7 +30,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from momentbound.model import CellModel
 
-__all__ = ["cv_study", "cv_frame", "plot_cv", "cv_claims"]
+__all__ = ["cv_study", "cv_frame", "plot_cv", "cv_claims", "AROUND"]
+
+#: "smallest around v folds": the best value inside the claimed range may exceed the global
+#: minimum by at most this relative amount (0.01%), which separates a flat optimum next to the
+#: range from a minimum clearly elsewhere.
+AROUND = 1e-4
 
 
 def cv_frame(
@@ -128,9 +133,9 @@ def cv_claims(
                     claim="the variance of the individual fold errors rises with the folds"),
         check_u_shape(x, df["fold_covariance"], figure=figs[2],
                       claim="the pairwise covariance of fold errors falls, then rises (U shape)"),
-        check_argmin_in(x, df["variance"], lo=best[0], hi=best[1], figure=figs[3],
+        check_argmin_in(x, df["variance"], lo=best[0], hi=best[1], figure=figs[3], rel_tol=AROUND,
                         claim=f"the total variance of CE is smallest around {best_text} folds"),
-        check_argmin_in(x, df["mean_plus_std"], lo=best[0], hi=best[1], figure=figs[4],
+        check_argmin_in(x, df["mean_plus_std"], lo=best[0], hi=best[1], figure=figs[4], rel_tol=AROUND,
                         claim=f"E[CE] + Std(CE) is smallest around {best_text} folds"),
     ]
     if "paper_fold_covariance" in df and 2 in set(x):
