@@ -485,7 +485,7 @@ def test_invalid_arguments():
 
 
 def test_input_symmetries():
-    from momentbound.estimators.moments import input_symmetries
+    from momentbound.estimators.symmetry import input_symmetries
 
     assert input_symmetries(ONE_D) == [(0, 1)]
     assert len(input_symmetries(TWO_D)) == 8  # all cells of a class equal: the square's symmetries
@@ -529,7 +529,7 @@ def test_docstring_examples_run():
     import doctest
     import importlib
 
-    for name in ("estimators", "moments", "sweep"):
+    for name in ("estimators", "intervals", "symmetry", "moments", "sweep"):
         # the package re-exports a function named `sweep`: import the modules by name
         module = importlib.import_module(f"momentbound.estimators.{name}")
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
@@ -541,7 +541,7 @@ def test_partition_dot_is_the_lp_range():
     import numpy as np
     from scipy.optimize import linprog
 
-    from momentbound.estimators.moments import _dot
+    from momentbound.estimators.intervals import partition_dot as _dot
 
     rng = np.random.default_rng(5)
     for _ in range(30):
@@ -563,7 +563,7 @@ def test_partition_dot_is_the_lp_range():
 
 def test_inconsistent_intervals_are_refused():
     from momentbound.errors import SolverFailed
-    from momentbound.estimators.moments import _dot
+    from momentbound.estimators.intervals import partition_dot as _dot
 
     with pytest.raises(SolverFailed, match="cannot contain probabilities summing to 1"):
         _dot([Interval(0.1, 0.2), Interval(0.1, 0.3)], [1, 1])

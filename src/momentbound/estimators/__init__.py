@@ -1,14 +1,15 @@
 """Moments of GE, hold-out, v-fold CV and leave-one-out (SPEC sections 2-3)."""
 
 from momentbound.estimators.estimators import GE, Estimator, HoldOut, KFold, LeaveOneOut, Split
+from momentbound.estimators.intervals import Interval
 from momentbound.estimators.moments import (
     COVARIANCE_RULES,
     EstimatorMoments,
-    Interval,
     MomentEngine,
     estimator_moments,
     make_engine,
 )
+from momentbound.estimators.symmetry import input_symmetries
 from momentbound.estimators.sweep import SWEEP_AXES, SweepResult, sweep, sweep_estimators
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "COVARIANCE_RULES",
     "estimator_moments",
     "make_engine",
+    "input_symmetries",
     "SweepResult",
     "sweep",
     "sweep_estimators",

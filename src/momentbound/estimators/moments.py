@@ -22,8 +22,6 @@ and sound interval arithmetic (:class:`Interval`) when the backend returns guara
 
 from __future__ import annotations
 
-import itertools
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,8 +30,17 @@ from typing import Any, Union
 
 import numpy as np
 
-from momentbound.errors import InvalidArgument, InvalidModel, SolverFailed, UnknownMethod
+from momentbound.errors import InvalidArgument, InvalidModel, UnknownMethod
 from momentbound.estimators.estimators import GE, Estimator, HoldOut, KFold, LeaveOneOut, Split
+from momentbound.estimators.intervals import (
+    Interval,
+    Value,
+    clip_nonneg,
+    partition_dot,
+    ratio_like,
+    sqrt_value,
+)
+from momentbound.estimators.symmetry import transpose, input_symmetries
 from momentbound.model.cells import CellModel
 
 __all__ = [
@@ -46,153 +53,6 @@ __all__ = [
 ]
 
 COVARIANCE_RULES = ("exact", "paper")
-
-Number = Union[Fraction, float]
-
-# how far interval ends may miss a probability sum of 1 (rounding in the backend) before we refuse
-PARTITION_TOLERANCE = 1e-9
-
-
-# ----------------------------------------------------------------------------- intervals
-def _down(value: Any) -> Any:
-    """One float step towards -inf (outward rounding keeps float intervals sound); exact as is."""
-    return math.nextafter(value, -math.inf) if isinstance(value, float) else value
-
-
-def _up(value: Any) -> Any:
-    return math.nextafter(value, math.inf) if isinstance(value, float) else value
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A closed interval ``[lower, upper]`` enclosing an unknown moment (sound arithmetic).
-
-    Produced when the prediction probabilities come with intervals: guaranteed bounds
-    (``"bound:<method>"`` backends; kind ``BOUND``), or per-term confidence intervals of a Monte
-    Carlo backend (``"sampling"``; kind ``ESTIMATE``), which then also carries the propagated point
-    ``estimate``. Sums, differences and products enclose every value the operands allow; for
-    confidence intervals the result is the image of the per-term intervals, not a calibrated
-    simultaneous confidence interval.
-
-    Examples
-    --------
-    >>> a = Interval(0.1, 0.2)
-    >>> (a * a - a).lower <= 0.1 * 0.1 - 0.1 <= (a * a - a).upper
-    True
-    """
-
-    lower: Any
-    upper: Any
-    estimate: Any = None
-
-    def __post_init__(self) -> None:
-        if not self.lower <= self.upper:
-            raise InvalidArgument(f"Interval needs lower <= upper, got [{self.lower}, {self.upper}]")
-
-    @property
-    def width(self) -> Any:
-        return self.upper - self.lower
-
-    @property
-    def midpoint(self) -> float:
-        return (float(self.lower) + float(self.upper)) / 2.0
-
-    def __contains__(self, value: object) -> bool:
-        return bool(self.lower <= value <= self.upper)  # type: ignore[operator]
-
-    @staticmethod
-    def _of(value: Any) -> Interval:
-        return value if isinstance(value, Interval) else Interval(value, value, value)
-
-    @staticmethod
-    def _est(a: Interval, b: Interval, op: Any) -> Any:
-        if a.estimate is None or b.estimate is None:
-            return None
-        return op(a.estimate, b.estimate)
-
-    def __add__(self, other: Any) -> Interval:
-        o = Interval._of(other)
-        return Interval(
-            _down(self.lower + o.lower),
-            _up(self.upper + o.upper),
-            Interval._est(self, o, lambda a, b: a + b),
-        )
-
-    __radd__ = __add__
-
-    def __sub__(self, other: Any) -> Interval:
-        o = Interval._of(other)
-        return Interval(
-            _down(self.lower - o.upper),
-            _up(self.upper - o.lower),
-            Interval._est(self, o, lambda a, b: a - b),
-        )
-
-    def __rsub__(self, other: Any) -> Interval:
-        return Interval._of(other) - self
-
-    def __neg__(self) -> Interval:
-        return Interval(-self.upper, -self.lower, None if self.estimate is None else -self.estimate)
-
-    def __mul__(self, other: Any) -> Interval:
-        o = Interval._of(other)
-        products = (
-            self.lower * o.lower,
-            self.lower * o.upper,
-            self.upper * o.lower,
-            self.upper * o.upper,
-        )
-        return Interval(
-            _down(min(products)), _up(max(products)), Interval._est(self, o, lambda a, b: a * b)
-        )
-
-    __rmul__ = __mul__
-
-    def clip(self, low: Any, high: Any) -> Interval:
-        """Intersect with ``[low, high]`` (a range known to contain the true value)."""
-        lo = max(self.lower, low)
-        hi = min(self.upper, high)
-        if lo > hi:  # only rounding can cause this; keep a valid (degenerate) interval
-            lo = hi = low if self.upper < low else high
-        est = self.estimate
-        if est is not None:
-            est = min(max(est, lo), hi)
-        return Interval(lo, hi, est)
-
-    def sqrt(self) -> Interval:
-        est = None if self.estimate is None else math.sqrt(max(float(self.estimate), 0.0))
-        return Interval(
-            max(_down(math.sqrt(max(float(self.lower), 0.0))), 0.0),
-            _up(math.sqrt(max(float(self.upper), 0.0))),
-            est,
-        )
-
-
-Value = Union[Fraction, float, Interval]
-
-
-def _clip_nonneg(v: Value) -> Value:
-    """Variances are >= 0; only interval enclosures or float rounding (~1e-17) dip below."""
-    if isinstance(v, Interval):
-        zero = abs(0 * v.lower)  # 0 in the interval's arithmetic (never -0.0)
-        return v.clip(zero, max(v.upper, zero))
-    if isinstance(v, float):
-        return max(v, 0.0)
-    return v
-
-
-def _sqrt(v: Value) -> Union[float, Interval]:
-    if isinstance(v, Interval):
-        return v.sqrt()
-    return math.sqrt(max(float(v), 0.0))
-
-
-def _ratio(a: int, b: int, like: Value) -> Number:
-    """``a / b`` as a Fraction when computing in rationals, else as a float."""
-    exact = isinstance(like, Fraction) or (
-        isinstance(like, Interval) and isinstance(like.lower, Fraction)
-    )
-    return Fraction(a, b) if exact else a / b
 
 
 # ----------------------------------------------------------------------------- result
@@ -344,108 +204,6 @@ def _is_exact(values: Sequence[Any]) -> bool:
     return isinstance(first, (Fraction, int))
 
 
-def _dot(values: Sequence[Any], weights: Sequence[Any]) -> Value:
-    """``sum_i values[i] * weights[i]`` for the probabilities of a partition (they sum to 1).
-
-    Point values give the plain sum. When the values are intervals, the result is the exact range
-    of the sum over the box of intervals intersected with ``{sum_i value_i = 1}`` (a fractional
-    knapsack: fill from the lower ends, cheapest or dearest weights first), which is much tighter
-    than adding the intervals; the point estimates, when present, are summed.
-    """
-    if not any(isinstance(v, Interval) for v in values):
-        total: Value = 0
-        for v, w in zip(values, weights):
-            if w:
-                total = total + v * w
-        return total
-    boxes = [Interval._of(v) for v in values]
-    # exact rational arithmetic on the (exactly representable) float ends, rounded outward once
-    lo = [Fraction(b.lower) for b in boxes]
-    hi = [Fraction(b.upper) for b in boxes]
-    wq = [Fraction(w) for w in weights]
-    slack = 1 - sum(lo, Fraction(0))
-    if slack < -PARTITION_TOLERANCE or sum(hi, Fraction(0)) < 1 - PARTITION_TOLERANCE:
-        raise SolverFailed(
-            "the backend's probability intervals cannot contain probabilities summing to 1 "
-            f"(lower ends sum to {float(sum(lo)):.12g}, upper ends to {float(sum(hi)):.12g}); "
-            "the backend's bounds are inconsistent",
-            result=boxes,
-        )
-    slack = max(slack, Fraction(0))
-    base = sum((l * w for l, w in zip(lo, wq)), Fraction(0))
-
-    def extreme(order: list[int]) -> Fraction:
-        left, total = slack, base
-        for i in order:
-            if left <= 0:
-                break
-            add = min(hi[i] - lo[i], left)
-            total += add * wq[i]
-            left -= add
-        return total
-
-    order = sorted(range(len(wq)), key=lambda i: wq[i])
-    low_q, high_q = extreme(order), extreme(order[::-1])
-    low, high = _down(float(low_q)), _up(float(max(low_q, high_q)))
-    estimate = None
-    if all(b.estimate is not None for b in boxes):
-        estimate = math.fsum(float(b.estimate) * float(w) for b, w in zip(boxes, wq))
-        estimate = min(max(estimate, low), high)
-    return Interval(low, high, estimate)
-
-
-# ----------------------------------------------------------------------------- symmetries
-SYMMETRY_GROUP_CAP = 5040
-
-
-def input_symmetries(model: CellModel, cap: int = SYMMETRY_GROUP_CAP) -> list[tuple[int, ...]]:
-    """Relabellings of the inputs that leave every cell probability unchanged.
-
-    Candidates permute the values of each attribute and permute attributes of equal arity; a
-    candidate is kept when ``p[sigma(x), k] = p[x, k]`` for every cell. Naive Bayes is equivariant
-    under these maps (its score is a product over attributes of per-value counts), so every
-    prediction probability term is constant on their orbits: ``pair(sigma x, sigma x') = pair(x, x')``
-    and likewise for ``single`` and ``cross``. Returned as maps of input indices (identity first);
-    when the candidate group has more than ``cap`` elements only the identity is returned.
-
-    Examples
-    --------
-    >>> from momentbound.model import independent_1d_model
-    >>> input_symmetries(independent_1d_model("2/5"))
-    [(0, 1), (1, 0)]
-    """
-    ar, d, K = model.arities, model.d, model.n_classes
-    inputs = list(model.inputs())
-    identity = tuple(range(len(inputs)))
-    attr_perms = [
-        perm for perm in itertools.permutations(range(d)) if all(ar[perm[j]] == ar[j] for j in range(d))
-    ]
-    size = len(attr_perms) * math.prod(math.factorial(a) for a in ar)
-    if size > cap:
-        return [identity]
-    index = {x: i for i, x in enumerate(inputs)}
-    cells = model.cells
-    maps = [identity]
-    for perm in attr_perms:
-        for values in itertools.product(*(itertools.permutations(range(a)) for a in ar)):
-            images = []
-            for x in inputs:
-                y = [0] * d
-                for j in range(d):
-                    y[perm[j]] = values[j][x[j]]
-                images.append(index[tuple(y)])
-            m = tuple(images)
-            if m == identity or m in maps:
-                continue
-            if all(cells[m[i] * K + k] == cells[i * K + k] for i in range(len(inputs)) for k in range(K)):
-                maps.append(m)
-    return maps
-
-
-def _transpose(values: list[list[Any]]) -> list[list[Any]]:
-    return [list(row) for row in zip(*values)]
-
-
 # ----------------------------------------------------------------------------- engine
 @dataclass
 class MomentEngine:
@@ -500,7 +258,7 @@ class MomentEngine:
                     probs = [sum(row[1:], row[0]) for row in rows]
                 else:
                     probs = self._single(n, ix)
-                total = total + _dot(probs, self._w(_is_exact(probs))[ix])
+                total = total + partition_dot(probs, self._w(_is_exact(probs))[ix])
             self._ge1[n] = total
         return self._ge1[n]
 
@@ -523,7 +281,7 @@ class MomentEngine:
             x, x2 = self._inputs[rep[0]], self._inputs[rep[1]]
             self._pairs[key] = _as_values(self.backend.pair(self.model, n, x, x2, self.classifier))
         value = self._pairs[key]
-        return _transpose(value) if swapped else value
+        return transpose(value) if swapped else value
 
     def ge_second(self, n: int) -> Value:
         """``E[GE^2]`` of the classifier trained on ``n`` points (pairs of inputs, same training set)."""
@@ -534,7 +292,7 @@ class MomentEngine:
                 for jx in range(ix, len(inputs)):
                     probs = self._pair(n, ix, jx)
                     w = self._w(_is_exact(probs))
-                    term = _dot(
+                    term = partition_dot(
                         [v for row in probs for v in row], [a * b for a in w[ix] for b in w[jx]]
                     )
                     # pair(x, x') is pair(x', x) transposed: count off-diagonal input pairs twice
@@ -548,7 +306,7 @@ class MomentEngine:
         if n_test == 1:
             return m1
         m2 = self.ge_second(n_train)
-        return _ratio(1, n_test, m1) * m1 + _ratio(n_test - 1, n_test, m1) * m2
+        return ratio_like(1, n_test, m1) * m1 + ratio_like(n_test - 1, n_test, m1) * m2
 
     # -- cross-validation: two different folds --------------------------------------------
     def fold_pair(self, N: int, s: int, t: int, rule: str) -> Value:
@@ -587,7 +345,7 @@ class MomentEngine:
                 probs = seen[key]
                 pw = self._pw(_is_exact(probs))
                 # P[both test points misclassified] = sum over a != y_a, b != y_b
-                err = _dot(
+                err = partition_dot(
                     [v for row in probs for v in row],
                     [int(a != ya and b != yb) for a in range(K) for b in range(K)],
                 )
@@ -617,7 +375,7 @@ class MomentEngine:
                 # fold j's classifier (trained on C + fold i, s points) predicts at x2
                 probs = _as_values(overlap(self.model, n_common, s, t, x, x2, self.classifier))
                 w = self._w(_is_exact(probs))
-                total = total + _dot(
+                total = total + partition_dot(
                     [v for row in probs for v in row], [a * b for a in w[ix] for b in w[jx]]
                 )
         return total
@@ -670,10 +428,10 @@ def _compute(
         train = N - N // v
         m = {s: engine.ge_first(N - s) for s in sizes}
         q = {s: engine.test_second(N - s, s) for s in sizes}
-        mean = sum((c * _ratio(s, N, m[s]) * m[s] for s, c in sizes.items()), 0)
-        second = sum((c * _ratio(s * s, N * N, q[s]) * q[s] for s, c in sizes.items()), 0)
-        fold_variance = sum((c * _clip_nonneg(q[s] - m[s] * m[s]) for s, c in sizes.items()), 0)
-        fold_variance = fold_variance * _ratio(1, v, fold_variance)
+        mean = sum((c * ratio_like(s, N, m[s]) * m[s] for s, c in sizes.items()), 0)
+        second = sum((c * ratio_like(s * s, N * N, q[s]) * q[s] for s, c in sizes.items()), 0)
+        fold_variance = sum((c * clip_nonneg(q[s] - m[s] * m[s]) for s, c in sizes.items()), 0)
+        fold_variance = fold_variance * ratio_like(1, v, fold_variance)
         cov_sum: Value = 0
         for s, cs in sizes.items():
             for t, ct in sizes.items():
@@ -681,17 +439,17 @@ def _compute(
                 if n_pairs == 0:
                     continue
                 joint = engine.fold_pair(N, s, t, covariance)
-                second = second + n_pairs * _ratio(s * t, N * N, joint) * joint
+                second = second + n_pairs * ratio_like(s * t, N * N, joint) * joint
                 cov_sum = cov_sum + n_pairs * (joint - m[s] * m[t])
-        fold_covariance = cov_sum * _ratio(1, v * (v - 1), cov_sum)
+        fold_covariance = cov_sum * ratio_like(1, v * (v - 1), cov_sum)
     ge_mean = engine.ge_first(train)
     if isinstance(ge_mean, Interval):  # error rates lie in [0, 1]
         ge_mean = ge_mean.clip(0, 1)
-    ge_variance = _clip_nonneg(engine.ge_second(train) - ge_mean * ge_mean)
+    ge_variance = clip_nonneg(engine.ge_second(train) - ge_mean * ge_mean)
     if isinstance(mean, Interval):
         mean = mean.clip(0, 1)
-    variance = _clip_nonneg(second - mean * mean)
-    std = _sqrt(variance)
+    variance = clip_nonneg(second - mean * mean)
+    std = sqrt_value(variance)
     mean_plus_std: Union[float, Interval]
     if isinstance(mean, Interval) and isinstance(std, Interval):
         mean_plus_std = Interval(float(mean.lower), float(mean.upper), mean.estimate) + std
