@@ -399,12 +399,15 @@ def test_sweep_rows_equal_single_calls():
 
 def test_engine_reuse_checks_model():
     eng = make_engine(ONE_D, classifier=Clf(), backend=BruteBackend())
-    r = estimator_moments(ONE_D, 4, GE(), engine=eng)
+    r = estimator_moments(ONE_D, 4, GE(), engine=eng, backend="brute")
     assert r.mean == estimator_moments(ONE_D, 4, GE(), classifier=Clf(), backend=BruteBackend()).mean
+    assert estimator_moments(ONE_D, 4, GE(), engine=eng, backend=eng.backend).mean == r.mean
     with pytest.raises(InvalidArgument, match="different model"):
-        estimator_moments(TWO_D, 4, GE(), engine=eng)
+        estimator_moments(TWO_D, 4, GE(), engine=eng, backend="brute")
     with pytest.raises(InvalidArgument, match="different classifier"):
-        estimator_moments(ONE_D, 4, GE(), engine=eng, classifier=Clf("first"))
+        estimator_moments(ONE_D, 4, GE(), engine=eng, backend="brute", classifier=Clf("first"))
+    with pytest.raises(InvalidArgument, match="engine was built for backend 'brute' but backend='exact'"):
+        estimator_moments(ONE_D, 4, GE(), engine=eng)
 
 
 # ------------------------------------------------------------------ validation
@@ -517,8 +520,8 @@ def test_symmetry_reduction_changes_nothing_but_the_work(clf):
         fast = make_engine(model, classifier=clf, backend=fast_backend)
         slow = make_engine(model, classifier=clf, backend=slow_backend)
         slow._maps = [tuple(range(model.n_inputs))]
-        a = estimator_moments(model, N, est, engine=fast)
-        b = estimator_moments(model, N, est, engine=slow)
+        a = estimator_moments(model, N, est, engine=fast, backend=fast_backend)
+        b = estimator_moments(model, N, est, engine=slow, backend=slow_backend)
         assert (a.mean, a.variance, a.fold_covariance) == (b.mean, b.variance, b.fold_covariance)
         assert fast_backend.calls["pair"] < slow_backend.calls["pair"]
         if est.name == "cv":

@@ -225,8 +225,9 @@ class MomentEngine:
     def __post_init__(self) -> None:
         m = self.model
         # An exact backend's pair(x, x) rows sum to single(x): sum_y' E[g_x(y) g_x(y')] = E[g_x(y)].
-        # Deriving single from it saves one backend call per input; approximate or interval
-        # backends are always asked for single directly (their marginals need not agree).
+        # When pair(x, x) is already cached (second moments are computed first), single is
+        # derived from it instead of calling the backend; approximate or interval backends are
+        # always asked for single directly (their marginals need not agree).
         kind = getattr(self.backend, "kind", None)
         self._single_from_pair = str(getattr(kind, "name", kind)).upper() == "EXACT"
         self._inputs = list(m.inputs())
@@ -253,7 +254,7 @@ class MomentEngine:
         if n not in self._ge1:
             total: Value = 0
             for ix, x in enumerate(self._inputs):
-                if self._single_from_pair:
+                if self._single_from_pair and self._pair_key(n, ix, ix)[0] in self._pairs:
                     rows = self._pair(n, ix, ix)
                     probs = [sum(row[1:], row[0]) for row in rows]
                 else:
@@ -270,13 +271,17 @@ class MomentEngine:
             self._singles[key] = _as_values(self.backend.single(self.model, n, x, self.classifier))
         return self._singles[key]
 
-    def _pair(self, n: int, ix: int, jx: int) -> Any:
+    def _pair_key(self, n: int, ix: int, jx: int) -> tuple[tuple[int, int, int], bool]:
         # one backend call per orbit of input pairs under the model's symmetries and swapping
         candidates = [((m[ix], m[jx]), False) for m in self._maps]
         if ix != jx:  # pair(x', x) is pair(x, x') transposed
             candidates += [((m[jx], m[ix]), True) for m in self._maps]
         rep, swapped = min(candidates)
-        key = (n, *rep)
+        return (n, *rep), swapped
+
+    def _pair(self, n: int, ix: int, jx: int) -> Any:
+        key, swapped = self._pair_key(n, ix, jx)
+        rep = key[1:]
         if key not in self._pairs:
             x, x2 = self._inputs[rep[0]], self._inputs[rep[1]]
             self._pairs[key] = _as_values(self.backend.pair(self.model, n, x, x2, self.classifier))
@@ -408,6 +413,12 @@ def _compute(
 ) -> EstimatorMoments:
     start = time.perf_counter()
     split: Split = estimator.split(N)
+    # second moments first: their pair(x, x) terms give the first moments for free
+    if isinstance(estimator, (GE, HoldOut)):
+        engine.ge_second(split.train_sizes[0])
+    else:
+        for n_train in sorted(set(split.train_sizes)):
+            engine.ge_second(n_train)
     test_size: int | None = None
     folds: int | None = None
     fold_variance: Value | None = None
@@ -546,6 +557,15 @@ def estimator_moments(
             raise InvalidArgument("engine was built for a different model; pass engine=None")
         if classifier is not None and classifier != engine.classifier:
             raise InvalidArgument("engine was built for a different classifier; pass engine=None")
+        label = str(getattr(engine.backend, "label", engine.backend.name))
+        same = backend is engine.backend or (
+            isinstance(backend, str) and backend in (label, engine.backend.name)
+        )
+        if not same:
+            raise InvalidArgument(
+                f"engine was built for backend {label!r} but backend={backend!r} was given; pass "
+                "the engine's backend (engine.backend) or engine=None"
+            )
     return _compute(engine, estimator.split(N).N, estimator, covariance)
 
 

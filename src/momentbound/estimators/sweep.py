@@ -146,7 +146,12 @@ def sweep(
     start = time.perf_counter()
     rows = []
     for i, (n, est) in enumerate(configs, start=1):
-        rows.append(estimator_moments(model, n, est, classifier=classifier, covariance=covariance, engine=engine))
+        rows.append(
+            estimator_moments(
+                model, n, est, classifier=classifier, backend=engine.backend, covariance=covariance,
+                engine=engine,
+            )
+        )
         if progress is not None:
             progress(i, len(configs))
     return SweepResult(over, tuple(values), tuple(rows), time.perf_counter() - start)
