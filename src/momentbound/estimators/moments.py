@@ -520,8 +520,9 @@ def estimator_moments(
         train the other fold's classifier. It is **incorrect** (for 2-fold CV it gives a zero
         covariance where the real one is positive) and is offered only to show the difference.
     engine:
-        A :class:`MomentEngine` to reuse cached terms across calls (sweeps); it must have been
-        built for the same model, classifier and backend.
+        A :class:`MomentEngine` (from :func:`make_engine`) to reuse cached terms across calls
+        (sweeps). It must have been built for the same model and classifier, and ``backend`` must
+        name its backend (or be ``engine.backend``); a mismatch raises ``InvalidArgument``.
 
     Returns
     -------
