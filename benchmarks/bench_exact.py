@@ -12,6 +12,10 @@ Workloads (timed in one run, wall-clock and CPU seconds):
 3. The 1-D cross-validation ingredients of the paper's sweep (N = 100, prior 0.4, x
    independent of y): every ``cross`` term for folds 2..100 and LOO, and the pair terms.
 
+   Var[GE] at N = 100 by the all-pairs dominance path and by the previous row method
+   (baseline, same run, ratio printed); at N = 1000 (``--big``) the dominance path in full and
+   the row method estimated from one class split.
+
 Run: ``.venv/bin/python benchmarks/bench_exact.py [--big]`` (``--big`` adds Var[GE] at N = 1000).
 """
 
@@ -31,6 +35,18 @@ from momentbound.exact import NaiveBayes, prob_z_positive
 from momentbound.model import equal_cells_model, independent_1d_model, second_nb_model
 from momentbound.moments.enumeration import count_tables, multinomial_pmf
 from momentbound.probability.exact_backend import ExactBackend
+
+
+class RowsBackend(ExactBackend):
+    """The exact backend with the previous pair path (row method for every input pair)."""
+
+    def _pair(self, model, n, x, x2, clf):
+        from momentbound.exact import fast2
+
+        tables = self._two_class_tables(model, (x, x2), n, clf)
+        out = fast2.pair_two_class_rows(model, n, x, x2, clf, tables, tail=self.tail)
+        self._note_tail(model, n, tables)
+        return out
 
 
 class Timer:
@@ -132,34 +148,43 @@ def main() -> None:
     assert abs(exact8[0] - float(b1)) < 1e-12 and abs(exact8[1] - float(b2)) < 1e-12, (exact8, b1, b2)
     per_table = tb.cpu / nt
     print(f"brute force N=8: {nt} tables, {tb.cpu:.2f} s CPU, equals the exact backend (to 1e-12)")
-    sizes = (100, 1000) if args.big else (100,)
-    for N in sizes:
+    # Var[GE]: the all-pairs dominance path (fast2.AllPairs, the backend's default for this
+    # model) against the previous row method (fast2.pair_two_class_rows), same singles
+    print("\n## Var[GE] pair terms: all-pairs dominance counting vs the row method (baseline)")
+    print("| N | path | E[GE] | Var[GE] | wall s | CPU s | ratio (CPU, rows / dominance) | error bound |")
+    print("|---|---|---|---|---|---|---|---|")
+    N = 100
+    with Timer() as t_new:
+        m1, var = ge_moments(model, N, ExactBackend(arithmetic="float"), clf)
+    with Timer() as t_old:
+        m1o, varo = ge_moments(model, N, RowsBackend(arithmetic="float"), clf)
+    assert abs(var - varo) < 1e-12 and abs(m1 - m1o) < 1e-12, (var, varo)
+    ratio = t_old.cpu / t_new.cpu
+    print(f"| {N} | dominance (new) | {m1:.12f} | {var:.9e} | {t_new.wall:.2f} | {t_new.cpu:.2f} | {ratio:.2f}x | |")
+    print(f"| {N} | rows (old) | {m1o:.12f} | {varo:.9e} | {t_old.wall:.2f} | {t_old.cpu:.2f} | 1x | |")
+    direct = per_table * math.comb(N + 7, 7)
+    print(f"N=100 brute force extrapolated {direct:.3g} s CPU, ratio {direct / t_new.cpu:.3g}x")
+    from momentbound.exact.fast2 import TwoClassTables, _splits, all_pairs_two_class, split_outcomes_pair
+
+    N = 1000
+    inputs = list(model.inputs())
+    tables = TwoClassTables(model, (inputs[0], inputs[1]), N, clf, tail=1e-13)
+    n_splits = len(_splits(model, N, 1e-13)[0])
+    with Timer() as t1:
+        split_outcomes_pair(tables, 400, 600, 0, 1)
+    est_old = t1.cpu * n_splits * (len(inputs) * (len(inputs) - 1) // 2)
+    print(f"N=1000 rows (old): one class split of one input pair {t1.cpu:.2f} s CPU; {n_splits} splits x 6 "
+          f"input pairs -> estimated {est_old:.0f} s CPU")
+    if args.big:
         backend = ExactBackend(arithmetic="float")
         with Timer() as t:
             m1, var = ge_moments(model, N, backend, clf)
-        direct = per_table * math.comb(N + 7, 7)
-        print(f"N={N}: E[GE]={m1:.12f} Var[GE]={var:.6e} wall {t.wall:.2f} s CPU {t.cpu:.2f} s; "
-              f"brute force extrapolated {direct:.3g} s CPU, ratio {direct / t.cpu:.3g}x; "
-              f"dropped-mass bound {backend.dropped_mass_bound:.1e}")
-    # N = 1000: E[GE] (single terms) in full; the pair terms are O(n^3) per class split, so
-    # one split is timed and the full Var[GE] cost extrapolated
-    from momentbound.exact.fast2 import TwoClassTables, _splits, split_outcomes_pair
-
-    N = 1000
-    backend = ExactBackend(arithmetic="float")
-    inputs = list(model.inputs())
-    w = {x: [float(sum(model.p(x, k) for k in range(2) if k != y)) for y in range(2)] for x in inputs}
-    with Timer() as t:
-        m1 = sum(float(np.dot(backend.single(model, N, x, clf), w[x])) for x in inputs)
-    print(f"N=1000: E[GE]={m1:.12f} wall {t.wall:.2f} s CPU {t.cpu:.2f} s "
-          f"(dropped-mass bound {backend.dropped_mass_bound:.1e})")
-    tables = TwoClassTables(model, (inputs[0], inputs[1]), N, clf, tail=1e-13)
-    n_splits = len(_splits(model, N, 1e-13)[0])
-    with Timer() as t:
-        split_outcomes_pair(tables, 400, 600, 0, 1)
-    est = t.cpu * n_splits * (len(inputs) * (len(inputs) - 1) // 2)
-    print(f"N=1000 pair term: one class split {t.cpu:.2f} s CPU; {n_splits} splits x 6 input pairs "
-          f"-> Var[GE] estimated {est:.0f} s CPU")
+        ap = all_pairs_two_class(model, N, clf, backend.tail)
+        print(f"| {N} | dominance (new) | {m1:.12f} | {var:.9e} | {t.wall:.1f} | {t.cpu:.1f} | "
+              f"{est_old / t.cpu:.2f}x (vs estimated rows) | {backend.dropped_mass_bound:.1e} "
+              f"(pruned states {ap.pruned_mass:.1e}) |")
+    else:
+        print("(--big: run Var[GE] at N = 1000)")
 
     # 3. 1-D CV ingredients (paper's sweep)
     model = independent_1d_model("2/5")

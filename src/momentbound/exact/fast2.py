@@ -7,7 +7,11 @@ class split ``(n_0, n_1)`` the two classes are independent, so
   from one sort and ``searchsorted`` (``O(S log S)`` per split);
 * ``pair``: the class-1 states form a dense grid on which each score is monotone along the
   last coordinate, so ``P1[v < u, v2 < u2]`` for every class-0 state is a sum over grid rows
-  of one interval each (``O(S_0 * rows)`` per split, no ``S_0 * S_1`` outer product).
+  of one interval each (``O(S_0 * rows)`` per split, no ``S_0 * S_1`` outer product);
+* ``pair`` for models whose inputs all share one component grid (two binary attributes, or
+  one attribute): every input pair at once by 2-D dominance counting
+  (:mod:`momentbound.exact.dominance`, :class:`AllPairs`), with the smallest class states
+  pruned within a reported budget.
 
 Score comparisons are exact integer comparisons (keys are checked to fit in int64).
 """
@@ -23,7 +27,16 @@ from momentbound.exact.classifier import NaiveBayes
 from momentbound.exact.engine import ComponentSpace, class_laws
 from momentbound.model.cells import CellModel
 
-__all__ = ["TwoClassTables", "single_two_class", "pair_two_class", "fits_int64"]
+__all__ = [
+    "AllPairs",
+    "TwoClassTables",
+    "all_pairs_two_class",
+    "fits_int64",
+    "pair_two_class",
+    "pair_two_class_rows",
+    "shares_component_space",
+    "single_two_class",
+]
 
 Input = tuple[int, ...]
 _CHUNK = 4_000_000
@@ -283,7 +296,32 @@ def pair_two_class(
     tables: TwoClassTables | None = None,
     tail: float = 0.0,
 ) -> np.ndarray:
-    """``E[g_x(y | T) g_x2(y' | T)]`` for two classes, floating point."""
+    """``E[g_x(y | T) g_x2(y' | T)]`` for two classes, floating point.
+
+    When one component grid serves every input (two binary attributes, or one attribute:
+    :func:`shares_component_space`), all pairs are computed at once by 2-D dominance counting
+    (:class:`AllPairs`, cached) and the error bound of its state pruning is folded into
+    ``tables.max_outside``; otherwise the row method of :func:`split_outcomes_pair` is used.
+    """
+    if shares_component_space(model, x, x2):
+        ap = all_pairs_two_class(model, n, clf, tail)
+        if tables is not None:
+            # the caller's bound is hoeffding + 4 * max_outside: make it cover ours
+            tables.max_outside = max(tables.max_outside, ap.max_outside + ap.pruned_mass / 4.0)
+        return ap.result[(x, x2)].copy()
+    return pair_two_class_rows(model, n, x, x2, clf, tables, tail)
+
+
+def pair_two_class_rows(
+    model: CellModel,
+    n: int,
+    x: Input,
+    x2: Input,
+    clf: NaiveBayes,
+    tables: TwoClassTables | None = None,
+    tail: float = 0.0,
+) -> np.ndarray:
+    """:func:`pair_two_class` by the row method (``O(n^3)`` per class split for two attributes)."""
     tables = tables or TwoClassTables(model, (x, x2), n, clf)
     rx, rx2 = tables.inputs.index(x), tables.inputs.index(x2)
     out = np.zeros((2, 2))
@@ -416,3 +454,96 @@ def split_outcomes_pair(tables: TwoClassTables, n0: int, n1: int, r1: int, r2: i
     P[1, 2] = (le[0] - lt[0]) - (J[1, 1] - J[0, 1])
     P[2, 2] = W0 * total1 - le[0] - le[1] + J[1, 1]
     return P
+
+
+# ----------------------------------------------------------------------------- all pairs at once
+def shares_component_space(model: CellModel, x: Input, x2: Input) -> bool:
+    """Whether the component space of all inputs is no larger than that of ``(x, x2)``
+    (two binary attributes, one attribute), so every pair can be computed on one grid."""
+    whole = ComponentSpace(model.arities, tuple(model.inputs())).dim
+    return whole <= ComponentSpace(model.arities, (x, x2)).dim
+
+
+class AllPairs:
+    """``E[g_x(y | T) g_x2(y' | T)]`` for every pair of inputs, from one sweep over class splits.
+
+    For every class split ``(n_0, n_1)`` (Hoeffding window ``tail``, as :func:`pair_two_class`)
+    the two class laws are read once on the component grid of all inputs, their smallest
+    states are pruned within a budget (split ``j`` of weight ``p_j`` among ``m`` splits may drop
+    class states of absolute mass ``tail / (2 m p_j)`` per class, so the pruned mass of all
+    splits totals at most ``tail``; the actual total is reported), and the joint law of the two
+    score comparisons of each input pair is obtained by 2-D dominance counting
+    (:func:`momentbound.exact.dominance.joint_sign_law`) instead of summing over state pairs.
+
+    Attributes
+    ----------
+    result:
+        ``{(x, x2): array (2, 2)}`` for every ordered pair of inputs (``x == x2`` included).
+    pruned_mass:
+        ``sum_j p_j (delta_0j + delta_1j)``: bound on the error from pruned states.
+    dropped_mass_bound:
+        Bound on the total error of every entry from truncations: dropped splits (Hoeffding),
+        DFT windows (twice the largest outside mass per class), pruned states; plus rounding.
+    """
+
+    def __init__(self, model: CellModel, n: int, clf: NaiveBayes, tail: float = 0.0) -> None:
+        from momentbound.exact.zlaw import _hoeffding_window
+
+        inputs = tuple(model.inputs())
+        self.inputs = inputs
+        self.clf = clf
+        self.tables = TwoClassTables(model, inputs, n, clf, tail=tail)
+        splits, _ = _splits(model, n, tail)
+        m = max(1, len(splits))
+        I = len(inputs)
+        self._acc = {(a, b): np.zeros((2, 2)) for a in range(I) for b in range(a, I)}
+        self.pruned_mass = 0.0
+        for n0, ps in splits:
+            if ps > 0:
+                self.add_split(n0, n - n0, ps, tail / (2.0 * m * ps) if tail > 0 else 0.0)
+        acc = self._acc
+        self.result = {}
+        for (a, b), val in acc.items():
+            self.result[(inputs[a], inputs[b])] = val
+            self.result[(inputs[b], inputs[a])] = val.T.copy()
+        self.max_outside = self.tables.max_outside
+        self.dropped_mass_bound = (
+            _hoeffding_window(n, float(model.prior(0)), tail)[2] + 4.0 * self.max_outside + self.pruned_mass
+        )
+
+    def add_split(self, n0: int, n1: int, ps: float, allowance: float) -> None:
+        """Add class split ``(n0, n1)`` of probability ``ps``; each class may drop states of
+        absolute mass ``allowance`` (relative to the split)."""
+        from momentbound.exact.dominance import KeyIndex, default_buckets, joint_sign_law_indexed, prune_states
+
+        tables, I = self.tables, len(self.inputs)
+        law0, nums0 = tables.grid_nums(0, n0)
+        law1, nums1 = tables.grid_nums(1, n1)
+        k0, d0 = prune_states(law0, allowance)
+        k1, d1 = prune_states(law1, allowance)
+        self.pruned_mass += ps * (d0 + d1)
+        w0, w1 = law0.ravel()[k0], law1.ravel()[k1]
+        den0, den1 = tables.den(n0), tables.den(n1)
+        M = default_buckets(len(k0), len(k1))
+        keys = [KeyIndex(nums0[r].ravel()[k0] * den1, w0, nums1[r].ravel()[k1] * den0, w1, M) for r in range(I)]
+        G = _outcome_vectors(self.clf, n0, n1)
+        for a in range(I):
+            self._acc[(a, a)] += ps * (G.T @ np.diag(keys[a].marginal) @ G)
+            for b in range(a + 1, I):
+                P = joint_sign_law_indexed(keys[a], keys[b], w0, w1)
+                self._acc[(a, b)] += ps * (G.T @ P @ G)
+
+
+_ALL_PAIRS_CACHE: dict[tuple[object, ...], AllPairs] = {}
+
+
+def all_pairs_two_class(model: CellModel, n: int, clf: NaiveBayes, tail: float = 0.0) -> AllPairs:
+    """Cached :class:`AllPairs` (the last few ``(model, n, classifier, tail)``)."""
+    key = (model, n, clf, tail, TwoClassTables.RECURSION_MAX)
+    hit = _ALL_PAIRS_CACHE.get(key)
+    if hit is None:
+        hit = AllPairs(model, n, clf, tail)
+        if len(_ALL_PAIRS_CACHE) >= 4:
+            _ALL_PAIRS_CACHE.pop(next(iter(_ALL_PAIRS_CACHE)))
+        _ALL_PAIRS_CACHE[key] = hit
+    return hit
