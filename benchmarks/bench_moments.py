@@ -7,11 +7,14 @@ Workloads, all for the 2x2x2 naive Bayes statistic Z_(0,0) of the paper's second
   its multinomial moment from factorial moments, evaluated exactly at (N, p); k = 1..4.
 * engine, cold: caches cleared, ``raw_moments`` of order k (and all 12 moments).
 * engine, re-evaluation: a compiled object evaluated at a new (N, p) (new probabilities,
-  so nothing is cached but the derivation) and at a new N with the same p.
+  so nothing is cached but the derivation; small and 6-digit denominators, float cells)
+  against the engine's power-table evaluator of the same compiled polynomials at the same
+  (N, p) in the same run (the path used before moments/fastpath.py; ratio printed), and at
+  a new N with the same p.
 * bird polynomial: degree and cost of the first m moments of W against a.
 
 Both sides are checked for exact equality before timings are reported.
-Run: ``.venv/bin/python benchmarks/bench_moments.py [--quick]``.
+Run: ``.venv/bin/python benchmarks/bench_moments.py [--quick] [--repeats 40] [--reeval-only]``.
 """
 
 from __future__ import annotations
