@@ -58,6 +58,12 @@ _EXPORTS: dict[str, str] = {
     "KFold": "momentbound.estimators",
     "LeaveOneOut": "momentbound.estimators",
     "sweep": "momentbound.estimators",
+    "run_study": "momentbound.studies",
+    "study_names": "momentbound.studies",
+    "StudyResult": "momentbound.studies",
+    "ClaimCheck": "momentbound.studies",
+    "Verdict": "momentbound.studies",
+    "run_sweep": "momentbound.studies",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
