@@ -95,7 +95,7 @@ def test_shares_component_space():
 @pytest.mark.parametrize("model", MODELS, ids=range(len(MODELS)))
 def test_all_pairs_equal_rational_engine(model, clf):
     fm = model.to_float()
-    for n in (0, 1, 2, 6):
+    for n in (0, 1, 2, 5):
         ap = fast2.AllPairs(fm, n, clf)
         assert ap.pruned_mass == 0.0
         assert set(ap.result) == set(itertools.product(model.inputs(), repeat=2))
@@ -170,3 +170,23 @@ def test_pair_dispatch_and_consistency_with_singles():
         p = fast2.pair_two_class(model, n, x, x2, clf)
         np.testing.assert_allclose(p.sum(axis=1), fast2.single_two_class(model, n, x, clf), rtol=0, atol=1e-13)
         np.testing.assert_allclose(p.sum(axis=0), fast2.single_two_class(model, n, x2, clf), rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize("buckets", [1, 3, 50])
+def test_all_pair_sign_laws_equal_all_state_pairs(buckets):
+    from momentbound.exact.dominance import KeyIndex, all_pair_sign_laws
+
+    rng = np.random.default_rng(11)
+    for _ in range(25):
+        Q, P, I = (int(v) for v in (*rng.integers(1, 40, size=2), rng.integers(2, 5)))
+        r = int(rng.integers(1, 8))
+        u = [rng.integers(0, r, size=Q) for _ in range(I)]
+        v = [rng.integers(0, r, size=P) for _ in range(I)]
+        w0, w1 = rng.random(Q), rng.random(P)
+        keys = [KeyIndex(u[i], w0, v[i], w1, buckets) for i in range(I)]
+        got = all_pair_sign_laws(keys, w0, w1)
+        assert set(got) == {(a, b) for a in range(I) for b in range(a + 1, I)}
+        for (a, b), P_ab in got.items():
+            want = brute_sign_law(u[a], u[b], w0, v[a], v[b], w1)
+            np.testing.assert_allclose(P_ab, want, rtol=0, atol=1e-12 * want.sum())
+            np.testing.assert_allclose(P_ab.sum(axis=1), keys[a].marginal, rtol=0, atol=1e-12 * want.sum())

@@ -31,13 +31,20 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["KeyIndex", "default_buckets", "joint_sign_law", "joint_sign_law_indexed", "prune_states"]
+__all__ = [
+    "KeyIndex",
+    "all_pair_sign_laws",
+    "default_buckets",
+    "joint_sign_law",
+    "joint_sign_law_indexed",
+    "prune_states",
+]
 
 #: largest number of (query, state) pairs compared elementwise at once (memory bound)
 _PAIR_CHUNK = 2_000_000
 
 #: buckets per key: BUCKET_FACTOR * (Q P)^(1/3) (tuned on the 2x2x2 model, N = 100 and 1000)
-BUCKET_FACTOR = 1.0
+BUCKET_FACTOR = 0.8
 
 
 def prune_states(weights: np.ndarray, allowance: float) -> tuple[np.ndarray, float]:
@@ -71,9 +78,10 @@ def prune_states(weights: np.ndarray, allowance: float) -> tuple[np.ndarray, flo
     return np.sort(pos[order[n_drop:]]), dropped
 
 
-def _marginal(u: np.ndarray, w0: np.ndarray, v: np.ndarray, w1: np.ndarray) -> np.ndarray:
-    """``(P[v < u], P[v = u], P[v > u])`` under the product weights."""
-    order = np.argsort(v, kind="stable")
+def _marginal(u: np.ndarray, w0: np.ndarray, v: np.ndarray, w1: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
+    """``(P[v < u], P[v = u], P[v > u])`` under the product weights (``order``: argsort of ``v``)."""
+    if order is None:
+        order = np.argsort(v, kind="stable")
     vs = v[order]
     cw = np.concatenate([[0.0], np.cumsum(w1[order])])
     lt = cw[np.searchsorted(vs, u, side="left")]
@@ -81,10 +89,13 @@ def _marginal(u: np.ndarray, w0: np.ndarray, v: np.ndarray, w1: np.ndarray) -> n
     return np.array([float(w0 @ lt), float(w0 @ (le - lt)), float(w0 @ (cw[-1] - le))])
 
 
-def _buckets(v: np.ndarray, u: np.ndarray, M: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _buckets(
+    v: np.ndarray, u: np.ndarray, M: int, order: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Bucket of every point and query, points' order by value, and bucket start positions."""
     P = len(v)
-    order = np.argsort(v, kind="stable")
+    if order is None:
+        order = np.argsort(v, kind="stable")
     vs = v[order]
     starts_val = np.unique(vs[(np.arange(M, dtype=np.int64) * P) // M])
     pb = np.searchsorted(starts_val, v, side="right") - 1  # 0..M'-1
@@ -145,9 +156,10 @@ class KeyIndex:
 
     def __init__(self, u: np.ndarray, w0: np.ndarray, v: np.ndarray, w1: np.ndarray, M: int) -> None:
         self.u, self.v = u, v
-        self.marginal = _marginal(u, w0, v, w1) if len(u) and len(v) else np.zeros(3)
+        order = np.argsort(v, kind="stable")
+        self.marginal = _marginal(u, w0, v, w1, order) if len(u) and len(v) else np.zeros(3)
         if len(v):
-            self.pb, self.qb, self.order, self.bounds = _buckets(v, u, int(np.clip(M, 1, len(v))))
+            self.pb, self.qb, self.order, self.bounds = _buckets(v, u, int(np.clip(M, 1, len(v))), order)
         self.n_buckets = len(self.bounds) - 1 if len(v) else 0
 
 
@@ -232,4 +244,81 @@ def joint_sign_law_indexed(k1: KeyIndex, k2: KeyIndex, w0: np.ndarray, w1: np.nd
     out[:2, 2] = marg1[:2] - out[:2, 0] - out[:2, 1]
     out[2, :2] = marg2[:2] - out[0, :2] - out[1, :2]
     out[2, 2] = marg1[2] - out[2, 0] - out[2, 1]
+    return out
+
+
+def _bucket_pairs(qbucket: np.ndarray, order: np.ndarray, bounds: np.ndarray, sel: np.ndarray):
+    """Chunks ``(qq, pi)`` of every (query in ``sel``, point of the query's bucket) pair."""
+    b = qbucket[sel]
+    sizes = bounds[b + 1] - bounds[b]
+    csum = np.cumsum(sizes)
+    lo = 0
+    while lo < len(sel):
+        base = int(csum[lo - 1]) if lo else 0
+        hi = max(int(np.searchsorted(csum, base + _PAIR_CHUNK, side="right")), lo + 1)
+        cnt = sizes[lo:hi]
+        total = int(cnt.sum())
+        if total:
+            qi = np.repeat(np.arange(lo, hi), cnt)
+            offs = np.cumsum(cnt) - cnt
+            pos = np.repeat(bounds[b[lo:hi]] - offs, cnt) + np.arange(total)
+            yield sel[qi], order[pos]
+        lo = hi
+
+
+def all_pair_sign_laws(keys: list[KeyIndex], w0: np.ndarray, w1: np.ndarray) -> dict[tuple[int, int], np.ndarray]:
+    """:func:`joint_sign_law_indexed` for every pair ``a < b`` of keys over the same states.
+
+    The exact strips are enumerated once per key and shared by the pairs containing it; only
+    pairs that can contribute to the outcomes ``o1, o2 <= 1`` are compared.
+    """
+    I = len(keys)
+    counts = {(a, b): np.zeros(9) for a in range(I) for b in range(a + 1, I)}
+    if I < 2 or len(w0) == 0 or len(w1) == 0:
+        return {ab: np.zeros((3, 3)) for ab in counts}
+    # blocks
+    for a in range(I):
+        ka = keys[a]
+        for b in range(a + 1, I):
+            kb = keys[b]
+            M1, M2 = ka.n_buckets, kb.n_buckets
+            hist = np.bincount(ka.pb * M2 + kb.pb, weights=w1, minlength=M1 * M2).reshape(M1, M2)
+            T = np.zeros((M1 + 1, M2 + 1))
+            T[1:, 1:] = hist.cumsum(axis=0).cumsum(axis=1)
+            both = (ka.qb >= 0) & (kb.qb >= 0)
+            counts[(a, b)][0] += float(w0[both] @ T[ka.qb[both], kb.qb[both]])
+    # strip A of pair (a, b): the query's bucket of key a, every point in it, v_a <= u_a
+    for a in range(I - 1):
+        ka = keys[a]
+        for qq, pi in _bucket_pairs(ka.qb, ka.order, ka.bounds, np.nonzero(ka.qb >= 0)[0]):
+            s1 = np.sign(ka.v[pi] - ka.u[qq]) + 1
+            ok = s1 <= 1
+            qq, pi, s1 = qq[ok], pi[ok], s1[ok]
+            ww = w1[pi] * w0[qq]
+            for b in range(a + 1, I):
+                kb = keys[b]
+                s2 = np.sign(kb.v[pi] - kb.u[qq]) + 1
+                counts[(a, b)] += np.bincount(s1 * 3 + s2, weights=ww, minlength=9)
+    # strip B of pair (a, b): the query's bucket of key b, points in lower buckets of key a
+    for b in range(1, I):
+        kb = keys[b]
+        for qq, pi in _bucket_pairs(kb.qb, kb.order, kb.bounds, np.nonzero(kb.qb >= 0)[0]):
+            s2 = np.sign(kb.v[pi] - kb.u[qq]) + 1
+            ok = s2 <= 1
+            qq, pi, s2 = qq[ok], pi[ok], s2[ok]
+            ww = w1[pi] * w0[qq]
+            for a in range(b):
+                ka = keys[a]
+                low = ka.pb[pi] < ka.qb[qq]  # then v_a < u_a: outcome o1 = 0
+                counts[(a, b)][:3] += np.bincount(s2[low], weights=ww[low], minlength=3)
+    out = {}
+    for (a, b), c in counts.items():
+        c = c.reshape(3, 3)
+        marg1, marg2 = keys[a].marginal, keys[b].marginal
+        P = np.zeros((3, 3))
+        P[:2, :2] = c[:2, :2]
+        P[:2, 2] = marg1[:2] - P[:2, 0] - P[:2, 1]
+        P[2, :2] = marg2[:2] - P[0, :2] - P[1, :2]
+        P[2, 2] = marg1[2] - P[2, 0] - P[2, 1]
+        out[(a, b)] = P
     return out

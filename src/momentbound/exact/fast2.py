@@ -514,7 +514,7 @@ class AllPairs:
     def add_split(self, n0: int, n1: int, ps: float, allowance: float) -> None:
         """Add class split ``(n0, n1)`` of probability ``ps``; each class may drop states of
         absolute mass ``allowance`` (relative to the split)."""
-        from momentbound.exact.dominance import KeyIndex, default_buckets, joint_sign_law_indexed, prune_states
+        from momentbound.exact.dominance import KeyIndex, all_pair_sign_laws, default_buckets, prune_states
 
         tables, I = self.tables, len(self.inputs)
         law0, nums0 = tables.grid_nums(0, n0)
@@ -529,9 +529,8 @@ class AllPairs:
         G = _outcome_vectors(self.clf, n0, n1)
         for a in range(I):
             self._acc[(a, a)] += ps * (G.T @ np.diag(keys[a].marginal) @ G)
-            for b in range(a + 1, I):
-                P = joint_sign_law_indexed(keys[a], keys[b], w0, w1)
-                self._acc[(a, b)] += ps * (G.T @ P @ G)
+        for ab, P in all_pair_sign_laws(keys, w0, w1).items():
+            self._acc[ab] += ps * (G.T @ P @ G)
 
 
 _ALL_PAIRS_CACHE: dict[tuple[object, ...], AllPairs] = {}
