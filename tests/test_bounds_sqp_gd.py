@@ -218,3 +218,17 @@ def test_gd_concentrated_law_makes_progress() -> None:
     zero_start = dual_descent(c, pieces, tuple(float(p.target) for p in pieces))
     assert zero_start.objective == pytest.approx(1.0)  # stuck without the start
     assert quadratic_start(c, pieces, (0.0, 0.0)) is None  # no boundary to start from
+
+
+def test_sqp_twelve_moments_of_z_at_N100() -> None:
+    """Issue 3: 12 moments of Z_x at N = 100 (a concentrated law: the large coefficient box makes
+    HiGHS fail, the exchange restarts from a small box); valid against C1's exact law."""
+    from momentbound.bounds.compare import table4_problem
+    from momentbound.exact import prob_z_positive
+    from momentbound.model import equal_cells_model
+
+    problem, _ = table4_problem(100, 12)
+    r = bound(problem, method="sqp")
+    truth = float(prob_z_positive(equal_cells_model((2, 2)), 100, (0, 0)).positive)
+    assert r.certified and r.lower - 1e-12 <= truth <= r.upper + 1e-12
+    assert r.width < 0.6

@@ -42,7 +42,13 @@ from .sdp import UnitPiece, assemble, certified_side, unit_pieces
 
 __all__ = ["SQPMethod", "piece_candidates", "local_minima", "ExchangeResult", "exchange_dual"]
 
-_COEF_BOX = 1e6  # keeps early subproblems bounded; never active at a converged iterate
+#: coefficient box keeping the subproblems bounded (on the boundary of the moment space the dual
+#: optimum is unbounded and the box decides the accuracy).  When HiGHS fails on the first
+#: subproblem with this box (concentrated laws, many moments) the exchange restarts from the
+#: small box, enlarged tenfold (up to the normal box) while a converged iterate touches it.
+_COEF_BOX = 1e6
+_SMALL_BOX = 1e3
+_MAX_BOX = _COEF_BOX
 _HIGHS_LADDER = (
     ("highs", {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}),
     ("highs-ds", {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}),
@@ -143,6 +149,15 @@ def exchange_dual(
     >>> round(r.objective * 37, 6)
     1.0
     """
+    try:
+        return _exchange(cheb_moments, pieces, offsets, tol, max_iter, _COEF_BOX)
+    except SolverFailed:
+        return _exchange(cheb_moments, pieces, offsets, tol, max_iter, _SMALL_BOX)
+
+
+def _exchange(
+    cheb_moments: np.ndarray, pieces: tuple[UnitPiece, ...], offsets: tuple[float, ...], tol: float, max_iter: int, box: float
+) -> ExchangeResult:
     c = np.asarray(cheb_moments, dtype=float)
     m = len(c) - 1
     base_u = [_initial_points(pc, m) for pc in pieces]
@@ -156,6 +171,7 @@ def exchange_dual(
     total_points = len(base[0])
     last_active: np.ndarray | None = None
     warm = _WarmLP(c, m)  # persistent HiGHS model: rows are appended, the basis is reused
+    warm.set_box(box)
     warm.add(base[0], base[1])
     pending: tuple[np.ndarray, np.ndarray] | None = None
     for it in range(1, max_iter + 1):
@@ -166,7 +182,7 @@ def exchange_dual(
             y = fast
             last_active = None
         else:
-            res = _full_solve(c, m, base, extra_u, extra_r, last_active)
+            res = _full_solve(c, m, base, extra_u, extra_r, last_active, warm.box)
             if res is None:
                 if it > 1:  # keep the last good iterate; it is verified (and shifted) by the caller
                     break
@@ -184,6 +200,10 @@ def exchange_dual(
                 new_u.append(u[bad])
                 new_r.append(np.full(int(bad.sum()), off))
         if not new_u:
+            if np.max(np.abs(y)) >= 0.999 * warm.box and warm.box < _MAX_BOX:
+                warm.set_box(warm.box * 10)  # the box, not the constraints, stopped the descent
+                pending = None
+                continue
             converged = True
             break
         pending = (np.concatenate(new_u), np.concatenate(new_r))
@@ -209,6 +229,12 @@ class _WarmLP:
         h.addVars(m + 1, np.full(m + 1, -_COEF_BOX), np.full(m + 1, _COEF_BOX))
         h.changeColsCost(m + 1, np.arange(m + 1, dtype=np.int32), np.asarray(c, dtype=float))
         self._m = m
+        self.box = _COEF_BOX
+
+    def set_box(self, box: float) -> None:
+        self.box = box
+        idx = np.arange(self._m + 1, dtype=np.int32)
+        self._h.changeColsBounds(self._m + 1, idx, np.full(self._m + 1, -box), np.full(self._m + 1, box))
 
     def add(self, u: np.ndarray, r: np.ndarray) -> None:
         V = _cheb.chebvander(np.asarray(u, dtype=float), self._m)
@@ -226,14 +252,15 @@ class _WarmLP:
 
 
 def _full_solve(
-    c: np.ndarray, m: int, base: tuple[np.ndarray, np.ndarray], extra_u: np.ndarray, extra_r: np.ndarray, last_active: np.ndarray | None
+    c: np.ndarray, m: int, base: tuple[np.ndarray, np.ndarray], extra_u: np.ndarray, extra_r: np.ndarray, last_active: np.ndarray | None,
+    box: float = _COEF_BOX,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Fallback: solve the whole subproblem with the scipy/HiGHS tolerance ladder, pruning
     inactive exchanged points if that fails.  Returns ``(y, extra_u, extra_r, active)``."""
     for attempt in range(2):
         U = np.concatenate([base[0], extra_u])
         R = np.concatenate([base[1], extra_r])
-        res = _solve_lp(c, _cheb.chebvander(U, m), R, m)
+        res = _solve_lp(c, _cheb.chebvander(U, m), R, m, box)
         if res is not None:
             active = np.abs(np.asarray(res.ineqlin.marginals, dtype=float))[len(base[0]) :] > 1e-14
             return np.asarray(res.x, dtype=float), extra_u, extra_r, active
@@ -247,12 +274,12 @@ def _full_solve(
     return None
 
 
-def _solve_lp(c: np.ndarray, V: np.ndarray, R: np.ndarray, m: int) -> Any:
+def _solve_lp(c: np.ndarray, V: np.ndarray, R: np.ndarray, m: int, box: float = _COEF_BOX) -> Any:
     """The exchange subproblem with HiGHS: tight tolerances first (ORACLES: defaults mislead)."""
     from scipy.optimize import linprog
 
     for method, opts in _HIGHS_LADDER:
-        res = linprog(c, A_ub=-V, b_ub=-R, bounds=[(-_COEF_BOX, _COEF_BOX)] * (m + 1), method=method, options=opts)
+        res = linprog(c, A_ub=-V, b_ub=-R, bounds=[(-box, box)] * (m + 1), method=method, options=opts)
         if res.status == 0 and res.x is not None:
             return res
     return None
