@@ -67,7 +67,7 @@ def command(name: str, out: Path, quick: bool, as_json: bool, no_progress: bool,
             doc["files"] = {"csv": str(files.csv), "png": str(files.png), "checks": str(files.checks)}
             documents.append(doc)
             if not as_json:
-                bars.console.print(result.summary(), highlight=False, markup=False)
+                click.echo(result.summary())
     total = time.perf_counter() - start
     summary = {"studies": documents, "quick": quick, "seconds": total}
     Path(out).mkdir(parents=True, exist_ok=True)
