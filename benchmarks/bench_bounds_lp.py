@@ -61,7 +61,8 @@ def z_problem(N: int, order: int) -> tuple[MomentProblem, Any]:
     z = naive_bayes_statistic(model, (0, 0, 0))
     lo, hi = z.support(N)
     prob = MomentProblem(tuple(raw_moments(z, model, N, order).values), Support.grid(lo, hi), Event.gt(0))
-    return prob, prob_z_positive(model, N, (0, 0, 0)).positive
+    # the exact value is another module's job (bench_exact.py); here it is only a sanity check
+    return prob, (prob_z_positive(model, N, (0, 0, 0)).positive if N <= 100 else None)
 
 
 def main() -> None:
@@ -75,7 +76,7 @@ def main() -> None:
         work.append(("Z_(0,0) > 0, N = 100, 12 moments", *z_problem(100, 12)))
     header = ("workload", "grid points", "baseline [lo, hi]", "baseline status", "baseline s",
               "lp [lo, hi]", "lp status", "lp s", "lp-dual s", "truth", "ratio baseline/lp")
-    print(" | ".join(header))
+    print(" | ".join(header), flush=True)
     print("|".join("---" for _ in header))
     for name, prob, truth in work:
         blo, bhi, bstat, bsec = baseline_raw_lp(prob)
@@ -90,7 +91,7 @@ def main() -> None:
             times[method], res[method] = best, r
         r = res["lp"]
         assert (r.exact_lower, r.exact_upper) == (res["lp-dual"].exact_lower, res["lp-dual"].exact_upper)
-        assert r.lower <= float(truth) <= r.upper
+        assert truth is None or r.lower <= float(truth) <= r.upper
         base_ok = ""
         if not math.isnan(blo):
             wrong = abs(blo - r.lower) > 1e-6 or abs(bhi - r.upper) > 1e-6
@@ -99,8 +100,8 @@ def main() -> None:
         print(" | ".join([
             name, f"{prob.support.size:.3g}", f"[{blo:.6g}, {bhi:.6g}]{base_ok}", bstat,
             "-" if math.isnan(bsec) else f"{bsec:.3f}", f"[{r.lower:.6g}, {r.upper:.6g}]", r.status.value,
-            f"{times['lp']:.3f}", f"{times['lp-dual']:.3f}", f"{float(truth):.6g}", ratio,
-        ]))
+            f"{times['lp']:.3f}", f"{times['lp-dual']:.3f}", "-" if truth is None else f"{float(truth):.6g}", ratio,
+        ]), flush=True)
 
 
 if __name__ == "__main__":
