@@ -237,7 +237,8 @@ def slack_minimum(
             hows.add("interval-arithmetic")
         if best is None or m < best:
             best, worst = m, x
-    assert best is not None  # a support always has at least one piece
+    if best is None:  # unreachable: every support has at least one piece
+        raise InvalidArgument(f"the support {support} has no points to verify on")
     negatives.sort()
     how = "+".join(sorted(hows))
     return Verification(best >= 0, best, worst, how, tuple(x for _, x in negatives))
