@@ -142,3 +142,11 @@ def test_cli_sweep_on_existing_scheduler_matches_plain_sweep() -> None:
     dist = json.loads(res.output)
     keys = ("mean", "variance", "fold_variance", "fold_covariance")
     assert [[r[k] for k in keys] for r in dist["rows"]] == [[r[k] for k in keys] for r in plain["rows"]]
+
+
+def test_unreachable_scheduler_raises_actionable_error() -> None:
+    from momentbound.studies.distributed import dask_client
+
+    with pytest.raises(InvalidArgument, match="cannot connect to the Dask scheduler at 'tcp://127.0.0.1:9'"):
+        with dask_client("tcp://127.0.0.1:9", timeout=1):
+            pass

@@ -82,11 +82,12 @@ def _timed_call(fn: Callable[..., Any], config: Mapping[str, Any]) -> tuple[Any,
 
 @contextmanager
 def dask_client(
-    scheduler: Any = None, *, n_workers: int = 2, processes: bool = True
+    scheduler: Any = None, *, n_workers: int = 2, processes: bool = True, timeout: float = 10.0
 ) -> Iterator[Any]:
     """A ``distributed.Client`` for ``scheduler`` (see :func:`run_sweep`), closed on exit.
 
-    A client passed in is yielded as is and left open (its owner closes it).
+    A client passed in is yielded as is and left open (its owner closes it); connecting to an
+    address gives up after ``timeout`` seconds with :class:`~momentbound.errors.InvalidArgument`.
     """
     from distributed import Client, LocalCluster
 
@@ -115,7 +116,7 @@ def dask_client(
             f"distributed.Client, got {scheduler!r}"
         )
     try:
-        client = Client(scheduler.strip(), timeout="10s")
+        client = Client(scheduler.strip(), timeout=f"{float(timeout)}s")
     except OSError as exc:
         raise InvalidArgument(
             f"cannot connect to the Dask scheduler at {scheduler!r} ({exc}); start one with "
