@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from momentbound import CellModel, ImpossibleSplit, InvalidArgument, InvalidModel, UnknownMethod
 from momentbound.estimators import (
@@ -572,3 +574,36 @@ def test_inconsistent_intervals_are_refused():
         _dot([Interval(0.1, 0.2), Interval(0.1, 0.3)], [1, 1])
     with pytest.raises(SolverFailed, match="upper ends to"):
         _dot([Interval(0.6, 0.7), Interval(0.5, 0.6)], [1, 1])
+
+
+# ------------------------------------------------------------------ property: exact backend == brute force
+
+
+@st.composite
+def small_cases(draw):
+    k = draw(st.sampled_from([2, 3]))
+    arity = draw(st.sampled_from([2, 3])) if k == 2 else 2
+    weights = draw(st.lists(st.integers(0, 4), min_size=arity * k, max_size=arity * k).filter(lambda w: sum(w) > 0))
+    model = CellModel.normalized((arity,), weights, k)
+    N = draw(st.integers(2, 5))
+    estimator = draw(
+        st.sampled_from(
+            [GE(), HoldOut(test_size=1), KFold(2), LeaveOneOut()] + ([KFold(3)] if N >= 3 else [])
+        )
+    )
+    ties = draw(st.sampled_from(["random", "first"]))
+    alpha = draw(st.sampled_from([0, 1]))
+    return model, N, estimator, ties, alpha
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(small_cases())
+def test_exact_backend_through_the_engine_equals_brute_force(case):
+    from momentbound.exact.classifier import NaiveBayes
+
+    model, N, estimator, ties, alpha = case
+    exact = estimator_moments(model, N, estimator, classifier=NaiveBayes(ties=ties, alpha=alpha))
+    brute = estimator_moments(model, N, estimator, classifier=Clf(ties, alpha), backend=BruteBackend())
+    assert isinstance(exact.mean, Fraction)
+    assert (exact.mean, exact.variance) == (brute.mean, brute.variance)
+    assert (exact.fold_variance, exact.fold_covariance) == (brute.fold_variance, brute.fold_covariance)
