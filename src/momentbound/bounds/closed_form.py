@@ -340,7 +340,7 @@ class ClosedFormMethod(BoundMethod):
     -------
     >>> from momentbound.bounds import MomentProblem, Support, Event
     >>> r = ClosedFormMethod().solve(MomentProblem((1, 0, 1), Support.real(), Event.ge(2)))
-    >>> r.exact_upper, r.message.split(";")[1].strip()
+    >>> r.exact_upper, r.message.split(";")[2].strip()
     (Fraction(1, 5), 'upper: cantelli')
     """
 
