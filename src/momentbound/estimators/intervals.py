@@ -1,8 +1,8 @@
 """Sound interval arithmetic for moments computed from interval-valued probability backends.
 
 :class:`Interval` carries ``[lower, upper]`` (floats rounded outward one step per operation, or
-exact rationals) and an optional point ``estimate`` propagated by the same formulas; :func:`partition_dot`
-bounds a weighted sum of the probabilities of a partition by its exact range over the box of
+exact rationals) and an optional point ``estimate`` propagated by the same formulas;
+:func:`partition_dot` bounds a weighted sum of the probabilities of a partition by its exact range over the box of
 intervals intersected with ``{sum = 1}``.
 """
 
@@ -16,7 +16,16 @@ from typing import Any, Union
 
 from momentbound.errors import InvalidArgument, SolverFailed
 
-__all__ = ["Interval", "Value", "Number", "PARTITION_TOLERANCE", "partition_dot", "clip_nonneg", "ratio_like", "sqrt_value"]
+__all__ = [
+    "Interval",
+    "Value",
+    "Number",
+    "PARTITION_TOLERANCE",
+    "partition_dot",
+    "clip_nonneg",
+    "ratio_like",
+    "sqrt_value",
+]
 
 Number = Union[Fraction, float]
 
