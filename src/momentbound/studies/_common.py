@@ -91,9 +91,12 @@ def new_figure(nrows: int, ncols: int, title: str, *, width: float = 4.2, height
     """A pyplot-free figure (no global state, no 'too many figures' warnings) with a title."""
     from matplotlib.figure import Figure
 
+    import textwrap
+
     fig = Figure(figsize=(width * ncols, height * nrows + 0.6), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False)
-    fig.suptitle(title, fontsize=11)
+    # wrap long titles to the figure width (about 10 characters per inch at this size)
+    fig.suptitle(textwrap.fill(title, width=max(40, int(9.5 * width * ncols))), fontsize=11)
     return fig, [ax for row in axes for ax in row]
 
 
@@ -102,6 +105,10 @@ def label(ax: "Axes", *, title: str, xlabel: str, ylabel: str) -> None:
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.3)
+    from matplotlib.ticker import ScalarFormatter
+
+    if isinstance(ax.yaxis.get_major_formatter(), ScalarFormatter):
+        ax.ticklabel_format(axis="y", useOffset=False)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8)
 

@@ -81,6 +81,10 @@ def plot_holdout(axes: "Sequence[Axes]", df: "pd.DataFrame", *, figs: Sequence[s
     """Draw E[HE], Var(HE), E+Std against the test share on three axes."""
     x = df["test_percent"]
     suffix = f" ({tag})" if tag else ""
+    spread = float(df["mean"].max() - df["mean"].min())
+    if spread < 1e-9:  # a constant curve (e.g. all cells equal): centre it instead of zooming on rounding
+        centre = float(df["mean"].mean())
+        axes[0].set_ylim(centre - 0.05, centre + 0.05)
     axes[0].plot(x, df["mean"], "o-", ms=3, label="E[HE]")
     axes[0].plot(x, df["ge_mean"], "--", lw=1, label="E[GE] of the trained classifier")
     label(axes[0], title=f"{figs[0]}: expectation{suffix}", xlabel="size of hold-out set (%)", ylabel="E[HE]")

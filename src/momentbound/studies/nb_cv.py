@@ -197,8 +197,6 @@ def nb_size_study(
     axes[1].plot(df["N"], df["he_mean_plus_std"], "s-", ms=3, label=f"E + Std, {pct}% hold-out")
     axes[1].plot(df["N"], df["ce_mean_plus_std"], "o-", ms=3, label=f"E + Std, {folds} folds")
     label(axes[1], title="Fig. 25: E + Std", xlabel="size of dataset N", ylabel="E + Std")
-    for ax in axes:
-        ax.set_xscale("log")
     sources = tuple(
         CurveSource(c, backend_name, kind)
         for c in ("he_mean", "he_mean_plus_std", "ce_mean", "ce_mean_plus_std", "ge_mean")
