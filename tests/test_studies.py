@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from momentbound.errors import InvalidArgument, UnknownMethod
-from momentbound.model import CellModel, equal_cells_model, fig1_model, independent_1d_model, second_nb_model
+from momentbound.model import equal_cells_model, fig1_model, independent_1d_model, second_nb_model
 from momentbound.studies import ClaimCheck, Verdict, run_study, study_names
 from momentbound.studies.claims import (
     check_argmin_in,

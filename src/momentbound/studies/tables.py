@@ -18,7 +18,6 @@ import numpy as np
 
 from momentbound.errors import InvalidArgument
 from momentbound.studies._common import Progress, check_positive_int, label, new_figure
-from momentbound.studies.claims import fmt
 from momentbound.studies.result import ClaimCheck, CurveSource, StudyResult, Verdict
 
 __all__ = ["tables_study", "PAPER_BOUNDS"]
