@@ -22,7 +22,9 @@ values (bucket starts are distinct values, so equal keys never straddle two buck
 This gives ``P[o1, o2]`` for ``o1, o2 <= 1``; the other entries follow from the exact 1-D
 marginals (sorted cumulative sums). Cost ``O(M^2 + S0 S1 / M)`` elementwise numpy work
 instead of the ``S0 S1`` state pairs (``S0``, ``S1``: numbers of states), about
-``O(S^{4/3})`` with ``M ~ (S0 S1)^{1/3}``.
+``O(S^{4/3})`` with ``M ~ (S0 S1)^{1/3}``. :func:`all_pair_sign_laws` does every pair of
+several keys over the same states, sharing the per-key sorts and strips;
+:func:`prune_states` drops the smallest states within a budget and reports the dropped mass.
 
 Every comparison is exact (int64 keys; callers check that they fit). Weights are floats.
 """
