@@ -200,7 +200,7 @@ def joint_sign_law(
     --------
     >>> import numpy as np
     >>> one = np.array([1.0])
-    >>> joint_sign_law(np.array([2]), np.array([0]), one, np.array([1]), np.array([0]), one)[0, 1]
+    >>> float(joint_sign_law(np.array([2]), np.array([0]), one, np.array([1]), np.array([0]), one)[0, 1])
     1.0
     """
     if len(u1) == 0 or len(v1) == 0:
