@@ -24,7 +24,7 @@ import numpy as np
 from momentbound.exact.classifier import NaiveBayes
 from momentbound.model.cells import CellModel
 
-__all__ = ["cross_1d_alpha0", "walk_law", "applies"]
+__all__ = ["cross_1d_alpha0", "overlap_1d_alpha0", "walk_law", "applies"]
 
 Point = tuple[tuple[int, ...], int]
 
@@ -52,7 +52,10 @@ def _binomial_rows(n_max: int, prob: float) -> np.ndarray:
     kk = np.where(valid, k, 0)
     rest = np.where(valid, m - k, 0)
     logp = lf[m] - lf[kk] - lf[rest] + _xlogy(kk, prob) + _xlogy(rest, 1.0 - prob)
-    return np.where(valid, np.exp(logp), 0.0)
+    # entries with k > m are not probabilities (their log-coefficient lf[m] is huge): give them
+    # log-probability -inf before exponentiating, so only genuine log-pmfs (<= 0) reach exp
+    logp = np.where(valid, logp, -np.inf)
+    return np.exp(logp)
 
 
 def _walk_given_hits(h_max: int, up: float) -> np.ndarray:
@@ -130,7 +133,9 @@ def _h_matrix(shift_law: np.ndarray, radius_shift: int, offset: int, radius: int
     return np.stack([win0, total - win0], axis=1)
 
 
-def _offset(point: Point, x: int) -> int:
+def _offset(point: Point | None, x: int) -> int:
+    if point is None:
+        return 0
     (z,), y = point
     if z != x:
         return 0
@@ -141,7 +146,29 @@ def cross_1d_alpha0(
     model: CellModel, n_common: int, n_a: int, n_b: int, point_a: Point, point_b: Point, clf: NaiveBayes
 ) -> np.ndarray:
     """The cross term (contract of ``PredictionBackend.cross``) for ``d = 1, K = 2, alpha = 0``."""
-    xa, xb = point_a[0][0], point_b[0][0]
+    return _two_walks(model, n_common, n_a, n_b, point_a[0][0], point_b[0][0], point_a, point_b, clf)
+
+
+def overlap_1d_alpha0(
+    model: CellModel, n_common: int, n_a: int, n_b: int, x_a: tuple[int, ...], x_b: tuple[int, ...], clf: NaiveBayes
+) -> np.ndarray:
+    """``E[g_{x_a}(. | C + B) g_{x_b}(. | C + A)]`` without fixed points (the printed Lemma 2's
+    pair term; ``ExactBackend.overlap``) for ``d = 1, K = 2, alpha = 0``."""
+    return _two_walks(model, n_common, n_a, n_b, x_a[0], x_b[0], None, None, clf)
+
+
+def _two_walks(
+    model: CellModel,
+    n_common: int,
+    n_a: int,
+    n_b: int,
+    xa: int,
+    xb: int,
+    point_a: Point | None,
+    point_b: Point | None,
+    clf: NaiveBayes,
+) -> np.ndarray:
+    """``E[g_{xa}(. | C + B' [+ point_b]) g_{xb}(. | C + A' [+ point_a])]``; ``None``: no fixed point."""
     nc = n_common
     # laws of the private parts
     law_bp = walk_law(model, n_b, xa)  # B' enters T_A (prediction at x_a)
@@ -156,7 +183,7 @@ def cross_1d_alpha0(
         joint = joint_walk_law(model, nc, xa, xb)  # P(D_a = i, D_b = j)
         out = F_A.T @ joint @ F_B
     if clf.ties == "first":
-        out = out + _first_rule_corrections(model, nc, n_a, n_b, point_a, point_b, F_A, F_B)
+        out = out + _first_rule_corrections(model, nc, n_a, n_b, xa, xb, point_a, point_b)
     return out
 
 
@@ -165,24 +192,27 @@ def _first_rule_corrections(
     nc: int,
     n_a: int,
     n_b: int,
-    point_a: Point,
-    point_b: Point,
-    F_A: np.ndarray,
-    F_B: np.ndarray,
+    xa: int,
+    xb: int,
+    point_a: Point | None,
+    point_b: Point | None,
 ) -> np.ndarray:
-    """Terms of ``E[g_A g_B]`` involving ``E0`` (no class-0 point, none of class 1 at x)."""
-    xa, xb = point_a[0][0], point_b[0][0]
+    """Terms of ``E[g_A g_B]`` involving ``E0`` (a non-empty training set without class-0 points
+    and without class-1 points at x). ``None`` points: no fixed point in the training sets."""
     delta = np.array([-1.0, 1.0])
     pi1 = float(model.prior(1))
     rho_a = pi1 - _cell(model, xa, 1)  # mass of G_a = {(z, 1): z != x_a}
     rho_b = pi1 - _cell(model, xb, 1)
-    in_ga = lambda pt, x: pt[1] == 1 and pt[0][0] != x  # noqa: E731
+    # E0 needs the fixed point (if any) in G_x, and a non-empty training set
+    in_ga = lambda pt, x, n_random: (pt[1] == 1 and pt[0][0] != x) if pt is not None else n_random > 0  # noqa: E731
     out = np.zeros((2, 2))
 
-    def e0_and_other(rho: float, x_e0: int, x_other: int, n_other_private: int, other_private_law: np.ndarray,
-                     other_offset: int) -> np.ndarray:
-        """``E[1_{E0 at x_e0} h(D at x_other)]`` with ``C`` restricted to ``G_{x_e0}``."""
-        p_e0 = max(rho, 0.0) ** (nc + n_b if x_e0 == xa else nc + n_a)  # 0 ** 0 == 1
+    def e0_and_other(rho: float, x_e0: int, n_e0_private: int, x_other: int, n_other_private: int,
+                     other_private_law: np.ndarray, other_offset: int) -> np.ndarray:
+        """``E[1_{E0 at x_e0} h(D at x_other)]`` with ``C`` restricted to ``G_{x_e0}``; the training
+        set with ``E0`` has ``n_e0_private`` private random points (not inferred from ``x_e0``:
+        ``x_a == x_b`` is allowed with ``n_a != n_b``)."""
+        p_e0 = max(rho, 0.0) ** (nc + n_e0_private)  # 0 ** 0 == 1
         if p_e0 == 0:
             return np.zeros(2)
         if x_other != x_e0 and nc > 0:
@@ -196,13 +226,13 @@ def _first_rule_corrections(
 
     law_ap = walk_law(model, n_a, xb)
     law_bp = walk_law(model, n_b, xa)
-    e0a = in_ga(point_b, xa)  # point_b is part of T_A
-    e0b = in_ga(point_a, xb)
+    e0a = in_ga(point_b, xa, nc + n_b)  # point_b is part of T_A
+    e0b = in_ga(point_a, xb, nc + n_a)
     if e0a:
-        hb = e0_and_other(rho_a, xa, xb, n_a, law_ap, _offset(point_a, xb))
+        hb = e0_and_other(rho_a, xa, n_b, xb, n_a, law_ap, _offset(point_a, xb))
         out += np.outer(delta, hb)
     if e0b:
-        ha = e0_and_other(rho_b, xb, xa, n_b, law_bp, _offset(point_b, xa))
+        ha = e0_and_other(rho_b, xb, n_a, xa, n_b, law_bp, _offset(point_b, xa))
         out += np.outer(ha, delta)
     if e0a and e0b:
         rho_ab = pi1 - _cell(model, xa, 1) - (_cell(model, xb, 1) if xb != xa else 0.0)

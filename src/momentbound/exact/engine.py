@@ -35,6 +35,7 @@ __all__ = [
     "single_probabilities",
     "pair_probabilities",
     "cross_probabilities",
+    "overlap_probabilities",
 ]
 
 Input = tuple[int, ...]
@@ -350,17 +351,21 @@ def _expected_g_with_extra(
     base_rows: Sequence[np.ndarray],
     extra_tables: _ClassTables,
     n_extra: int,
-    point: tuple[Input, int],
+    point: tuple[Input, int] | None,
     mode: str,
 ) -> np.ndarray:
     """``E[g_x(. | base + extra + point)]`` over the random ``extra`` sample, on the base grid.
 
     ``base_rows[k]`` (shape ``(S_k, d)``) are the base agreement counts at ``x`` of class ``k``;
-    returns shape ``(K, S_0, ..., S_{K-1})``.
+    returns shape ``(K, S_0, ..., S_{K-1})``. ``point=None``: no fixed point is added.
     """
     K, d = model.n_classes, model.d
-    zp, yp = point
-    bump = np.array([int(zp[j] == x[j]) for j in range(d)], dtype=np.int64)
+    if point is None:
+        yp = -1  # no class receives the fixed point
+        bump = np.zeros(d, dtype=np.int64)
+    else:
+        zp, yp = point
+        bump = np.array([int(zp[j] == x[j]) for j in range(d)], dtype=np.int64)
     base_agree = _grid_agreements(base_rows, 2 * K)
     out = _zeros((K,) + tuple(len(r) for r in base_rows), mode)
     for split, p_split in class_count_splits(model, n_extra, mode):
@@ -407,6 +412,41 @@ def cross_probabilities(
         f_b = _expected_g_with_extra(
             model, clf, xb, split, [r[:, d:] for r, _ in rows], extra_b, n_a, point_a, mode
         )
+        for a in range(K):
+            wa = w * f_a[a]
+            for b in range(K):
+                out[a, b] += (wa * f_b[b]).sum()
+    return out
+
+
+def overlap_probabilities(
+    model: CellModel,
+    n_common: int,
+    n_a: int,
+    n_b: int,
+    x_a: Input,
+    x_b: Input,
+    clf: NaiveBayes,
+    mode: str,
+) -> np.ndarray:
+    """``E[g_{x_a}(a | C + B) g_{x_b}(b | C + A)]`` with ``C``, ``A``, ``B`` independent iid samples
+    of sizes ``n_common``, ``n_a``, ``n_b`` and no fixed points (the printed Lemma 2's pair term,
+    SPEC section 3); shape ``(K, K)``.
+
+    The sum of :func:`cross_probabilities` without the two test points: given ``C`` the two
+    classifiers are independent; the sum runs over the class counts and per-class agreement
+    states of ``C``.
+    """
+    K, d = model.n_classes, model.d
+    common = _ClassTables(model, [x_a, x_b], n_common, mode)
+    extra_a = _ClassTables(model, [x_a], n_b, mode)  # B enters the classifier predicting at x_a
+    extra_b = _ClassTables(model, [x_b], n_a, mode)  # A enters the classifier predicting at x_b
+    out = _zeros((K, K), mode)
+    for split, p_split in class_count_splits(model, n_common, mode):
+        rows = [common.rows(k, split[k]) for k in range(K)]
+        w = _outer_weights([pr for _, pr in rows], K) * p_split
+        f_a = _expected_g_with_extra(model, clf, x_a, split, [r[:, :d] for r, _ in rows], extra_a, n_b, None, mode)
+        f_b = _expected_g_with_extra(model, clf, x_b, split, [r[:, d:] for r, _ in rows], extra_b, n_a, None, mode)
         for a in range(K):
             wa = w * f_a[a]
             for b in range(K):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -10,7 +11,7 @@ from momentbound.errors import InvalidArgument
 from momentbound.exact import cross1d, engine, fast2
 from momentbound.exact.classifier import NaiveBayes
 from momentbound.model.cells import CellModel
-from momentbound.probability.base import PredictionBackend
+from momentbound.probability.base import PredictionBackend, _check_classifier, _check_model, check_count
 from momentbound.probability.registry import register_backend
 
 __all__ = ["ExactBackend", "ARITHMETICS"]
@@ -173,6 +174,43 @@ class ExactBackend(PredictionBackend):
             return cross1d.cross_1d_alpha0(model, n_common, n_a, n_b, point_a, point_b, clf)
         self._check_work(model, "cross", (n_common, n_a, n_b), (point_a[0], point_b[0]))
         return engine.cross_probabilities(model, n_common, n_a, n_b, point_a, point_b, clf, mode)
+
+    def overlap(
+        self,
+        model: CellModel,
+        n_common: int,
+        n_a: int,
+        n_b: int,
+        x_a: Sequence[int] | int,
+        x_b: Sequence[int] | int,
+        classifier: NaiveBayes = NaiveBayes(),
+    ) -> np.ndarray:
+        """``E[g_{x_a}(a | C + B) g_{x_b}(b | C + A)]``, shape ``(K, K)``: two classifiers sharing the
+        training points ``C`` (``n_common``), the first also trained on ``B`` (``n_b``), the second on
+        ``A`` (``n_a``); all independent iid samples, no fixed points.
+
+        This is the pair term of the printed (incorrect) Lemma 2, ``E[GE(zeta_i) GE(zeta_j)]``,
+        used by ``estimator_moments(..., covariance="paper")`` (SPEC section 3). Exact
+        ``Fraction`` results in rational mode, floats otherwise (see ``arithmetic``).
+
+        Examples
+        --------
+        >>> from momentbound.model import independent_1d_model
+        >>> ExactBackend().overlap(independent_1d_model("2/5"), 1, 0, 0, (0,), (0,)).sum()
+        Fraction(1, 1)
+        """
+        model = _check_model(model)
+        nc = check_count(n_common, "n_common")
+        na = check_count(n_a, "n_a")
+        nb = check_count(n_b, "n_b")
+        xa = model.check_input(x_a, name="x_a")
+        xb = model.check_input(x_b, name="x_b")
+        clf = _check_classifier(classifier)
+        mode = self.mode(model, nc + na + nb)
+        if mode == "float" and cross1d.applies(model, clf):
+            return cross1d.overlap_1d_alpha0(model, nc, na, nb, xa, xb, clf)
+        self._check_work(model, "cross", (nc, na, nb), (xa, xb))
+        return engine.overlap_probabilities(model, nc, na, nb, xa, xb, clf, mode)
 
     def __repr__(self) -> str:
         return f"ExactBackend(arithmetic={self.arithmetic!r}, rational_max_n={self.rational_max_n}, tail={self.tail})"
