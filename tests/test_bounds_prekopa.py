@@ -101,7 +101,7 @@ def test_prekopa_coarse_to_fine_on_the_naive_bayes_grid():
     z = naive_bayes_statistic(model, (0, 0, 0))
     lo, hi = z.support(10)
     prob = MomentProblem(tuple(raw_moments(z, model, 10, 6).values), Support.grid(lo, hi), Event.gt(0))
-    r = bound(prob, "prekopa")
+    r = bound(prob, "prekopa", start="coarse")
     lp = bound(prob, "lp")
     assert r.status is Status.OPTIMAL and "coarse-to-fine" in r.message
     assert (r.exact_lower, r.exact_upper) == (lp.exact_lower, lp.exact_upper)
@@ -119,3 +119,105 @@ def test_prekopa_applicability_and_options():
     # a pivot budget of zero still returns a verified (valid, not sharp) bound
     r = bound(MomentProblem((1, 3, 11, 45), Support.grid(0, 6), Event.ge(5)), "prekopa", max_pivots=0)
     assert r.certified and r.exact_lower <= F(1, 20) and r.exact_upper >= F(4, 15)
+
+
+# -- starts from the continuous extremal measure (principal representations) ---------------------
+
+
+def _witness_measure(prob, result):
+    """Sharpness witness in plain Fractions and raw powers: the final basis of the upper side
+    carries a nonnegative measure with exactly the given moments and mass ``result.exact_upper``
+    on the event (the dual certificate proves nothing larger is possible)."""
+    from momentbound.bounds.prekopa import _continuous_start
+
+    ds = DualSimplex(prob)
+    start = _continuous_start(ds, prob)
+    assert start is not None
+    st_, reached = ds.run(start, 600)
+    assert reached
+    weights = [F(int(w.p), int(w.q)) for w in st_.w]
+    assert all(w >= 0 for w in weights)
+    for k, mk in enumerate(prob.exact_moments):
+        assert sum(w * F(x) ** k for w, x in zip(weights, st_.basis)) == mk
+    assert sum(w for w, x in zip(weights, st_.basis) if prob.event.indicator(x)) == result.exact_upper
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(tail_problems(max_n=11, max_order=6))
+def test_continuous_start_equals_brute_force(case):
+    n, pmf, order, ev = case
+    prob = MomentProblem(moments_of(pmf, order), Support.grid(0, n), ev)
+    truth = sum(q for x, q in pmf if ev.indicator(x))
+    assume("prekopa" in available_methods(prob))
+    r = bound(prob, "prekopa", start="continuous")
+    assert r.status is Status.OPTIMAL and r.certified
+    assert (r.exact_lower, r.exact_upper) == brute_force_lp(range(n + 1), prob.moments, ev)
+    assert r.exact_lower <= truth <= r.exact_upper
+    check_certificates(r, range(n + 1), ev)
+
+
+def _sparse_law_on_huge_grid(rng):
+    H = int(10 ** rng.integers(4, 12))
+    pts = sorted({int(v) for v in rng.integers(0, H + 1, size=int(rng.integers(3, 12)))})
+    w = rng.integers(1, 20, size=len(pts))
+    pmf = [(x, F(int(v), int(w.sum()))) for x, v in zip(pts, w)]
+    order = int(rng.integers(1, 9))
+    ev = [Event.gt, Event.ge, Event.lt, Event.le][int(rng.integers(0, 4))](int(rng.integers(0, H + 1)))
+    return H, pmf, MomentProblem(moments_of(pmf, order), Support.grid(0, H), ev)
+
+
+def test_prekopa_on_random_huge_grids_is_sharp_and_agrees_with_lp():
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    agree = 0
+    for _ in range(24):
+        H, pmf, prob = _sparse_law_on_huge_grid(rng)
+        truth = sum(q for x, q in pmf if prob.event.indicator(x))
+        r = bound(prob, "prekopa")
+        assert r.status is Status.OPTIMAL and "continuous-measure start" in r.message
+        assert r.exact_lower <= truth <= r.exact_upper
+        for cert in r.certificates:
+            assert verify_polynomial_dominates(cert, prob.support, prob.event).ok
+        _witness_measure(prob, r)
+        lp = bound(prob, "lp")
+        # both are valid bounds; prekopa is sharp (witness measure above), so never looser
+        assert lp.exact_lower <= r.exact_lower and r.exact_upper <= lp.exact_upper
+        if lp.status is Status.OPTIMAL:
+            assert (r.exact_lower, r.exact_upper) == (lp.exact_lower, lp.exact_upper)
+            agree += 1
+    assert agree >= 18
+
+
+@pytest.mark.parametrize("N", [100, 1000])
+def test_prekopa_continuous_start_on_the_naive_bayes_grid(N):
+    """Table 4 workload: 6 moments of Z_(0,0) on its ~7e13-point grid at N = 1000."""
+    from momentbound.model import equal_cells_model
+    from momentbound.model.statistics import naive_bayes_statistic
+    from momentbound.moments.core import raw_moments
+
+    model = equal_cells_model((2, 2, 2))
+    z = naive_bayes_statistic(model, (0, 0, 0))
+    lo, hi = z.support(N)
+    prob = MomentProblem(tuple(raw_moments(z, model, N, 6).values), Support.grid(lo, hi), Event.gt(0))
+    r = bound(prob, "prekopa")
+    assert r.status is Status.OPTIMAL and "continuous-measure start" in r.message
+    # a handful of pivots at most: the start sits next to the optimum (no one-point-per-pivot walk)
+    assert r.diagnostics.iterations <= 10
+    lp = bound(prob, "lp")
+    assert lp.status is Status.OPTIMAL
+    assert (r.exact_lower, r.exact_upper) == (lp.exact_lower, lp.exact_upper)
+    for cert in r.certificates:
+        assert verify_polynomial_dominates(cert, prob.support, prob.event).ok
+    _witness_measure(prob, r)
+    _witness_measure(prob.with_event(prob.event.complement()), _Upper(1 - r.exact_lower))
+
+
+class _Upper:
+    def __init__(self, v):
+        self.exact_upper = v
+
+
+def test_prekopa_start_option_is_validated():
+    with pytest.raises(InvalidArgument, match="start must be 'auto', 'continuous', 'coarse' or 'structured'"):
+        bound(MomentProblem((1, 3, 11, 45), Support.grid(0, 6), Event.ge(5)), "prekopa", start="nearest")

@@ -180,6 +180,133 @@ def structured_start_basis(problem: MomentProblem) -> list[Fraction]:
     return sorted(sup.at(i) for i in idx)
 
 
+def _event_range(problem: MomentProblem, sup: _DiscreteSupport) -> tuple[int, int] | None:
+    """Indices (first, last) of the support points in the (tail) event, or None if there are none."""
+    if sup.grid:
+        ins = [p for p in problem.event.pieces(problem.support) if p.target == 1]
+        return (int(ins[0].lo - sup.lo), int(ins[0].hi - sup.lo)) if ins else None  # type: ignore[operator]
+    in_idx = [i for i in range(sup.size()) if problem.event.indicator(sup.at(i))]
+    return (min(in_idx), max(in_idx)) if in_idx else None
+
+
+def _quasi_orthogonal_nodes(vmom: Sequence[Fraction], fixed: Sequence[Fraction], n: int) -> list[float] | None:
+    """Real roots of the monic degree-``n`` ``R`` with ``E[w(V) R(V) V^j] = 0`` (``j < n``).
+
+    ``w(v) = prod (v - f)`` over the fixed nodes; ``vmom`` are the exact moments of the
+    standardized variable ``V`` (so the free nodes are of order one and the float root
+    finding is well conditioned).  The nodes of the quadrature with ``m + 1`` degrees of
+    freedom through ``fixed`` are ``fixed`` and the roots of ``R``.  ``None`` if ``R`` does
+    not exist (singular system) or has non-real roots.
+    """
+    if n == 0:
+        return []
+    import flint
+
+    w = [Fraction(1)]
+    for f in fixed:
+        w = [(w[i - 1] if i > 0 else 0) - f * (w[i] if i < len(w) else 0) for i in range(len(w) + 1)]
+    nu = [sum((c * vmom[i + k] for i, c in enumerate(w)), Fraction(0)) for k in range(2 * n)]
+    M = flint.fmpq_mat(n, n, [_q(nu[i + j]) for j in range(n) for i in range(n)])
+    rhs = flint.fmpq_mat(n, 1, [_q(-nu[n + j]) for j in range(n)])
+    try:
+        r = M.solve(rhs)
+    except ZeroDivisionError:
+        return None
+    coeffs = np.array([float(_f(r[i, 0])) for i in range(n)] + [1.0])
+    if not np.all(np.isfinite(coeffs)):
+        return None
+    roots = np.polynomial.polynomial.polyroots(coeffs)
+    if np.any(np.abs(roots.imag) > 1e-7 * (1.0 + np.abs(roots.real))):
+        return None
+    return sorted(float(v) for v in roots.real)
+
+
+def continuous_start_bases(problem: MomentProblem) -> list[list[Fraction]]:
+    """Starting bases of Prekopa's structure rounded from the continuous extremal measures.
+
+    The upper bound of ``P(E)`` for a tail event on the interval ``[lo, hi]`` is attained
+    by a measure whose atoms are contact points of the dual polynomial ``p >= 1_E``:
+    single contacts at the threshold and/or the end points, double contacts elsewhere
+    (``p - 1_E`` has a double root), ``m + 1`` conditions in all.  For every admissible
+    set ``F`` of single contacts (a subset of {threshold, lo, hi} of the parity of
+    ``m + 1``) the double contacts are the roots of the quasi-orthogonal polynomial of
+    the measure ``w_F(v) dmu`` (:func:`_quasi_orthogonal_nodes`, computed in the
+    standardized variable).  Each double contact ``z`` is rounded to the pair of
+    consecutive support points around it (inside the event or inside its complement,
+    like ``z``): Prekopa's pair structure.  The caller keeps the candidates whose basis
+    is dual feasible (checked exactly) and starts the dual simplex there, so only a few
+    pivots remain however fine the grid is.
+    """
+    m = problem.order
+    sup = _DiscreteSupport(problem)
+    size = sup.size()
+    if size <= m + 1 or m < 1:
+        return []
+    rng = _event_range(problem, sup)
+    if rng is None or rng == (0, size - 1):
+        return []
+    upper_tail = problem.event.kind in (EventKind.GT, EventKind.GE)
+    thr = rng[0] if upper_tail else rng[1]
+    mom = problem.exact_moments
+    c = mom[1]
+    var = mom[2] - c * c if m >= 2 else Fraction(0)
+    s = Fraction(math.sqrt(float(var))).limit_denominator(10**12) if var > 0 else Fraction(0)
+    if s <= 0:
+        s = Fraction(max(1, math.ceil(float(sup.at(size - 1) - sup.at(0)) / 2)))
+    vmom = [
+        sum((math.comb(k, j) * mom[j] * (-c) ** (k - j) for j in range(k + 1)), Fraction(0)) / s**k
+        for k in range(m + 1)
+    ]
+    xs_sorted = None if sup.grid else [float(x) for x in sup.points]  # type: ignore[union-attr]
+    regions = [(rng[0], rng[1])] + ([(0, rng[0] - 1)] if rng[0] > 0 else []) + (
+        [(rng[1] + 1, size - 1)] if rng[1] < size - 1 else [])
+    singles = {"thr": thr, "lo": 0, "hi": size - 1}
+    out: list[list[Fraction]] = []
+    import bisect
+    import itertools
+
+    for k in range(4):
+        if (k % 2) != ((m + 1) % 2):
+            continue
+        for names in itertools.combinations(("thr", "lo", "hi"), k):
+            idx = {singles[nm] for nm in names}
+            if len(idx) != k:
+                continue
+            n_free = (m + 1 - k) // 2
+            nodes = _quasi_orthogonal_nodes(vmom, [(sup.at(i) - c) / s for i in sorted(idx)], n_free)
+            if nodes is None:
+                continue
+            ok = True
+            chosen = set(idx)
+            for v in nodes:
+                x = float(c) + float(s) * v
+                if sup.grid:
+                    i = math.floor(x - float(sup.lo))  # type: ignore[arg-type]
+                else:
+                    i = bisect.bisect_right(xs_sorted, x) - 1  # type: ignore[arg-type]
+                reg = next((r for r in regions if r[0] <= i <= r[1]), None)
+                if reg is None:
+                    i = min(max(i, 0), size - 1)
+                    reg = next(r for r in regions if r[0] <= i <= r[1])
+                if reg[1] - reg[0] < 1:
+                    ok = False
+                    break
+                i = min(max(i, reg[0]), reg[1] - 1)
+                if i in chosen or i + 1 in chosen:
+                    # nudge the pair away from a point already used, inside the region
+                    for j in (i - 1, i + 1, i - 2, i + 2):
+                        if reg[0] <= j < reg[1] and j not in chosen and j + 1 not in chosen:
+                            i = j
+                            break
+                    else:
+                        ok = False
+                        break
+                chosen.update((i, i + 1))
+            if ok and len(chosen) == m + 1:
+                out.append([sup.at(i) for i in sorted(chosen)])
+    return out
+
+
 @dataclass
 class _State:
     basis: list[Fraction]
@@ -408,6 +535,28 @@ def _dual_feasible(ds: DualSimplex, basis: list[Fraction]) -> bool:
     return ver.ok
 
 
+def _continuous_start(ds: DualSimplex, problem: MomentProblem) -> list[Fraction] | None:
+    """The best exactly dual feasible basis among :func:`continuous_start_bases` (None if none is).
+
+    Candidates with nonnegative exact primal weights (primal feasible: already optimal)
+    come first, then by objective value; dual feasibility is checked on the whole support
+    by exact root isolation.
+    """
+    scored: list[tuple[bool, Fraction, list[Fraction]]] = []
+    for basis in continuous_start_bases(problem):
+        try:
+            st = ds.state(basis)
+        except ZeroDivisionError:
+            continue
+        value = sum((_f(w) for w, x in zip(st.w, basis) if problem.event.indicator(x)), Fraction(0))
+        scored.append((not all(w >= 0 for w in st.w), value, basis))
+    scored.sort(key=lambda t: (t[0], t[1]))
+    for _, _, basis in scored:
+        if _dual_feasible(ds, basis):
+            return basis
+    return None
+
+
 def _upper(problem: MomentProblem, opts: Mapping[str, Any]) -> tuple[Fraction, Certificate, Status, int, str]:
     dense = int(opts["dense_limit"])
     max_pivots = int(opts["max_pivots"])
@@ -415,7 +564,15 @@ def _upper(problem: MomentProblem, opts: Mapping[str, Any]) -> tuple[Fraction, C
     start: list[Fraction] | None = None
     how = "structured start"
     size = problem.support.size or 0
-    if problem.support.kind is SupportKind.GRID and size > dense:
+    start_opt = str(opts["start"])
+    tried: list[str] = []
+    if start_opt == "continuous" or (start_opt == "auto" and size > dense):
+        start = _continuous_start(DualSimplex(problem, dense_limit=dense), problem)
+        if start is not None:
+            how = "continuous-measure start"
+        else:
+            tried.append("no rounded continuous extremal basis was dual feasible")
+    if start is None and start_opt in ("auto", "coarse") and problem.support.kind is SupportKind.GRID and size > dense:
         # coarse-to-fine: solve on sub-grids of step s, s/16, ..., map the optimal bases down
         # coarsest step: a power of the refinement factor at most sd/4 (so the bulk of the law
         # keeps ~40 sub-grid points) and leaving at least coarse_points sub-grid points
@@ -453,6 +610,8 @@ def _upper(problem: MomentProblem, opts: Mapping[str, Any]) -> tuple[Fraction, C
     ds = DualSimplex(problem, dense_limit=dense)
     if start is None:
         start = structured_start_basis(problem)
+    if tried:
+        how = f"{how}; {'; '.join(tried)}"
     st, optimal = ds.run(start, max_pivots)
     pivots += ds.pivots
     cert, shifted = certify(ds.u_monomial(st.y), "upper", problem, basis="monomial", allow_shift=False,
@@ -484,7 +643,7 @@ class PrekopaMethod(BoundMethod):
 
     name = "prekopa"
     kind = Kind.BOUND
-    options = {"max_pivots": 600, "dense_limit": 4096, "coarse_points": 64, "refine_factor": 8}
+    options = {"max_pivots": 600, "dense_limit": 4096, "coarse_points": 64, "refine_factor": 8, "start": "auto"}
 
     def applies(self, problem: MomentProblem) -> str | None:
         if not problem.support.is_discrete:
@@ -501,6 +660,10 @@ class PrekopaMethod(BoundMethod):
         return None
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:
+        if options["start"] not in ("auto", "continuous", "coarse", "structured"):
+            raise InvalidArgument(
+                f"start must be 'auto', 'continuous', 'coarse' or 'structured', got {options['start']!r}"
+            )
         if int(options["max_pivots"]) < 0:
             raise InvalidArgument(f"max_pivots must be >= 0, got {options['max_pivots']!r}")
         uv, ucert, ust, upiv, unote = _upper(problem, options)
