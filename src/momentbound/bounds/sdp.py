@@ -270,6 +270,17 @@ def sos_dual(
     return SOSSolution(tuple(float(v) for v in np.asarray(sol.x)[: m + 1]), float(sol.obj_val), status, int(sol.iterations))
 
 
+def tol_and_max_iter(options: dict[str, Any]) -> tuple[float, int]:
+    """The validated ``tol`` (in ``(0, 1e-2)``) and ``max_iter`` (>= 1) options of a dual solver."""
+    tol = float(options["tol"])
+    if not 0 < tol < 1e-2:
+        raise InvalidArgument(f"tol must be in (0, 1e-2), got {tol!r}")
+    max_iter = int(options["max_iter"])
+    if max_iter < 1:
+        raise InvalidArgument(f"max_iter must be a positive integer, got {max_iter!r}")
+    return tol, max_iter
+
+
 def certified_side(
     problem: MomentProblem,
     side: str,
@@ -384,12 +395,7 @@ class SDPMethod(BoundMethod):
     options = {"tol": 1e-9, "max_iter": 200}
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:
-        tol = float(options["tol"])
-        if not 0 < tol < 1e-2:
-            raise InvalidArgument(f"tol must be in (0, 1e-2), got {tol!r}")
-        max_iter = int(options["max_iter"])
-        if max_iter < 1:
-            raise InvalidArgument(f"max_iter must be a positive integer, got {max_iter!r}")
+        tol, max_iter = tol_and_max_iter(options)
         c = np.array([float(v) for v in problem.chebyshev_moments()])
         notes = []
         if problem.support.kind is SupportKind.REAL and problem.order % 2 == 1:

@@ -33,12 +33,12 @@ from typing import Any
 import numpy as np
 from numpy.polynomial import chebyshev as _cheb
 
-from momentbound.errors import InvalidArgument, SolverFailed
+from momentbound.errors import SolverFailed
 
 from .problem import MomentProblem, SupportKind
 from .registry import BoundMethod, register
 from .result import BoundResult, Diagnostics, Kind
-from .sdp import UnitPiece, assemble, certified_side, unit_pieces
+from .sdp import UnitPiece, assemble, certified_side, tol_and_max_iter, unit_pieces
 
 __all__ = ["SQPMethod", "piece_candidates", "local_minima", "ExchangeResult", "exchange_dual"]
 
@@ -319,12 +319,7 @@ class SQPMethod(BoundMethod):
         return _check_common(problem)
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:
-        tol = float(options["tol"])
-        if not 0 < tol < 1e-2:
-            raise InvalidArgument(f"tol must be in (0, 1e-2), got {tol!r}")
-        max_iter = int(options["max_iter"])
-        if max_iter < 1:
-            raise InvalidArgument(f"max_iter must be a positive integer, got {max_iter!r}")
+        tol, max_iter = tol_and_max_iter(options)
         c = np.array([float(v) for v in problem.chebyshev_moments()])
         pieces = _discrete_pieces(problem)
         sides: dict[str, tuple[Any, bool]] = {}
