@@ -329,9 +329,13 @@ def bird_moments(
     (2, 1, 4)
     """
     from momentbound.model.statistics import _check_N
-    from momentbound.moments.core import MomentSequence, _check_model, _check_order, _resolve_exact
-    from momentbound.moments.engine import expectation_vector, finish, layout, scaled_probabilities
-    from momentbound.model.statistics import Statistic
+    from momentbound.moments.core import (
+        MomentSequence,
+        _check_model,
+        _check_order,
+        _exact_joint_moments,
+        _resolve_exact,
+    )
 
     _check_model(stat_x, model, "stat_x")
     _check_model(stat_y, model, "stat_y")
@@ -370,46 +374,7 @@ def bird_moments(
                 acc[key] = acc.get(key, 0) + c1 * c2
         powers.append(acc)
     pairs = sorted({ij for p in powers for ij in p})
-    # joint moments E[X^i Y^j] for the needed pairs, in one engine run
-    feats: list = []
-    pos: dict = {}
-    for f in stat_x.features + stat_y.features:
-        if f.cells not in pos:
-            pos[f.cells] = len(feats)
-            feats.append(f)
-
-    def lift(stat: "Statistic") -> dict:
-        out = {}
-        for exps, coef in stat.terms:
-            new = [0] * len(feats)
-            for f, e in zip(stat.features, exps):
-                new[pos[f.cells]] += e
-            out[tuple(new)] = coef
-        return out
-
-    def mul(p: dict, q: dict) -> dict:
-        acc2: dict = {}
-        for ea, ca in p.items():
-            for eb, cb in q.items():
-                key = tuple(x + y for x, y in zip(ea, eb))
-                acc2[key] = acc2.get(key, 0) + ca * cb
-        return {k: v for k, v in acc2.items() if v}
-
-    X, Y = lift(stat_x), lift(stat_y)
-    one = {(0,) * len(feats): 1}
-    max_i = max(i for i, _ in pairs)
-    max_j = max(j for _, j in pairs)
-    xp = [one]
-    for _ in range(max_i):
-        xp.append(mul(xp[-1], X))
-    yp = [one]
-    for _ in range(max_j):
-        yp.append(mul(yp[-1], Y))
-    polys = [list(mul(xp[i], yp[j]).items()) for i, j in pairs]
-    lay_stat = Statistic.from_terms(model.n_cells, feats, {(0,) * len(feats): 1})
-    q, D = scaled_probabilities(model.cells)
-    gammas = expectation_vector(layout(lay_stat), polys, q)
-    joint = {ij: finish(g, N, D) for ij, g in zip(pairs, gammas)}
+    joint = _exact_joint_moments(stat_x, stat_y, model, N, pairs)  # one engine run
     values = []
     for p in powers:
         total = sum((c * joint[ij] for ij, c in p.items()), start=joint[(0, 0)] * 0)

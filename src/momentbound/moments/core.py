@@ -255,32 +255,10 @@ class JointMoments:
         return (len(self.values), len(self.values[0]))
 
 
-def joint_moments(
-    stat_x: Statistic,
-    stat_y: Statistic,
-    model: "CellModel",
-    N: int,
-    max_i: int,
-    max_j: int,
-    *,
-    exact: Optional[bool] = None,
-) -> JointMoments:
-    """Joint moments ``E[X^i Y^j]`` for ``0 <= i <= max_i``, ``0 <= j <= max_j``.
-
-    Examples
-    --------
-    >>> from momentbound.model import equal_cells_model
-    >>> from momentbound.model.statistics import naive_bayes_statistic
-    >>> m = equal_cells_model((2,))
-    >>> t = joint_moments(naive_bayes_statistic(m, (0,)), naive_bayes_statistic(m, (1,)), m, 2, 1, 1)
-    >>> t[1, 1]
-    Fraction(0, 1)
-    """
-    _check_model(stat_x, model, "stat_x")
-    _check_model(stat_y, model, "stat_y")
-    N = _check_N(N)
-    max_i = _check_order(max_i, "max_i")
-    max_j = _check_order(max_j, "max_j")
+def _exact_joint_moments(
+    stat_x: Statistic, stat_y: Statistic, model: "CellModel", N: int, pairs: Sequence[tuple[int, int]]
+) -> dict[tuple[int, int], Any]:
+    """Exact ``E[X^i Y^j]`` for each ``(i, j)`` in ``pairs``, in one engine run (inputs validated)."""
     # put both statistics on one feature list
     feats: list = []
     pos: dict = {}
@@ -310,17 +288,48 @@ def joint_moments(
         return {k: v for k, v in acc.items() if v}
 
     xp = [one]
-    for _ in range(max_i):
+    for _ in range(max(i for i, _ in pairs)):
         xp.append(mul(xp[-1], X))
     yp = [one]
-    for _ in range(max_j):
+    for _ in range(max(j for _, j in pairs)):
         yp.append(mul(yp[-1], Y))
-    polys = [list(mul(xp[i], yp[j]).items()) for i in range(max_i + 1) for j in range(max_j + 1)]
+    polys = [list(mul(xp[i], yp[j]).items()) for i, j in pairs]
     lay_stat = Statistic.from_terms(model.n_cells, feats, {(0,) * len(feats): 1})
     q, D = scaled_probabilities(model.cells)
     gammas = expectation_vector(layout(lay_stat), polys, q)
+    return {ij: finish(g, N, D) for ij, g in zip(pairs, gammas)}
+
+
+def joint_moments(
+    stat_x: Statistic,
+    stat_y: Statistic,
+    model: "CellModel",
+    N: int,
+    max_i: int,
+    max_j: int,
+    *,
+    exact: Optional[bool] = None,
+) -> JointMoments:
+    """Joint moments ``E[X^i Y^j]`` for ``0 <= i <= max_i``, ``0 <= j <= max_j``.
+
+    Examples
+    --------
+    >>> from momentbound.model import equal_cells_model
+    >>> from momentbound.model.statistics import naive_bayes_statistic
+    >>> m = equal_cells_model((2,))
+    >>> t = joint_moments(naive_bayes_statistic(m, (0,)), naive_bayes_statistic(m, (1,)), m, 2, 1, 1)
+    >>> t[1, 1]
+    Fraction(0, 1)
+    """
+    _check_model(stat_x, model, "stat_x")
+    _check_model(stat_y, model, "stat_y")
+    N = _check_N(N)
+    max_i = _check_order(max_i, "max_i")
+    max_j = _check_order(max_j, "max_j")
+    pairs = [(i, j) for i in range(max_i + 1) for j in range(max_j + 1)]
+    joint = _exact_joint_moments(stat_x, stat_y, model, N, pairs)
     ex = _resolve_exact(model, exact)
-    vals = [finish(g, N, D) for g in gammas]
+    vals = [joint[ij] for ij in pairs]
     if not ex:
         vals = [float(v) for v in vals]  # type: ignore[misc]
     rows = tuple(
