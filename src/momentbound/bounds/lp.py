@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from fractions import Fraction
 from typing import Any
 
@@ -43,26 +44,37 @@ from .problem import Event, MomentProblem, SupportKind
 from .registry import BoundMethod, register
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status, round_down, round_up
 
-__all__ = ["LPMethod", "LPDualMethod", "HIGHS_STATUS_MAP", "SideResult", "solve_upper"]
+__all__ = ["LPMethod", "LPDualMethod", "HIGHS_STATUS_MAP", "HighsOutcome", "SideResult", "solve_upper"]
 
+class HighsOutcome(Enum):
+    """What a HiGHS model status means for the restricted LP."""
+
+    OPTIMAL = "optimal"
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    UNVERIFIED = "unverified"  # a solution exists but HiGHS could not confirm it: the exact finish decides
+    FAILED = "failed"
+
+
+_O = HighsOutcome
 # one table translating HiGHS model statuses (by name) into our outcome
-HIGHS_STATUS_MAP: Mapping[str, str] = {
-    "kOptimal": "optimal",
-    "kInfeasible": "infeasible",
-    "kUnbounded": "unbounded",
-    "kUnboundedOrInfeasible": "infeasible",
-    "kIterationLimit": "failed",
-    "kTimeLimit": "failed",
-    "kSolveError": "failed",
-    "kModelError": "failed",
-    "kLoadError": "failed",
-    "kPresolveError": "failed",
-    "kPostsolveError": "failed",
-    "kNotset": "failed",
-    "kUnknown": "unverified",  # a solution exists but HiGHS could not confirm it: the exact finish decides
-    "kModelEmpty": "failed",
-    "kInterrupt": "failed",
-    "kMemoryLimit": "failed",
+HIGHS_STATUS_MAP: Mapping[str, HighsOutcome] = {
+    "kOptimal": _O.OPTIMAL,
+    "kInfeasible": _O.INFEASIBLE,
+    "kUnbounded": _O.UNBOUNDED,
+    "kUnboundedOrInfeasible": _O.INFEASIBLE,
+    "kIterationLimit": _O.FAILED,
+    "kTimeLimit": _O.FAILED,
+    "kSolveError": _O.FAILED,
+    "kModelError": _O.FAILED,
+    "kLoadError": _O.FAILED,
+    "kPresolveError": _O.FAILED,
+    "kPostsolveError": _O.FAILED,
+    "kNotset": _O.FAILED,
+    "kUnknown": _O.UNVERIFIED,
+    "kModelEmpty": _O.FAILED,
+    "kInterrupt": _O.FAILED,
+    "kMemoryLimit": _O.FAILED,
 }
 
 
@@ -85,7 +97,7 @@ class SideResult:
 
 @dataclass
 class _Restricted:
-    status: str
+    status: HighsOutcome
     y: np.ndarray
     q: np.ndarray
     basic: list[int]
@@ -116,6 +128,22 @@ def _colwise(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return start, index, mat.T.reshape(-1).copy()
 
 
+def _run_highs(h: Any, lp: Any) -> tuple[HighsOutcome, str, Any]:
+    """Solve ``lp`` with ``h``: (outcome, raw HiGHS status name, solution).
+
+    An unconfirmed status with a valid primal and dual solution counts as optimal: the exact
+    finish verifies the basis either way.
+    """
+    h.passModel(lp)
+    h.run()
+    raw = str(h.getModelStatus()).split(".")[-1]
+    status = HIGHS_STATUS_MAP.get(raw, HighsOutcome.FAILED)
+    sol = h.getSolution()
+    if status is HighsOutcome.UNVERIFIED and sol.dual_valid and sol.value_valid:
+        status = HighsOutcome.OPTIMAL
+    return status, raw, sol
+
+
 def _solve_primal(
     A: np.ndarray, c: np.ndarray, tau: np.ndarray, phase1: bool, options: Mapping[str, Any], elastic: bool = False
 ) -> _Restricted:
@@ -144,14 +172,8 @@ def _solve_primal(
     lp.row_upper_ = tau.copy()
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
     lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = _colwise(A)
-    h.passModel(lp)
-    h.run()
-    raw = str(h.getModelStatus()).split(".")[-1]
-    status = HIGHS_STATUS_MAP.get(raw, "failed")
-    sol = h.getSolution()
-    if status == "unverified" and sol.dual_valid and sol.value_valid:
-        status = "optimal"
-    if status != "optimal":
+    status, raw, sol = _run_highs(h, lp)
+    if status is not HighsOutcome.OPTIMAL:
         return _Restricted(status, np.zeros(nrow), np.zeros(npts), [], math.nan, raw)
     rd = np.array(sol.row_dual)
     y = rd if phase1 else -rd  # phase 1: a.y <= 0 for points, E[p] = residual; phase 2: a.y >= c
@@ -184,14 +206,8 @@ def _solve_dual(
         lp.row_lower_, lp.row_upper_ = c.astype(float).copy(), np.full(npts, inf)
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
     lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = _colwise(A.T.copy())
-    h.passModel(lp)
-    h.run()
-    raw = str(h.getModelStatus()).split(".")[-1]
-    status = HIGHS_STATUS_MAP.get(raw, "failed")
-    sol = h.getSolution()
-    if status == "unverified" and sol.dual_valid and sol.value_valid:
-        status = "optimal"
-    if status != "optimal":
+    status, raw, sol = _run_highs(h, lp)
+    if status is not HighsOutcome.OPTIMAL:
         return _Restricted(status, np.zeros(nrow), np.zeros(npts), [], math.nan, raw)
     y = np.array(sol.col_value)
     q = np.abs(np.array(sol.row_dual))
@@ -335,7 +351,7 @@ class _ColumnGeneration:
         solver = _solve_primal if self.formulation == "primal" else _solve_dual
         A = self.matrix()
         res = solver(A, self.objective() / self.colscale, self.tau, phase1, self.opts["highs_options"], self.continuous)
-        if res.status != "optimal" and not (phase1 and res.status == "infeasible"):
+        if res.status is not HighsOutcome.OPTIMAL and not (phase1 and res.status is HighsOutcome.INFEASIBLE):
             raise SolverFailed(
                 f"HiGHS returned {res.raw_status} on the restricted {'phase-1 ' if phase1 else ''}LP "
                 f"with {len(self.points)} columns",
