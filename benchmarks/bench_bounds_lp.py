@@ -7,7 +7,11 @@ and ``P[Z_(0,0) > 0]`` of the 2x2x2 equal-cells naive Bayes model (6 moments at 
 12 moments at N = 100).  The baseline runs only where the enumerated grid fits in memory
 (N = 10); its answer is compared with the exact sharp value.
 
-Usage: ``python benchmarks/bench_bounds_lp.py [--repeats 1] [--skip-slow]``
+``prekopa`` (exact dual simplex from the rounded continuous extremal measure) is timed on the same
+workloads, with its previous start (``start="coarse"``: coarse-to-fine sub-grids, then pairs next
+to the threshold, the code before the continuous-measure start) as its own before/after baseline.
+
+Usage: ``python benchmarks/bench_bounds_lp.py [--repeats 1] [--skip-slow] [--skip-prekopa-before]``
 Timings are wall-clock seconds on whatever machine runs this (RESULTS.md says which).
 """
 
@@ -69,13 +73,17 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--skip-slow", action="store_true", help="skip the 12-moment N = 100 workload")
+    ap.add_argument("--skip-prekopa-before", action="store_true",
+                    help="do not time prekopa's previous start (about 70 s at N = 1000)")
     args = ap.parse_args()
     work = [(f"binomial(40,0.3) F(12), {k} moments", *binomial_problem(k, 12)) for k in (8, 12, 16)]
     work += [(f"Z_(0,0) > 0, N = {N}, 6 moments", *z_problem(N, 6)) for N in (10, 100, 1000)]
     if not args.skip_slow:
         work.append(("Z_(0,0) > 0, N = 100, 12 moments", *z_problem(100, 12)))
     header = ("workload", "grid points", "baseline [lo, hi]", "baseline status", "baseline s",
-              "lp [lo, hi]", "lp status", "lp s", "lp-dual s", "truth", "ratio baseline/lp")
+              "lp [lo, hi]", "lp status", "lp s", "lp-dual s", "truth", "ratio baseline/lp",
+              "prekopa [lo, hi]", "prekopa status", "prekopa s", "prekopa pivots", "prekopa before [lo, hi]",
+              "prekopa before s", "ratio before/prekopa")
     print(" | ".join(header), flush=True)
     print("|".join("---" for _ in header))
     for name, prob, truth in work:
@@ -97,10 +105,27 @@ def main() -> None:
             wrong = abs(blo - r.lower) > 1e-6 or abs(bhi - r.upper) > 1e-6
             base_ok = " (WRONG)" if wrong else " (correct)"
         ratio = f"{bsec / times['lp']:.2f}" if not math.isnan(bsec) else "-"
+        pk, pk_s = None, math.inf
+        for _ in range(max(1, args.repeats)):
+            t0 = time.perf_counter()
+            pk = bound(prob, "prekopa")
+            pk_s = min(pk_s, time.perf_counter() - t0)
+        # prekopa is sharp and exact wherever lp proves optimality: the same rationals
+        if r.status.value == "optimal":
+            assert (pk.exact_lower, pk.exact_upper) == (r.exact_lower, r.exact_upper)
+        before, before_s = "-", math.nan
+        if not args.skip_prekopa_before:
+            t0 = time.perf_counter()
+            old = bound(prob, "prekopa", start="coarse")
+            before_s = time.perf_counter() - t0
+            before = f"[{old.lower:.6g}, {old.upper:.6g}] {old.status.value}"
         print(" | ".join([
             name, f"{prob.support.size:.3g}", f"[{blo:.6g}, {bhi:.6g}]{base_ok}", bstat,
             "-" if math.isnan(bsec) else f"{bsec:.3f}", f"[{r.lower:.6g}, {r.upper:.6g}]", r.status.value,
             f"{times['lp']:.3f}", f"{times['lp-dual']:.3f}", "-" if truth is None else f"{float(truth):.6g}", ratio,
+            f"[{pk.lower:.6g}, {pk.upper:.6g}]", pk.status.value, f"{pk_s:.3f}", str(pk.diagnostics.iterations),
+            before, "-" if math.isnan(before_s) else f"{before_s:.3f}",
+            "-" if math.isnan(before_s) else f"{before_s / pk_s:.1f}",
         ]), flush=True)
 
 

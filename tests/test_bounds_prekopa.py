@@ -44,6 +44,11 @@ def test_prekopa_equals_brute_force_and_lp(case):
     prob = MomentProblem(moments_of(pmf, order), Support.grid(0, n), ev)
     truth = sum(q for x, q in pmf if ev.indicator(x))
     assume("prekopa" in available_methods(prob))
+    # the structured start (pairs next to the threshold) exercises the dual simplex pivots
+    r = bound(prob, "prekopa", start="structured")
+    assert r.status is Status.OPTIMAL and r.certified
+    assert (r.exact_lower, r.exact_upper) == brute_force_lp(range(n + 1), prob.moments, ev)
+    assert r.exact_lower <= truth <= r.exact_upper
     r = bound(prob, "prekopa")
     assert r.status is Status.OPTIMAL and r.certified
     assert (r.exact_lower, r.exact_upper) == brute_force_lp(range(n + 1), prob.moments, ev)

@@ -566,7 +566,7 @@ def _upper(problem: MomentProblem, opts: Mapping[str, Any]) -> tuple[Fraction, C
     size = problem.support.size or 0
     start_opt = str(opts["start"])
     tried: list[str] = []
-    if start_opt == "continuous" or (start_opt == "auto" and size > dense):
+    if start_opt in ("auto", "continuous"):
         start = _continuous_start(DualSimplex(problem, dense_limit=dense), problem)
         if start is not None:
             how = "continuous-measure start"
