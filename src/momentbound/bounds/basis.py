@@ -10,12 +10,14 @@ see ORACLES.md).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 from numpy.polynomial import chebyshev as _cheb
+
+from momentbound.errors import InvalidArgument
 
 __all__ = [
     "chebyshev_table",
@@ -30,6 +32,24 @@ __all__ = [
 ]
 
 
+def _three_term_table(
+    degree: int, lead: Callable[[int], int], back: Callable[[int], int]
+) -> tuple[tuple[int, ...], ...]:
+    """Monomial coefficients of ``P_0 = 1``, ``P_1 = u``, ``P_k = lead(k) u P_{k-1} - back(k) P_{k-2}``."""
+    rows: list[list[int]] = [[1] + [0] * degree]
+    if degree >= 1:
+        rows.append([0, 1] + [0] * (degree - 1))
+    for k in range(2, degree + 1):
+        prev, prev2 = rows[k - 1], rows[k - 2]
+        row = [0] * (degree + 1)
+        for j in range(degree):
+            row[j + 1] += lead(k) * prev[j]
+        for j in range(degree + 1):
+            row[j] -= back(k) * prev2[j]
+        rows.append(row)
+    return tuple(tuple(r) for r in rows)
+
+
 @lru_cache(maxsize=64)
 def chebyshev_table(degree: int) -> tuple[tuple[int, ...], ...]:
     """Monomial coefficients of ``T_0 .. T_degree`` (row ``k`` = coefficients of ``T_k``).
@@ -40,19 +60,8 @@ def chebyshev_table(degree: int) -> tuple[tuple[int, ...], ...]:
     (-1, 0, 2)
     """
     if degree < 0:
-        raise ValueError("degree must be >= 0")
-    rows: list[list[int]] = [[1] + [0] * degree]
-    if degree >= 1:
-        rows.append([0, 1] + [0] * (degree - 1))
-    for k in range(2, degree + 1):
-        prev, prev2 = rows[k - 1], rows[k - 2]
-        row = [0] * (degree + 1)
-        for j in range(degree):
-            row[j + 1] += 2 * prev[j]
-        for j in range(degree + 1):
-            row[j] -= prev2[j]
-        rows.append(row)
-    return tuple(tuple(r) for r in rows)
+        raise InvalidArgument(f"degree must be >= 0, got {degree!r}")
+    return _three_term_table(degree, lambda k: 2, lambda k: 1)
 
 
 def monomial_to_chebyshev_moments(moments: Sequence[Fraction | int]) -> tuple[Fraction, ...]:
@@ -146,18 +155,7 @@ def cheb_vander(u: np.ndarray, degree: int) -> np.ndarray:
 @lru_cache(maxsize=64)
 def hermite_table(degree: int) -> tuple[tuple[int, ...], ...]:
     """Monomial coefficients of the probabilists' Hermite polynomials ``He_0 .. He_degree``."""
-    rows: list[list[int]] = [[1] + [0] * degree]
-    if degree >= 1:
-        rows.append([0, 1] + [0] * (degree - 1))
-    for k in range(2, degree + 1):
-        prev, prev2 = rows[k - 1], rows[k - 2]
-        row = [0] * (degree + 1)
-        for j in range(degree):
-            row[j + 1] += prev[j]
-        for j in range(degree + 1):
-            row[j] -= (k - 1) * prev2[j]
-        rows.append(row)
-    return tuple(tuple(r) for r in rows)
+    return _three_term_table(degree, lambda k: 1, lambda k: k - 1)
 
 
 class PolyBasis:
@@ -176,7 +174,7 @@ class PolyBasis:
         from numpy.polynomial import hermite_e as _herm
 
         if kind not in ("chebyshev", "hermite"):
-            raise ValueError(f"unknown basis kind {kind!r}")
+            raise InvalidArgument(f"unknown basis kind {kind!r}; use 'chebyshev' or 'hermite'")
         self.kind = kind
         self.shift, self.scale = Fraction(shift), Fraction(scale)
         self.m = len(raw_moments) - 1
