@@ -69,6 +69,16 @@ def z_problem(N: int, order: int) -> tuple[MomentProblem, Any]:
     return prob, (prob_z_positive(model, N, (0, 0, 0)).positive if N <= 100 else None)
 
 
+def table4(N: int) -> tuple[MomentProblem, Any]:
+    """The Table 4 workload exactly as ``momentbound compare`` / bench_bounds.py build it."""
+    from momentbound.bounds.compare import table4_problem
+    from momentbound.exact import prob_z_positive
+    from momentbound.model import equal_cells_model
+
+    prob, _ = table4_problem(N, 6)
+    return prob, (prob_z_positive(equal_cells_model((2, 2)), N, (0, 0)).positive if N <= 100 else None)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=1)
@@ -78,6 +88,7 @@ def main() -> None:
     args = ap.parse_args()
     work = [(f"binomial(40,0.3) F(12), {k} moments", *binomial_problem(k, 12)) for k in (8, 12, 16)]
     work += [(f"Z_(0,0) > 0, N = {N}, 6 moments", *z_problem(N, 6)) for N in (10, 100, 1000)]
+    work += [(f"Table 4 (compare.table4_problem), N = {N}", *table4(N)) for N in (10, 100, 1000)]
     if not args.skip_slow:
         work.append(("Z_(0,0) > 0, N = 100, 12 moments", *z_problem(100, 12)))
     header = ("workload", "grid points", "baseline [lo, hi]", "baseline status", "baseline s",

@@ -226,3 +226,21 @@ class _Upper:
 def test_prekopa_start_option_is_validated():
     with pytest.raises(InvalidArgument, match="start must be 'auto', 'continuous', 'coarse' or 'structured'"):
         bound(MomentProblem((1, 3, 11, 45), Support.grid(0, 6), Event.ge(5)), "prekopa", start="nearest")
+
+
+@pytest.mark.parametrize("N", [100, 1000])
+def test_prekopa_on_the_table4_problem_equals_lp_and_holds_the_truth(N):
+    from momentbound.bounds.compare import table4_problem
+
+    prob, _ = table4_problem(N, 6)
+    r = bound(prob, "prekopa")
+    lp = bound(prob, "lp")
+    assert r.status is Status.OPTIMAL and lp.status is Status.OPTIMAL
+    assert (r.exact_lower, r.exact_upper) == (lp.exact_lower, lp.exact_upper)
+    _witness_measure(prob, r)
+    if N == 100:  # the exact law (another module's algorithm) is cheap here
+        from momentbound.exact import prob_z_positive
+        from momentbound.model import equal_cells_model
+
+        truth = prob_z_positive(equal_cells_model((2, 2)), N, (0, 0)).positive
+        assert r.exact_lower <= truth <= r.exact_upper

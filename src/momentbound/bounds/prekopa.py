@@ -15,6 +15,18 @@ A basis is a set of ``m + 1`` support points; its dual vector ``y`` is the polyn
   threshold point, so ``p = c * prod (x - s_i)(x - s_{i+1})`` is ``>= 0`` at every
   support point and increases into the tail.
 
+* (default, ``start="auto"``) the *continuous-measure start*
+  (:func:`continuous_start_bases`): the contact points of the interval problem's
+  extremal measure (single contacts at the threshold / end points, double contacts at the
+  roots of a quasi-orthogonal polynomial, computed in the standardized variable), each
+  double contact rounded to the pair of consecutive support points around it.  Among
+  these candidates the best exactly dual feasible one is the start; on fine grids it is
+  (next to) the optimal basis, so the dual simplex needs few or no pivots instead of moving
+  the pairs one grid point per pivot.  If no candidate is dual feasible the start falls
+  back, still within this method and said in the message, to coarse-to-fine sub-grid
+  solves (``start="coarse"``) and then to pairs next to the threshold
+  (``start="structured"``).
+
 Each pivot: leaving point = basis point with the most negative primal weight
 ``w = B^{-1} tau``; entering point = minimiser over the support of the ratio
 ``(p(x) - 1_E(x)) / (-L_r(x))`` over points with ``L_r(x) < 0``, where ``L_r`` is the
@@ -632,6 +644,12 @@ class PrekopaMethod(BoundMethod):
     """Prekopa's dual method (exact dual simplex from a structured dual feasible basis).
 
     Applies to tail events (``gt``, ``ge``, ``lt``, ``le``) on grids and finite supports.
+    Options: ``start`` (``"auto"``: the rounded continuous extremal measure, then
+    coarse-to-fine, then pairs at the threshold; ``"continuous"``, ``"coarse"``,
+    ``"structured"``), ``max_pivots`` (per dual simplex run), ``dense_limit``,
+    ``coarse_points``, ``refine_factor`` (coarse-to-fine sub-grids).  Status ``optimal``
+    means the final basis is primal feasible and its dual polynomial dominates the event
+    indicator on the whole support, both checked in exact rational arithmetic.
 
     Example
     -------
