@@ -56,6 +56,19 @@ COVARIANCE_RULES = ("exact", "paper")
 
 
 # ----------------------------------------------------------------------------- result
+#: the numeric fields of :class:`EstimatorMoments`, in table order
+MOMENT_FIELDS = (
+    "mean",
+    "variance",
+    "std",
+    "mean_plus_std",
+    "fold_variance",
+    "fold_covariance",
+    "ge_mean",
+    "ge_variance",
+)
+
+
 @dataclass(frozen=True)
 class EstimatorMoments:
     """Mean and variance of an error estimator (frozen result of :func:`estimator_moments`).
@@ -127,16 +140,7 @@ class EstimatorMoments:
             "test_size": self.test_size,
             "folds": self.folds,
         }
-        for name in (
-            "mean",
-            "variance",
-            "std",
-            "mean_plus_std",
-            "fold_variance",
-            "fold_covariance",
-            "ge_mean",
-            "ge_variance",
-        ):
+        for name in MOMENT_FIELDS:
             value = getattr(self, name)
             if isinstance(value, Interval):
                 row[f"{name}_lower"] = float(value.lower)

@@ -71,20 +71,33 @@ def check_int_grid(values: Iterable[Any], *, name: str, minimum: int, maximum: i
 
 def estimator_row(res: Any) -> dict[str, float | None]:
     """The numeric fields of an ``EstimatorMoments`` result as floats (None when absent)."""
+    from momentbound.estimators.moments import MOMENT_FIELDS
+
     row: dict[str, float | None] = {}
-    for field in (
-        "mean",
-        "variance",
-        "std",
-        "mean_plus_std",
-        "fold_variance",
-        "fold_covariance",
-        "ge_mean",
-        "ge_variance",
-    ):
+    for field in MOMENT_FIELDS:
         value = getattr(res, field, None)
         row[field] = None if value is None else as_float(value, name=field)
     return row
+
+
+def estimator_runner(model: Any, *, ties: str, backend: str) -> "tuple[Callable[..., Any], Any]":
+    """``(run, engine)``: ``run(N, estimator, **kw)`` is ``estimator_moments`` for ``model`` with one
+    naive Bayes classifier and one shared engine, whose caches serve every point of a grid."""
+    from momentbound.estimators import estimator_moments, make_engine
+    from momentbound.exact import NaiveBayes
+
+    classifier = NaiveBayes(ties=ties)
+    engine = make_engine(model, classifier=classifier, backend=backend)
+
+    def run(N: int, estimator: Any, **kw: Any) -> Any:
+        return estimator_moments(model, N, estimator, classifier=classifier, backend=backend, engine=engine, **kw)
+
+    return run, engine
+
+
+def source_of(res: Any) -> tuple[str, str]:
+    """``(backend, kind)`` of an estimator result, as the strings a ``CurveSource`` records."""
+    return str(res.backend), str(getattr(res.kind, "value", res.kind))
 
 
 def new_figure(nrows: int, ncols: int, title: str, *, width: float = 4.2, height: float = 3.4) -> "tuple[Figure, list[Axes]]":

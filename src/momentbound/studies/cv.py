@@ -17,9 +17,11 @@ from momentbound.studies._common import (
     check_int_grid,
     check_positive_int,
     estimator_row,
+    estimator_runner,
     grid_map,
     label,
     new_figure,
+    source_of,
 )
 from momentbound.studies.claims import check_argmin_in, check_trend, check_u_shape, fmt
 from momentbound.studies.result import ClaimCheck, CurveSource, StudyResult, Verdict
@@ -58,23 +60,17 @@ def cv_frame(
     """
     import pandas as pd
 
-    from momentbound.estimators import KFold, estimator_moments, make_engine
-    from momentbound.exact import NaiveBayes
+    from momentbound.estimators import KFold
 
     N = check_positive_int(N, name="N", minimum=2)
     grid = check_int_grid(folds, name="folds", minimum=2, maximum=N)
-    classifier = NaiveBayes(ties=ties)
-    kw: dict[str, Any] = {
-        "classifier": classifier,
-        "backend": backend,
-        "engine": make_engine(model, classifier=classifier, backend=backend),
-    }
+    run, _ = estimator_runner(model, ties=ties, backend=backend)
 
     def one(v: int) -> tuple[Any, Any]:
-        exact = estimator_moments(model, N, KFold(v), **kw)
+        exact = run(N, KFold(v))
         # the printed Lemma 2 is evaluated at 2 folds, where its classifiers share no training
         # point (the exact backend has no term for overlapping training sets of other v)
-        paper = estimator_moments(model, N, KFold(v), covariance="paper", **kw) if paper_lemma and v == 2 else None
+        paper = run(N, KFold(v), covariance="paper") if paper_lemma and v == 2 else None
         return exact, paper
 
     results = grid_map(one, grid, progress)
@@ -87,15 +83,14 @@ def cv_frame(
                 float("nan") if paper is None else as_float(paper.fold_covariance, name="fold_covariance")
             )
         rows.append(row)
-    first = results[0][0]
-    kind = str(getattr(first.kind, "value", first.kind))
+    backend_name, kind = source_of(results[0][0])
     sources = [
-        CurveSource(c, str(first.backend), kind, "exact covariance (SPEC section 3)" if c != "mean" else "")
+        CurveSource(c, backend_name, kind, "exact covariance (SPEC section 3)" if c != "mean" else "")
         for c in ("mean", "fold_variance", "fold_covariance", "variance", "mean_plus_std")
     ]
     if paper_lemma:
         sources.append(
-            CurveSource("paper_fold_covariance", str(first.backend), kind, "printed Lemma 2 (incorrect), v = 2 only")
+            CurveSource("paper_fold_covariance", backend_name, kind, "printed Lemma 2 (incorrect), v = 2 only")
         )
     return pd.DataFrame(rows), tuple(sources)
 

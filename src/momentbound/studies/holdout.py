@@ -17,9 +17,11 @@ from momentbound.studies._common import (
     check_int_grid,
     check_positive_int,
     estimator_row,
+    estimator_runner,
     grid_map,
     label,
     new_figure,
+    source_of,
 )
 from momentbound.studies.claims import check_argmin_in, check_rise_after_min, check_trend
 from momentbound.studies.result import ClaimCheck, CurveSource, StudyResult
@@ -49,29 +51,20 @@ def holdout_frame(
     """
     import pandas as pd
 
-    from momentbound.estimators import HoldOut, estimator_moments, make_engine
-    from momentbound.exact import NaiveBayes
+    from momentbound.estimators import HoldOut
 
     N = check_positive_int(N, name="N", minimum=2)
     sizes = check_int_grid(test_sizes, name="test_sizes", minimum=1, maximum=N - 1)
-    classifier = NaiveBayes(ties=ties)
-    engine = make_engine(model, classifier=classifier, backend=backend)
-
-    def one(ns: int) -> Any:
-        return estimator_moments(
-            model, N, HoldOut(test_size=ns), classifier=classifier, backend=backend, engine=engine
-        )
-
-    results = grid_map(one, sizes, progress)
+    run, _ = estimator_runner(model, ties=ties, backend=backend)
+    results = grid_map(lambda ns: run(N, HoldOut(test_size=ns)), sizes, progress)
     rows = []
     for ns, res in zip(sizes, results):
         row: dict[str, Any] = {"test_size": ns, "test_percent": 100.0 * ns / N, "train_size": N - ns}
         row.update(estimator_row(res))
         rows.append(row)
-    first = results[0]
-    kind = getattr(first.kind, "value", str(first.kind))
+    backend_name, kind = source_of(results[0])
     sources = tuple(
-        CurveSource(curve, str(first.backend), str(kind))
+        CurveSource(curve, backend_name, kind)
         for curve in ("mean", "variance", "mean_plus_std")
     )
     return pd.DataFrame(rows), sources

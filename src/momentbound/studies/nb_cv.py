@@ -18,9 +18,11 @@ from momentbound.studies._common import (
     check_int_grid,
     check_positive_int,
     estimator_row,
+    estimator_runner,
     grid_map,
     label,
     new_figure,
+    source_of,
 )
 from momentbound.studies.claims import check_less_than, check_trend
 from momentbound.studies.cv import cv_claims, cv_frame, plot_cv
@@ -135,28 +137,25 @@ def nb_size_study(
     """
     import pandas as pd
 
-    from momentbound.estimators import GE, HoldOut, KFold, estimator_moments, make_engine
-    from momentbound.exact import NaiveBayes
+    from momentbound.estimators import GE, HoldOut, KFold
     from momentbound.model import second_nb_model
 
     grid = check_int_grid(sizes, name="sizes", minimum=max(folds, 2))
     model = second_nb_model()
-    classifier = NaiveBayes(ties=ties)
-    engine = make_engine(model, classifier=classifier, backend=backend)
+    run, _ = estimator_runner(model, ties=ties, backend=backend)
     start = time.perf_counter()
 
     def one(N: int) -> dict[str, Any]:
-        kw: dict[str, Any] = {"classifier": classifier, "backend": backend, "engine": engine}
-        he = estimator_row(estimator_moments(model, N, HoldOut(test_fraction=test_fraction), **kw))
-        ce_res = estimator_moments(model, N, KFold(folds), **kw)
+        he = estimator_row(run(N, HoldOut(test_fraction=test_fraction)))
+        ce_res = run(N, KFold(folds))
         ce = estimator_row(ce_res)
-        ge = estimator_row(estimator_moments(model, N, GE(), **kw))
+        ge = estimator_row(run(N, GE()))
         return {
             "N": N,
             "he_mean": he["mean"], "he_std": he["std"], "he_mean_plus_std": he["mean_plus_std"],
             "ce_mean": ce["mean"], "ce_std": ce["std"], "ce_mean_plus_std": ce["mean_plus_std"],
             "ge_mean": ge["mean"],
-            "_source": (str(ce_res.backend), str(getattr(ce_res.kind, "value", ce_res.kind))),
+            "_source": source_of(ce_res),
         }
 
     rows = grid_map(one, grid, progress)

@@ -17,9 +17,11 @@ from momentbound.studies._common import (
     Progress,
     as_float,
     check_int_grid,
+    estimator_runner,
     grid_map,
     label,
     new_figure,
+    source_of,
 )
 from momentbound.studies.claims import check_less_than, check_trend, fmt
 from momentbound.studies.result import ClaimCheck, CurveSource, StudyResult, Verdict
@@ -62,20 +64,17 @@ def size_study(
     """
     import pandas as pd
 
-    from momentbound.estimators import GE, HoldOut, KFold, estimator_moments, make_engine
-    from momentbound.exact import NaiveBayes
+    from momentbound.estimators import GE, HoldOut, KFold
     from momentbound.model import independent_1d_model
 
     grid = check_int_grid(sizes, name="sizes", minimum=max(test_size + 1, folds))
     model = independent_1d_model(prior, n_values)
-    classifier = NaiveBayes(ties=ties)
-    engine = make_engine(model, classifier=classifier, backend=backend)
+    run, engine = estimator_runner(model, ties=ties, backend=backend)
     start = time.perf_counter()
 
     def one(N: int) -> dict[str, Any]:
-        ge = estimator_moments(model, N, GE(), classifier=classifier, backend=backend, engine=engine)
-        he = estimator_moments(model, N, HoldOut(test_size=test_size), classifier=classifier,
-                               backend=backend, engine=engine)
+        ge = run(N, GE())
+        he = run(N, HoldOut(test_size=test_size))
         split = KFold(folds).split(N)
         ce = sum(
             (as_float(engine.ge_first(N - s)) * s / N for s in split.fold_sizes),
@@ -86,7 +85,7 @@ def size_study(
             "ge_mean": as_float(ge.mean),
             "he_mean": as_float(he.mean),
             "ce_mean": ce,
-            "_source": (str(ge.backend), str(getattr(ge.kind, "value", ge.kind))),
+            "_source": source_of(ge),
         }
 
     rows = grid_map(one, grid, progress)
