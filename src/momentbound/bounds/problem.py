@@ -62,6 +62,14 @@ def as_exact(value: Any, name: str) -> Fraction:
     return Fraction(f)
 
 
+def _ordered_pair(what: str, a: Any, b: Any, names: tuple[str, str] = ("a", "b")) -> tuple[Fraction, Fraction]:
+    """``(a, b)`` as exact Fractions, rejecting ``a > b`` with an actionable message."""
+    lo, hi = as_exact(a, names[0]), as_exact(b, names[1])
+    if lo > hi:
+        raise InvalidArgument(f"{what} needs {names[0]} <= {names[1]}, got {names[0]}={a!r} > {names[1]}={b!r}; swap them")
+    return lo, hi
+
+
 def _moment_value(value: Any, name: str) -> Fraction | float:
     """Moments keep their exactness: ints/Fractions become Fractions, floats stay floats."""
     if isinstance(value, bool):
@@ -127,10 +135,7 @@ class Support:
     @classmethod
     def interval(cls, a: Number, c: Number) -> Support:
         """The closed interval ``[a, c]``."""
-        lo, hi = as_exact(a, "a"), as_exact(c, "c")
-        if lo > hi:
-            raise InvalidArgument(f"interval needs a <= c, got a={a!r} > c={c!r}; swap them")
-        return cls(SupportKind.INTERVAL, lo, hi)
+        return cls(SupportKind.INTERVAL, *_ordered_pair("interval", a, c, ("a", "c")))
 
     @classmethod
     def real(cls) -> Support:
@@ -252,17 +257,11 @@ class Event:
 
     @classmethod
     def between(cls, a: Number, b: Number) -> Event:
-        lo, hi = as_exact(a, "a"), as_exact(b, "b")
-        if lo > hi:
-            raise InvalidArgument(f"between needs a <= b, got a={a!r} > b={b!r}")
-        return cls(EventKind.BETWEEN, lo, hi)
+        return cls(EventKind.BETWEEN, *_ordered_pair("between", a, b))
 
     @classmethod
     def outside(cls, a: Number, b: Number) -> Event:
-        lo, hi = as_exact(a, "a"), as_exact(b, "b")
-        if lo > hi:
-            raise InvalidArgument(f"outside needs a <= b, got a={a!r} > b={b!r}")
-        return cls(EventKind.OUTSIDE, lo, hi)
+        return cls(EventKind.OUTSIDE, *_ordered_pair("outside", a, b))
 
     @classmethod
     def parse(cls, text: str) -> Event:
