@@ -25,7 +25,7 @@ from momentbound.errors import InvalidArgument, MomentboundError, SolverFailed
 
 from .api import available_methods, bound
 from .problem import Event, MomentProblem, Support
-from .result import BoundResult, Kind
+from .result import BoundResult, Kind, Status
 
 __all__ = ["CompareRow", "CompareTable", "compare_methods", "table4_problem", "PAPER_TABLE4"]
 
@@ -48,13 +48,14 @@ class CompareRow:
     """One method at one ``N``: what it returned, how long it took, and whether it holds the truth.
 
     ``contains_exact`` is ``None`` for approximations (a point value cannot contain anything)
-    and for failed runs; ``error`` is ``|lower - exact|`` for approximations.
+    and for failed runs; ``error`` is ``|lower - exact|`` for approximations. A failed run has
+    ``kind=None`` and ``status=Status.FAILED`` (``"failed"`` in both columns of :meth:`as_dict`).
     """
 
     method: str
     N: int
-    kind: str
-    status: str
+    kind: Kind | None
+    status: Status
     certified: bool
     seconds: float
     lower: float
@@ -69,8 +70,8 @@ class CompareRow:
         return {
             "method": self.method,
             "N": self.N,
-            "kind": self.kind,
-            "status": self.status,
+            "kind": "failed" if self.kind is None else self.kind.value,
+            "status": self.status.value,
             "certified": self.certified,
             "seconds": self.seconds,
             "lower": self.lower,
@@ -194,7 +195,7 @@ def compare_methods(
         truth = float(truth_res.positive)
         rows.append(
             CompareRow(
-                "exact", int(N), Kind.EXACT.value, "exact", True, t_exact, truth, truth, 0.0, truth, True, 0.0,
+                "exact", int(N), Kind.EXACT, Status.EXACT, True, t_exact, truth, truth, 0.0, truth, True, 0.0,
                 f"momentbound.exact.prob_z_positive (dropped mass <= {truth_res.dropped_mass_bound:.1g})",
             )
         )
@@ -215,7 +216,7 @@ def compare_methods(
                     note = "; ".join(sorted({str(w.message).split(";")[0] for w in caught}))
             except (SolverFailed, MomentboundError) as exc:
                 rows.append(
-                    CompareRow(name, int(N), "failed", "failed", False, time.perf_counter() - start, 0.0, 1.0, 1.0, truth, None, None, str(exc)[:200])
+                    CompareRow(name, int(N), None, Status.FAILED, False, time.perf_counter() - start, 0.0, 1.0, 1.0, truth, None, None, str(exc)[:200])
                 )
                 continue
             assert isinstance(res, BoundResult)
@@ -229,8 +230,8 @@ def _row(res: BoundResult, N: int, truth: float, note: str) -> CompareRow:
     return CompareRow(
         res.method,
         N,
-        res.kind.value,
-        res.status.value,
+        res.kind,
+        res.status,
         res.certified,
         res.seconds,
         res.lower,
