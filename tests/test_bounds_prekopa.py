@@ -244,3 +244,27 @@ def test_prekopa_on_the_table4_problem_equals_lp_and_holds_the_truth(N):
 
         truth = prob_z_positive(equal_cells_model((2, 2)), N, (0, 0)).positive
         assert r.exact_lower <= truth <= r.exact_upper
+
+
+def test_continuous_start_on_random_finite_supports_equals_brute_force():
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    used = 0
+    for _ in range(40):
+        pts = sorted({F(int(v), int(rng.integers(1, 4))) for v in rng.integers(-30, 30, size=int(rng.integers(5, 11)))})
+        atoms = [pts[i] for i in sorted(set(rng.integers(0, len(pts), size=int(rng.integers(1, len(pts) + 1)))))]
+        w = rng.integers(1, 9, size=len(atoms))
+        pmf = [(x, F(int(v), int(w.sum()))) for x, v in zip(atoms, w)]
+        order = int(rng.integers(1, min(6, len(pts) - 1) + 1))
+        ev = [Event.gt, Event.ge, Event.lt, Event.le][int(rng.integers(0, 4))](pts[int(rng.integers(0, len(pts)))])
+        prob = MomentProblem(moments_of(pmf, order), Support.finite(pts), ev)
+        if "prekopa" not in available_methods(prob):
+            continue
+        r = bound(prob, "prekopa", start="continuous")
+        assert r.status is Status.OPTIMAL
+        assert (r.exact_lower, r.exact_upper) == brute_force_lp(pts, prob.moments, ev)
+        assert r.exact_lower <= sum(q for x, q in pmf if ev.indicator(x)) <= r.exact_upper
+        check_certificates(r, pts, ev)
+        used += "no rounded continuous" not in r.message
+    assert used >= 20

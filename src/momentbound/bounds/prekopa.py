@@ -262,9 +262,12 @@ def continuous_start_bases(problem: MomentProblem) -> list[list[Fraction]]:
     mom = problem.exact_moments
     c = mom[1]
     var = mom[2] - c * c if m >= 2 else Fraction(0)
-    s = Fraction(math.sqrt(float(var))).limit_denominator(10**12) if var > 0 else Fraction(0)
+    try:
+        s = Fraction(math.sqrt(float(var))).limit_denominator(10**12) if var > 0 else Fraction(0)
+    except OverflowError:  # astronomically wide law: an integer square root is as good a scale
+        s = Fraction(math.isqrt(int(var)))
     if s <= 0:
-        s = Fraction(max(1, math.ceil(float(sup.at(size - 1) - sup.at(0)) / 2)))
+        s = Fraction(max(1, math.ceil((sup.at(size - 1) - sup.at(0)) / 2)))
     vmom = [
         sum((math.comb(k, j) * mom[j] * (-c) ** (k - j) for j in range(k + 1)), Fraction(0)) / s**k
         for k in range(m + 1)
