@@ -56,7 +56,7 @@ from .problem import EventKind, MomentProblem, Support, SupportKind
 from .registry import BoundMethod, register
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status, round_down, round_up
 
-__all__ = ["PrekopaMethod", "DualSimplex", "structured_start_basis"]
+__all__ = ["PrekopaMethod", "DualSimplex", "structured_start_basis", "continuous_start_bases"]
 
 _TAILS = (EventKind.GT, EventKind.GE, EventKind.LT, EventKind.LE)
 
