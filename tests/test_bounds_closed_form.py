@@ -86,3 +86,20 @@ def test_chebyshev_markov_stieltjes_jump_is_christoffel():
 def test_not_applicable():
     with pytest.raises(InvalidArgument, match="closed-form' does not apply"):
         bound(MomentProblem((1, 3, 11), Support.grid(0, 6), Event.between(1, 4)), "closed-form")
+
+
+def test_boros_prekopa_three_moments_index_at_the_top_of_the_grid():
+    """Regression: the formula's index i = n - 1 made the basis {0, i, i+1, n} repeat n
+    (ZeroDivisionError inside applies()); the bound must still contain the truth and the LP."""
+    from fractions import Fraction as F
+
+    from momentbound.bounds import Event, MomentProblem, Support, bound
+
+    # an admissible moment sequence on {0..4} where the m = 3 lower index is i = n - 1 = 3
+    problem = MomentProblem((1, F(5, 2), F(15, 2), F(45, 2), F(135, 2)), Support.grid(0, 4), Event.ge(1))
+    closed = bound(problem, method="closed-form")
+    sharp = bound(problem, method="lp")
+    assert closed.certified
+    assert closed.lower <= sharp.lower + 1e-12 and sharp.upper <= closed.upper + 1e-12
+    names = {r.method for r in bound(problem, method="all")}
+    assert {"closed-form", "lp", "prekopa"} <= names

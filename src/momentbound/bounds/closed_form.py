@@ -179,7 +179,8 @@ def _boros_prekopa(problem: MomentProblem) -> list[Candidate]:
             out.append(interp([0, 1, n], "boros-prekopa-2", "upper", upper))
     else:
         den = (n - 1) * S1 - 2 * S2
-        i = clamp(1 + math.floor((2 * (n - 2) * S2 - 6 * S3) / den)) if den != 0 else 1  # type: ignore[operator]
+        # the lower basis {0, i, i+1, n} needs i + 1 < n (i = n - 1 would repeat the point n)
+        i = min(clamp(1 + math.floor((2 * (n - 2) * S2 - 6 * S3) / den)) if den != 0 else 1, n - 2)  # type: ignore[operator]
         lower = ((i + 2 * n - 1) * S1 / ((i + 1) * n) - 2 * (2 * i + n - 2) * S2 / (i * (i + 1) * n)
                  + 6 * S3 / (i * (i + 1) * n))  # type: ignore[operator]
         out.append(interp([0, i, i + 1, n], "boros-prekopa-3", "lower", lower))
