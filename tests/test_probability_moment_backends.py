@@ -98,6 +98,8 @@ def test_moment_backends_refuse_what_they_cannot_do():
         get_backend("bound:nonexistent")
     with pytest.raises(InvalidArgument, match="order must be an integer >= 1"):
         MomentBoundBackend("lp", order=0)
+    with pytest.raises(InvalidArgument, match=r"method 'sdp' got unknown option\(s\) \['tolerance'\]"):
+        MomentBoundBackend("sdp", tolerance=1e-6)  # rejected at construction, before any solve
 
 
 def test_joint_sdp_pairs_contain_exact_and_tighten_frechet():

@@ -129,7 +129,14 @@ class MomentBoundBackend(PredictionBackend):
     def __init__(self, method: str = "lp", order: int = 6, joint: str = "frechet", **options: Any) -> None:
         from momentbound.bounds import get_method
 
-        get_method(method)  # raises UnknownMethod for unknown names
+        declared = get_method(method).options  # raises UnknownMethod for unknown names
+        unknown = sorted(set(options) - set(declared))
+        if unknown:
+            # checked here, not at the first solve: a point-mass statistic never reaches the solver
+            raise InvalidArgument(
+                f"method {method!r} got unknown option(s) {unknown}; declared options: "
+                f"{', '.join(sorted(declared)) or 'none'}"
+            )
         if joint not in JOINT_MODES:
             raise InvalidArgument(f"joint must be one of {JOINT_MODES}, got {joint!r}")
         self.joint = joint
