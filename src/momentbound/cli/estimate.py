@@ -27,9 +27,10 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Tie rule: the paper's fair coin, or scikit-learn's lowest class index."),
         click.option("--alpha", default="0", show_default=True, help="Laplace smoothing alpha >= 0."),
         click.option("--backend", default="exact", show_default=True,
-                     help="Prediction-probability backend: exact, sampling, bound:<method>, series."),
+                     help="Prediction-probability backend: exact, sampling, bound:<method>, series; "
+                     "montecarlo (estimate only): conditional Monte Carlo over count tables."),
         click.option("--seed", type=int, default=None,
-                     help="Seed of the random generator of --backend sampling (reproducible draws)."),
+                     help="Seed of the random generator of --backend sampling or montecarlo (reproducible draws)."),
         click.option("--covariance", type=click.Choice(["exact", "paper"]), default="exact",
                      show_default=True,
                      help="CV fold covariance: exact, or the printed (incorrect) Lemma 2."),
@@ -142,6 +143,9 @@ def result_document(r: Any) -> dict[str, Any]:
         "alpha": str(getattr(r.classifier, "alpha", "")),
         "seconds": r.seconds,
     }
+    for extra in ("draws", "confidence"):  # Monte Carlo results (--backend montecarlo)
+        if hasattr(r, extra):
+            doc[extra] = getattr(r, extra)
     for name in ("mean", "variance", "std", "mean_plus_std", "fold_variance", "fold_covariance",
                  "ge_mean", "ge_variance"):
         doc[name] = val(getattr(r, name))
@@ -149,6 +153,20 @@ def result_document(r: Any) -> dict[str, Any]:
         if v is not None and not isinstance(v, (Interval, float)):
             doc[f"{name}_float"] = float(v)
     return doc
+
+
+def run_montecarlo(model: Any, N: int, est: Any, classifier: Any, covariance: str, draws: int | None,
+                   seed: int | None) -> Any:
+    """`--backend montecarlo`: conditional Monte Carlo over count tables (exact GE per draw)."""
+    import numpy as np
+
+    from momentbound.estimators.montecarlo import DEFAULT_DRAWS, monte_carlo_moments
+
+    if covariance != "exact":
+        raise click.UsageError("--backend montecarlo simulates the real procedure: use --covariance exact")
+    return monte_carlo_moments(model, N, est, classifier=classifier,
+                               draws=DEFAULT_DRAWS if draws is None else draws,
+                               rng=np.random.default_rng(seed))
 
 
 @click.command("estimate")
@@ -160,12 +178,14 @@ def result_document(r: Any) -> dict[str, Any]:
 @click.option("--test-size", type=int, default=None, help="Hold-out test points.")
 @click.option("--test-fraction", type=float, default=None,
               help="Hold-out test share in (0, 1), rounded up like scikit-learn.")
+@click.option("--draws", type=int, default=None,
+              help="Number of sampled table draws for --backend montecarlo (default 10000).")
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
 @library_errors
 def command(
     arities: str, cells: str, n_classes: int | None, ties: str, alpha: str, backend: str,
     seed: int | None, covariance: str, N: int, estimator: str, folds: int | None, test_size: int | None,
-    test_fraction: float | None, as_json: bool,
+    test_fraction: float | None, draws: int | None, as_json: bool,
 ) -> None:
     """Mean, variance and fold covariance of an error estimator, without simulation.
 
@@ -175,8 +195,13 @@ def command(
 
     model = build_model(arities, cells, n_classes)
     est = build_estimator(estimator, N, folds, test_size, test_fraction)
-    r = estimator_moments(model, N, est, classifier=build_classifier(ties, alpha),
-                          backend=build_backend(backend, seed), covariance=covariance)
+    if backend == "montecarlo":
+        r = run_montecarlo(model, N, est, build_classifier(ties, alpha), covariance, draws, seed)
+    elif draws is not None:
+        raise click.UsageError("--draws only applies to --backend montecarlo")
+    else:
+        r = estimator_moments(model, N, est, classifier=build_classifier(ties, alpha),
+                              backend=build_backend(backend, seed), covariance=covariance)
     if as_json:
         emit_json(result_document(r))
         return
@@ -204,4 +229,6 @@ def command(
         ("covariance", r.covariance + (" (printed Lemma 2: incorrect)" if r.covariance == "paper" else "")),
         ("seconds", f"{r.seconds:.3g}"),
     ]
+    if hasattr(r, "draws"):
+        rows.append(("draws / confidence", f"{r.draws} / {r.confidence:g}"))
     print_table(f"{r.estimator.describe()} at N={r.N}, ties={ties}, alpha={alpha}", ["quantity", "value"], rows)

@@ -1,0 +1,362 @@
+"""Conditional Monte Carlo moments of GE, hold-out, v-fold CV and leave-one-out (issue 4).
+
+Only training **count tables** are sampled; everything given the tables is computed exactly:
+
+* GE and hold-out (training size ``n``): draws ``T ~ Multinomial(n, p)``; for every input ``x`` the
+  prediction probabilities ``g_x(y | T)`` are evaluated exactly (integer score comparison, the tie
+  coin as its probability), so ``GE(T) = sum_x sum_y g_x(y | T) P[X = x, Y != y]`` is exact per draw.
+  ``E[GE]`` is the mean of the draws; ``Var[GE]`` their unbiased sample variance. Hold-out by the law
+  of total variance (equivalently Lemma 1): given ``T`` the ``Ns`` test errors are iid
+  ``Bernoulli(GE(T))``, so ``E[HE] = E[GE]`` and ``Var[HE] = E[GE (1 - GE)] / Ns + Var[GE]``.
+* Cross-validation (fold sizes as scikit-learn's ``KFold``): the ``v`` fold count tables
+  ``F_i ~ Multinomial(s_i, p)`` are drawn independently; fold ``i``'s classifier is trained on
+  ``T_{-i} = sum_{j != i} F_j``; its expected error count given the tables is
+  ``E_i = sum_{x,y} F_i[x, y] (1 - g_x(y | T_{-i}))`` and, with random ties, the independent tie coins
+  add the conditional variance ``C_i = sum_{x,y} F_i[x, y] g_x(y | T_{-i}) (1 - g_x(y | T_{-i}))``.
+  ``CE = sum_i err_i / N`` so ``E[CE] = E[sum_i E_i] / N`` and
+  ``Var[CE] = E[sum_i C_i] / N^2 + Var[sum_i E_i / N]`` (the coin part added exactly per draw, so the
+  estimate carries no coin noise). ``Var(HE_i) = E[C_i] / s_i^2 + Var(E_i / s_i)`` (mean over folds);
+  given the tables the folds' errors are independent, so ``Cov(HE_i, HE_j) = Cov(E_i / s_i, E_j / s_j)``
+  (mean over ordered pairs ``i != j``).
+
+Confidence intervals (two-sided, level ``confidence``, normal quantile ``z``):
+
+* means: CLT, ``mean +- z sd / sqrt(R)`` over the ``R`` draws;
+* variances and covariances: every estimate has the form ``mean_r(c_r) + R/(R-1) mean_r(d_r)`` with
+  ``d_r`` a product of centred draws; the interval is ``+- z sd_r(c_r + d_r) / sqrt(R)``, the asymptotic
+  (delta-method) interval, which for ``c = 0`` is the usual ``sqrt((m4 - s^4) / R)`` interval of a sample
+  variance based on the fourth central moment.
+
+Intervals of error rates are clipped to ``[0, 1]``, of variances to ``[0, inf)``. ``std`` and
+``mean_plus_std`` are the images of those intervals (not separately calibrated). Each interval is
+marginal (no simultaneous coverage across fields).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from momentbound.errors import InvalidArgument
+from momentbound.estimators.estimators import Estimator, GE, HoldOut, KFold, LeaveOneOut
+from momentbound.estimators.intervals import Interval
+from momentbound.model.cells import CellModel
+
+__all__ = ["MonteCarloMoments", "monte_carlo_moments", "DEFAULT_DRAWS"]
+
+DEFAULT_DRAWS = 10_000
+
+# int64 entries per chunk of fold tables (R_chunk * v * cells); bounds the memory of one chunk
+_CHUNK_ENTRIES = 2_000_000
+
+
+@dataclass(frozen=True)
+class MonteCarloMoments:
+    """Monte Carlo moments of an error estimator (frozen result of :func:`monte_carlo_moments`).
+
+    Same field names as :class:`~momentbound.estimators.EstimatorMoments`; every moment is an
+    :class:`~momentbound.estimators.Interval` ``[lower, upper]`` (confidence interval at level
+    ``confidence``) carrying the point ``estimate``.
+
+    Attributes
+    ----------
+    estimator, N:
+        The estimator and the dataset size.
+    mean, variance, std, mean_plus_std:
+        Moments of the estimator (intervals with point estimates).
+    train_size, test_size, folds, fold_sizes:
+        As in ``EstimatorMoments`` (``train_size`` for CV is ``N - N // v``).
+    fold_variance, fold_covariance:
+        ``Var(HE_i)`` (mean over folds) and ``Cov(HE_i, HE_j)`` (mean over ordered pairs ``i != j``);
+        ``None`` unless cross-validation.
+    ge_mean, ge_variance:
+        Moments of the GE of the classifier trained on ``train_size`` points.
+    backend, kind, covariance, classifier, seconds:
+        ``"montecarlo"``, ``Kind.ESTIMATE``, ``"exact"``, the classifier, wall-clock seconds.
+    draws, confidence:
+        Number of sampled table draws (per training size / per fold set) and the interval level.
+    """
+
+    estimator: Estimator
+    N: int
+    mean: Interval
+    variance: Interval
+    std: Interval
+    mean_plus_std: Interval
+    train_size: int
+    test_size: int | None
+    folds: int | None
+    fold_sizes: tuple[int, ...]
+    fold_variance: Interval | None
+    fold_covariance: Interval | None
+    ge_mean: Interval
+    ge_variance: Interval
+    backend: str
+    kind: Any
+    covariance: str
+    classifier: Any
+    seconds: float
+    draws: int
+    confidence: float
+
+    @property
+    def is_interval(self) -> bool:
+        return True
+
+
+# ----------------------------------------------------------------------------- validation
+def _check(model: object, N: object, estimator: object, classifier: object, draws: object,
+           confidence: object, rng: object) -> None:
+    from momentbound.errors import InvalidModel
+    from momentbound.exact.classifier import NaiveBayes
+
+    if not isinstance(model, CellModel):
+        raise InvalidModel(
+            f"model must be a momentbound.CellModel, got {type(model).__name__}; build one with "
+            "CellModel(arities, cells)"
+        )
+    if not isinstance(estimator, (GE, HoldOut, KFold, LeaveOneOut)):
+        raise InvalidArgument(
+            f"estimator must be GE(), HoldOut(...), KFold(v) or LeaveOneOut(), got {estimator!r}"
+        )
+    if not isinstance(classifier, NaiveBayes):
+        raise InvalidArgument(
+            f"classifier must be a NaiveBayes(ties=..., alpha=...) instance, got {classifier!r}"
+        )
+    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or int(draws) < 2:
+        raise InvalidArgument(f"draws must be an integer >= 2 (number of sampled tables), got {draws!r}")
+    if (isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating))
+            or not (0 < float(confidence) < 1)):
+        raise InvalidArgument(f"confidence must be a number in (0, 1) such as 0.95, got {confidence!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidArgument(
+            f"rng must be a numpy.random.Generator (e.g. np.random.default_rng(seed)), got {rng!r}"
+        )
+
+
+# ----------------------------------------------------------------------------- exact per-table parts
+class _Model:
+    """Float cell probabilities, error weights ``w[x, y] = P[X = x, Y != y]`` and the inputs."""
+
+    def __init__(self, model: CellModel, classifier: Any) -> None:
+        self.arities = tuple(model.arities)
+        self.K = int(model.n_classes)
+        probs = np.array([float(c) for c in model.cells], dtype=float)
+        self.p = probs / probs.sum()
+        self.shape = self.arities + (self.K,)
+        cells = self.p.reshape(-1, self.K)  # (inputs, K), inputs in product order
+        self.w = cells.sum(axis=1, keepdims=True) - cells  # P[X=x] - P[X=x, Y=y]
+        self.inputs = list(np.ndindex(*self.arities))
+        self.classifier = classifier
+
+    def draw(self, rng: np.random.Generator, n: int, size: tuple[int, ...]) -> np.ndarray:
+        """Count tables ``~ Multinomial(n, p)``, shape ``size + (inputs * K,)``."""
+        return rng.multinomial(n, self.p, size=size)
+
+    def predictions(self, tables: np.ndarray) -> np.ndarray:
+        """``g_x(y | T)`` for flat tables ``(R, cells)``: shape ``(R, inputs, K)``."""
+        from momentbound.probability.sampling_backend import predict_tables
+
+        R = tables.shape[0]
+        shaped = tables.reshape((R,) + self.shape)
+        return np.stack(
+            [predict_tables(shaped, self.arities, x, self.classifier) for x in self.inputs], axis=1
+        )
+
+    def ge(self, g: np.ndarray) -> np.ndarray:
+        """Exact GE of each table from its predictions ``(R, inputs, K)``: shape ``(R,)``."""
+        return np.einsum("rik,ik->r", g, self.w)
+
+
+# ----------------------------------------------------------------------------- statistics
+class _Stats:
+    def __init__(self, R: int, confidence: float) -> None:
+        self.R = R
+        self.z = NormalDist().inv_cdf(0.5 + confidence / 2)
+
+    def mean(self, s: np.ndarray, lo: float = 0.0, hi: float = 1.0) -> Interval:
+        m = float(s.mean())
+        half = self.z * float(s.std(ddof=1)) / math.sqrt(self.R)
+        return _interval(m, m - half, m + half, lo, hi)
+
+    def combined(self, c: np.ndarray, d: np.ndarray, *, nonneg: bool = True) -> Interval:
+        """``mean(c) + R/(R-1) mean(d)`` with the interval ``+- z sd(c + d) / sqrt(R)``."""
+        est = float(c.mean()) + float(d.mean()) * self.R / (self.R - 1)
+        half = self.z * float((c + d).std(ddof=1)) / math.sqrt(self.R)
+        return _interval(est, est - half, est + half, 0.0 if nonneg else -math.inf, math.inf)
+
+    def variance(self, s: np.ndarray, cond: np.ndarray | None = None) -> Interval:
+        """``Var`` of a quantity with conditional mean ``s`` and conditional variance ``cond``."""
+        dev = (s - s.mean()) ** 2
+        return self.combined(np.zeros_like(s) if cond is None else cond, dev)
+
+
+def _interval(est: float, lo: float, hi: float, floor: float, ceil: float) -> Interval:
+    est = min(max(est, floor), ceil)
+    return Interval(min(max(lo, floor), est), max(min(hi, ceil), est), est)
+
+
+def _sqrt(v: Interval) -> Interval:
+    return Interval(math.sqrt(v.lower), math.sqrt(v.upper), math.sqrt(v.estimate))
+
+
+def _plus(a: Interval, b: Interval) -> Interval:
+    return Interval(a.lower + b.lower, a.upper + b.upper, a.estimate + b.estimate)
+
+
+# ----------------------------------------------------------------------------- the estimators
+def _ge_draws(m: _Model, n: int, draws: int, rng: np.random.Generator) -> np.ndarray:
+    out = np.empty(draws)
+    chunk = max(1, _CHUNK_ENTRIES // max(1, m.p.size))
+    for start in range(0, draws, chunk):
+        r = min(chunk, draws - start)
+        out[start:start + r] = m.ge(m.predictions(m.draw(rng, n, (r,))))
+    return out
+
+
+def _cv_draws(
+    m: _Model, sizes: tuple[int, ...], draws: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per draw and fold: expected error count ``E``, coin variance ``C`` (both ``(R, v)``), and the
+    exact GE of the last fold's classifier (training size ``N - s_v``; ``(R,)``)."""
+    v = len(sizes)
+    E = np.empty((draws, v))
+    C = np.empty((draws, v))
+    ge_last = np.empty(draws)
+    chunk = max(1, _CHUNK_ENTRIES // max(1, v * m.p.size))
+    for start in range(0, draws, chunk):
+        r = min(chunk, draws - start)
+        folds = np.stack([m.draw(rng, s, (r,)) for s in sizes], axis=1)  # (r, v, cells)
+        total = folds.sum(axis=1)
+        for i in range(v):
+            g = m.predictions(total - folds[:, i])  # (r, inputs, K)
+            gf = g.reshape(r, -1)
+            counts = folds[:, i]
+            E[start:start + r, i] = (counts * (1.0 - gf)).sum(axis=1)
+            C[start:start + r, i] = (counts * gf * (1.0 - gf)).sum(axis=1)
+            if i == v - 1:
+                ge_last[start:start + r] = m.ge(g)
+    return E, C, ge_last
+
+
+def monte_carlo_moments(
+    model: CellModel,
+    N: int,
+    estimator: Estimator,
+    *,
+    classifier: Any = None,
+    draws: int = DEFAULT_DRAWS,
+    confidence: float = 0.95,
+    rng: np.random.Generator,
+) -> MonteCarloMoments:
+    """Conditional Monte Carlo moments of an error estimator, with confidence intervals.
+
+    Samples only training count tables and evaluates each classifier's error given its tables
+    exactly (see the module docstring for the formulas and the intervals).
+
+    Parameters
+    ----------
+    model:
+        The data distribution (:class:`~momentbound.model.cells.CellModel`).
+    N:
+        Dataset size.
+    estimator:
+        ``GE()``, ``HoldOut(...)``, ``KFold(v)`` or ``LeaveOneOut()``; impossible splits raise
+        :class:`~momentbound.errors.ImpossibleSplit`.
+    classifier:
+        ``NaiveBayes(ties=..., alpha=...)``; ``NaiveBayes()`` by default.
+    draws:
+        Number ``R >= 2`` of sampled tables (GE / hold-out) or fold-table sets (CV).
+    confidence:
+        Two-sided level of the intervals, in ``(0, 1)``.
+    rng:
+        ``numpy.random.Generator``, the only source of randomness.
+
+    Returns
+    -------
+    MonteCarloMoments
+        Intervals with point estimates; ``kind`` is ``Kind.ESTIMATE``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momentbound.model import independent_1d_model
+    >>> r = monte_carlo_moments(independent_1d_model("2/5"), 10, KFold(2), draws=500,
+    ...                         rng=np.random.default_rng(0))
+    >>> r.draws, r.mean.lower <= r.mean.estimate <= r.mean.upper
+    (500, True)
+    """
+    from momentbound.bounds.result import Kind
+
+    start = time.perf_counter()
+    if classifier is None:
+        from momentbound.exact.classifier import NaiveBayes
+
+        classifier = NaiveBayes()
+    _check(model, N, estimator, classifier, draws, confidence, rng)
+    split = estimator.split(N)  # validates N and the split (ImpossibleSplit)
+    N = split.N
+    R = int(draws)
+    m = _Model(model, classifier)
+    st = _Stats(R, float(confidence))
+    test_size: int | None = None
+    folds: int | None = None
+    fold_variance: Interval | None = None
+    fold_covariance: Interval | None = None
+    if isinstance(estimator, (GE, HoldOut)):
+        train = split.train_sizes[0]
+        ge = _ge_draws(m, train, R, rng)
+        ge_mean = st.mean(ge)
+        ge_variance = st.variance(ge)
+        if isinstance(estimator, GE):
+            mean, variance = ge_mean, ge_variance
+        else:
+            (test_size,) = split.fold_sizes
+            mean = ge_mean
+            variance = st.variance(ge, ge * (1.0 - ge) / test_size)
+    else:
+        sizes = split.fold_sizes
+        v = len(sizes)
+        folds = v
+        train = N - N // v
+        s = np.array(sizes, dtype=float)
+        E, C, ge_last = _cv_draws(m, sizes, R, rng)
+        mean = st.mean(E.sum(axis=1) / N)
+        variance = st.variance(E.sum(axis=1) / N, C.sum(axis=1) / N**2)
+        H = E / s  # conditional mean of HE_i
+        D = H - H.mean(axis=0)
+        fold_variance = st.combined((C / s**2).mean(axis=1), (D**2).mean(axis=1))
+        rowsum = D.sum(axis=1)
+        pairs = (rowsum**2 - (D**2).sum(axis=1)) / (v * (v - 1))
+        fold_covariance = st.combined(np.zeros(R), pairs, nonneg=False)
+        ge_mean = st.mean(ge_last)
+        ge_variance = st.variance(ge_last)
+    std = _sqrt(variance)
+    return MonteCarloMoments(
+        estimator=estimator,
+        N=N,
+        mean=mean,
+        variance=variance,
+        std=std,
+        mean_plus_std=_plus(mean, std),
+        train_size=train,
+        test_size=test_size,
+        folds=folds,
+        fold_sizes=split.fold_sizes if folds else (),
+        fold_variance=fold_variance,
+        fold_covariance=fold_covariance,
+        ge_mean=ge_mean,
+        ge_variance=ge_variance,
+        backend="montecarlo",
+        kind=Kind.ESTIMATE,
+        covariance="exact",
+        classifier=classifier,
+        seconds=time.perf_counter() - start,
+        draws=R,
+        confidence=float(confidence),
+    )
