@@ -9,6 +9,7 @@ from momentbound.estimators.moments import (
     estimator_moments,
     make_engine,
 )
+from momentbound.estimators.montecarlo import MonteCarloMoments, monte_carlo_moments
 from momentbound.estimators.symmetry import input_symmetries
 from momentbound.estimators.sweep import SWEEP_AXES, SweepResult, sweep, sweep_estimators
 
@@ -26,6 +27,8 @@ __all__ = [
     "estimator_moments",
     "make_engine",
     "input_symmetries",
+    "MonteCarloMoments",
+    "monte_carlo_moments",
     "SweepResult",
     "sweep",
     "sweep_estimators",
