@@ -22,6 +22,10 @@ from momentbound.model import equal_cells_model, fig1_model, independent_1d_mode
 from momentbound.studies import ClaimCheck, Verdict, run_study, study_names
 from momentbound.studies.claims import (
     check_argmin_in,
+    check_argmin_in_intervals,
+    check_less_than_intervals,
+    check_trend_intervals,
+    check_u_shape_intervals,
     check_constant,
     check_less_than,
     check_rise_after_min,
@@ -127,7 +131,7 @@ def test_nb_holdout_study_closed_form_and_brute_force() -> None:
 
 
 def test_nb_cv_study_matches_brute_force() -> None:
-    res = run_study("nb_cv", N=3, folds=(2, 3))
+    res = run_study("nb_cv", N=3, folds=(2, 3), backend="exact")
     for _, row in res.data.iterrows():
         want = brute_cv(second_nb_model(), 3, int(row["folds"]))
         for key in ("mean", "variance", "fold_variance", "fold_covariance"):
@@ -225,7 +229,7 @@ def test_tables_study_exact_row_and_sharp_lp_verdict() -> None:
 
 
 def test_nb_size_study_matches_brute_force_and_notes_the_range() -> None:
-    res = run_study("nb_size", sizes=(2, 4), folds=2)
+    res = run_study("nb_size", sizes=(2, 4), folds=2, cv_backend="exact", exact_max_N=None)
     model = second_nb_model()
     for _, row in res.data.iterrows():
         N = int(row["N"])
@@ -248,3 +252,109 @@ def test_check_argmin_in_with_relative_tolerance() -> None:
     assert near.reproduced and "best inside the range 1.0001 at x=4" in near.evidence
     far = check_argmin_in(X, y, lo=5, hi=7, figure="F", claim="c", rel_tol=1e-4)
     assert not far.reproduced and "200% above" in far.evidence
+
+
+# ----------------------------------------------------------------------------- Monte Carlo backend
+def _inside(row, col: str, value: float) -> bool:
+    return row[f"{col}_lower"] - 1e-12 <= value <= row[f"{col}_upper"] + 1e-12
+
+
+def test_nb_cv_montecarlo_intervals_contain_brute_force_and_exact(tmp_path) -> None:
+    # 99.9% intervals at a fixed seed: the witness values must lie inside every one of them
+    res = run_study("nb_cv", N=4, folds=(2, 4), backend="montecarlo", draws=20_000, confidence=0.999,
+                    seed=7, check_N=6, check_folds=(2, 3, 6))
+    for _, row in res.data.iterrows():
+        want = brute_cv(second_nb_model(), 4, int(row["folds"]))
+        for key in ("mean", "variance", "fold_variance", "fold_covariance"):
+            assert _inside(row, key, float(want[key])), (row["folds"], key, float(want[key]))
+            assert row[f"{key}_lower"] < row[f"{key}_upper"]
+    assert "15 of 15 exact values lie inside" in " ".join(res.notes)
+    assert {(s.backend, s.kind, s.draws, s.confidence, s.seed) for s in res.sources} == {
+        ("montecarlo", "estimate", 20_000, 0.999, 7)}
+    assert {c.verdict for c in res.checks} <= set(Verdict)
+    files = res.save(tmp_path)
+    header = files.csv.read_text().splitlines()[0].split(",")
+    assert {"mean", "mean_lower", "mean_upper", "variance_lower", "variance_upper"} <= set(header)
+    doc = json.loads(files.checks.read_text())
+    assert doc["sources"][0]["draws"] == 20_000 and doc["sources"][0]["seed"] == 7
+    assert doc["parameters"]["backend"] == "montecarlo"
+    # the figure draws the confidence bands (one PolyCollection per panel)
+    assert sum(len(ax.collections) > 0 for ax in res.figure.axes) >= 5
+    # same seed, same numbers; another seed, other numbers
+    again = run_study("nb_cv", N=4, folds=(2, 4), backend="montecarlo", draws=20_000, confidence=0.999,
+                      seed=7, check_N=None)
+    assert again.data["variance"].tolist() == res.data["variance"].tolist()
+    other = run_study("nb_cv", N=4, folds=(2, 4), backend="montecarlo", draws=20_000, seed=8, check_N=None)
+    assert other.data["variance"].tolist() != res.data["variance"].tolist()
+
+
+def test_nb_size_montecarlo_contains_brute_force() -> None:
+    # hold-out exact at N = 2, Monte Carlo at N = 4 (above exact_max_N); CV Monte Carlo throughout
+    res = run_study("nb_size", sizes=(2, 4), folds=2, cv_backend="montecarlo", exact_max_N=2,
+                    draws=20_000, confidence=0.999, seed=11)
+    model = second_nb_model()
+    assert list(res.data["he_backend"]) == ["exact", "montecarlo"]
+    assert list(res.data["ce_backend"]) == ["montecarlo", "montecarlo"]
+    for _, row in res.data.iterrows():
+        N = int(row["N"])
+        he_mean, he_var = brute_holdout(model, N, N // 2)
+        assert _inside(row, "he_mean", float(he_mean))
+        assert _inside(row, "he_std", math.sqrt(he_var))
+        cv = brute_cv(model, N, 2)
+        assert _inside(row, "ce_mean", float(cv["mean"]))
+        assert _inside(row, "ce_mean_plus_std", float(cv["mean"]) + math.sqrt(cv["variance"]))
+        assert _inside(row, "ge_mean", float(brute_ge(model, N)))
+        assert row["gap_mean_plus_std_lower"] <= row["gap_mean_plus_std"] <= row["gap_mean_plus_std_upper"]
+    exact_row = res.data.iloc[0]
+    assert exact_row["he_mean_lower"] == exact_row["he_mean"] == exact_row["he_mean_upper"]
+    curves = {(s.curve, s.backend): s for s in res.sources}
+    assert curves[("ce_mean", "montecarlo")].draws == 20_000 and curves[("ce_mean", "montecarlo")].seed == 11
+    assert curves[("he_mean", "exact")].draws is None and curves[("he_mean", "exact")].kind == "exact"
+    assert "N=4: montecarlo" in " ".join(res.notes)
+
+
+def test_montecarlo_study_validation_errors() -> None:
+    with pytest.raises(InvalidArgument, match="seed must be a non-negative integer"):
+        run_study("nb_cv", quick=True, seed=-1)
+    with pytest.raises(InvalidArgument, match="draws must be an integer >= 2"):
+        run_study("nb_cv", quick=True, draws=1)
+    with pytest.raises(InvalidArgument, match=r"confidence must be a number in \(0, 1\)"):
+        run_study("nb_size", quick=True, confidence=1.5)
+    with pytest.raises(InvalidArgument, match="exact_max_N must be an integer >= 1"):
+        run_study("nb_size", quick=True, exact_max_N=0)
+
+
+XS = np.array([2.0, 5.0, 10.0, 20.0, 50.0])
+
+
+def test_interval_claim_verdicts() -> None:
+    est = np.array([5.0, 3.0, 1.0, 3.0, 5.0])
+    narrow = (est, est - 0.1, est + 0.1)
+    wide = (est, est - 3.0, est + 3.0)
+    inside = check_argmin_in_intervals(XS, *narrow, lo=7, hi=15, figure="F", claim="c")
+    assert inside.verdict is Verdict.REPRODUCED and "x=10" in inside.evidence
+    outside = check_argmin_in_intervals(XS, *narrow, lo=30, hi=60, figure="F", claim="c")
+    assert outside.verdict is Verdict.NOT_REPRODUCED
+    unsure = check_argmin_in_intervals(XS, *wide, lo=7, hi=15, figure="F", claim="c")
+    assert unsure.verdict is Verdict.INCONCLUSIVE and "overlap" in unsure.evidence
+    assert unsure.line().startswith("[inconclusive at this precision] F: c")
+    assert check_u_shape_intervals(XS, *narrow, figure="F", claim="c").verdict is Verdict.REPRODUCED
+    assert check_u_shape_intervals(XS, *wide, figure="F", claim="c").verdict is Verdict.INCONCLUSIVE
+    mono = (XS, XS - 0.1, XS + 0.1)
+    assert check_u_shape_intervals(XS, *mono, figure="F", claim="c").verdict is Verdict.NOT_REPRODUCED
+    assert check_trend_intervals(XS, *mono, direction="increasing", figure="F", claim="c").reproduced
+    assert check_trend_intervals(XS, *mono, direction="decreasing", figure="F",
+                                 claim="c").verdict is Verdict.NOT_REPRODUCED
+    flat = (np.ones(5), np.zeros(5), 2 * np.ones(5))
+    assert check_trend_intervals(XS, *flat, direction="increasing", figure="F",
+                                 claim="c").verdict is Verdict.INCONCLUSIVE
+    low, high = (XS, XS - 0.1, XS + 0.1), (XS + 1, XS + 0.5, XS + 1.5)
+    assert check_less_than_intervals(XS, low, high, figure="F", claim="c").reproduced
+    assert check_less_than_intervals(XS, high, low, figure="F", claim="c").verdict is Verdict.NOT_REPRODUCED
+    touching = (XS + 0.2, XS - 1, XS + 1)
+    res = check_less_than_intervals(XS, low, touching, figure="F", claim="c", names=("a", "b"))
+    assert res.verdict is Verdict.INCONCLUSIVE and "overlapping at x=2" in res.evidence
+    with pytest.raises(InvalidArgument, match="inside its interval"):
+        check_trend_intervals(XS, XS, XS + 1, XS + 2, direction="increasing", figure="F", claim="c")
+    with pytest.raises(InvalidArgument, match="points inside and outside"):
+        check_argmin_in_intervals(XS, *narrow, lo=0, hi=100, figure="F", claim="c")

@@ -135,3 +135,58 @@ def fraction_grid(points: int) -> tuple[Fraction, ...]:
 
 def finite(values: Iterable[float | None]) -> bool:
     return all(v is not None and math.isfinite(v) for v in values)
+
+
+def interval_row(res: Any) -> dict[str, float | None]:
+    """Moment fields of an estimator result as ``field``, ``field_lower``, ``field_upper`` floats.
+
+    A Monte Carlo result (fields are :class:`~momentbound.estimators.Interval` with an
+    ``estimate``) gives its point estimate and confidence interval; an exact (point) result gives
+    ``lower == upper == value``, so exact and Monte Carlo rows share one set of columns.
+    """
+    from momentbound.estimators.moments import MOMENT_FIELDS
+
+    row: dict[str, float | None] = {}
+    for field in MOMENT_FIELDS:
+        value = getattr(res, field, None)
+        if value is None:
+            row[field] = row[f"{field}_lower"] = row[f"{field}_upper"] = None
+        elif hasattr(value, "lower") and hasattr(value, "upper"):
+            if value.estimate is None:
+                raise InvalidArgument(f"{field} is a guaranteed bound without a point estimate; "
+                                      f"use backend 'exact' or 'montecarlo'")
+            row[field] = float(value.estimate)
+            row[f"{field}_lower"] = float(value.lower)
+            row[f"{field}_upper"] = float(value.upper)
+        else:
+            row[field] = row[f"{field}_lower"] = row[f"{field}_upper"] = as_float(value, name=field)
+    return row
+
+
+def check_mc_options(draws: Any, confidence: Any, seed: Any) -> None:
+    """Validate the Monte Carlo options of a study (draws, confidence level, integer seed)."""
+    check_positive_int(draws, name="draws", minimum=2)
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise InvalidArgument(f"confidence must be a number in (0, 1) such as 0.95, got {confidence!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InvalidArgument(f"seed must be a non-negative integer (the studies' rng seed), got {seed!r}")
+
+
+def mc_runner(model: Any, *, ties: str, draws: int, confidence: float, seed: int) -> "Callable[..., Any]":
+    """``run(N, estimator, key)``: :func:`~momentbound.estimators.montecarlo.monte_carlo_moments`
+    with ``rng = default_rng([seed, *key])``, so every grid point has its own reproducible stream
+    (independent of the rest of the grid)."""
+    import numpy as np
+
+    from momentbound.estimators.montecarlo import monte_carlo_moments
+    from momentbound.exact import NaiveBayes
+
+    check_mc_options(draws, confidence, seed)
+    classifier = NaiveBayes(ties=ties)
+
+    def run(N: int, estimator: Any, key: Sequence[int]) -> Any:
+        rng = np.random.default_rng([seed, *(int(k) for k in key)])
+        return monte_carlo_moments(model, N, estimator, classifier=classifier, draws=draws,
+                                   confidence=confidence, rng=rng)
+
+    return run

@@ -20,6 +20,10 @@ __all__ = [
     "check_constant",
     "check_less_than",
     "check_rise_after_min",
+    "check_argmin_in_intervals",
+    "check_trend_intervals",
+    "check_u_shape_intervals",
+    "check_less_than_intervals",
     "fmt",
 ]
 
@@ -197,3 +201,167 @@ def check_rise_after_min(
         evidence += f" (rise of {fmt(ya[-1] - ya[i])}"
         evidence += f", {fmt(100 * (ya[-1] - ya[i]) / abs(ya[i]))}% of the minimum)" if ya[i] != 0 else ")"
     return ClaimCheck(figure, claim, Verdict.REPRODUCED if ok else Verdict.NOT_REPRODUCED, evidence)
+
+
+# ----------------------------------------------------------------------------- with confidence intervals
+# Monte Carlo curves carry a confidence interval [lower, upper] around each estimate. A claim is
+# "reproduced" only when the intervals separate what the claim asserts, "not reproduced" only when
+# they separate the contrary, and otherwise "inconclusive at this precision" with the numbers.
+
+
+def _bands(x: Sequence[float], est: Sequence[float], lower: Sequence[float],
+           upper: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    xa, ea = _arrays(x, est)
+    _, la = _arrays(x, lower)
+    _, ua = _arrays(x, upper)
+    if np.any(la > ea) or np.any(ua < ea):
+        raise InvalidArgument("every estimate must lie inside its interval [lower, upper]")
+    return xa, ea, la, ua
+
+
+def _iv(e: float, lo: float, hi: float) -> str:
+    return f"{fmt(e)} [{fmt(lo)}, {fmt(hi)}]"
+
+
+def check_argmin_in_intervals(
+    x: Sequence[float],
+    est: Sequence[float],
+    lower: Sequence[float],
+    upper: Sequence[float],
+    *,
+    lo: float,
+    hi: float,
+    figure: str,
+    claim: str,
+) -> ClaimCheck:
+    """Is the minimum attained at an ``x`` in ``[lo, hi]``, judged with confidence intervals?
+
+    Reproduced when the best upper end inside the range is below every lower end outside it
+    (the minimum is inside whichever values the intervals allow); not reproduced when some point
+    outside has an upper end below every lower end inside; otherwise inconclusive.
+    """
+    xa, ea, la, ua = _bands(x, est, lower, upper)
+    inside = (xa >= lo) & (xa <= hi)
+    if not inside.any() or inside.all():
+        raise InvalidArgument(f"the grid needs points inside and outside {fmt(lo)}..{fmt(hi)} to check a minimum")
+    i = int(np.argmin(ea))
+    j = int(np.flatnonzero(inside)[np.argmin(ua[inside])])  # best certified point inside
+    k = int(np.flatnonzero(~inside)[np.argmin(la[~inside])])  # most optimistic point outside
+    m = int(np.flatnonzero(~inside)[np.argmin(ua[~inside])])  # best certified point outside
+    if ua[j] < la[k]:
+        verdict = Verdict.REPRODUCED
+    elif ua[m] < la[inside].min():
+        verdict = Verdict.NOT_REPRODUCED
+    else:
+        verdict = Verdict.INCONCLUSIVE
+    evidence = (
+        f"smallest estimate {_iv(ea[i], la[i], ua[i])} at x={fmt(xa[i])} (claimed range {fmt(lo)}..{fmt(hi)}); "
+        f"inside the range best upper end at x={fmt(xa[j])}: {_iv(ea[j], la[j], ua[j])}; outside lowest lower end "
+        f"at x={fmt(xa[k])}: {_iv(ea[k], la[k], ua[k])}"
+    )
+    if verdict is Verdict.INCONCLUSIVE:
+        evidence += "; the intervals overlap"
+    return ClaimCheck(figure, claim, verdict, evidence)
+
+
+def check_trend_intervals(
+    x: Sequence[float],
+    est: Sequence[float],
+    lower: Sequence[float],
+    upper: Sequence[float],
+    *,
+    direction: str,
+    figure: str,
+    claim: str,
+    min_share: float = 0.8,
+) -> ClaimCheck:
+    """Trend of a curve with intervals: :func:`check_trend` on the estimates, decided by the ends.
+
+    Reproduced when the estimates follow ``direction`` (as :func:`check_trend`) and the first and
+    last intervals are separated in that direction; not reproduced when they are separated in the
+    opposite direction or the estimates clearly fail the step share while the ends are separated;
+    otherwise inconclusive.
+    """
+    xa, ea, la, ua = _bands(x, est, lower, upper)
+    base = check_trend(xa, ea, direction=direction, figure=figure, claim=claim, min_share=min_share)
+    sign_up = direction == "increasing"
+    forward = la[-1] > ua[0] if sign_up else ua[-1] < la[0]
+    backward = ua[-1] < la[0] if sign_up else la[-1] > ua[0]
+    if base.reproduced and forward:
+        verdict = Verdict.REPRODUCED
+    elif backward:
+        verdict = Verdict.NOT_REPRODUCED
+    else:
+        verdict = Verdict.INCONCLUSIVE
+    evidence = (
+        f"estimates: {base.evidence}; first {_iv(ea[0], la[0], ua[0])}, last {_iv(ea[-1], la[-1], ua[-1])}"
+    )
+    return ClaimCheck(figure, claim, verdict, evidence)
+
+
+def check_u_shape_intervals(
+    x: Sequence[float],
+    est: Sequence[float],
+    lower: Sequence[float],
+    upper: Sequence[float],
+    *,
+    figure: str,
+    claim: str,
+) -> ClaimCheck:
+    """Falls, then rises, judged with intervals.
+
+    Reproduced when the smallest estimate is interior and both end intervals lie above its
+    interval; not reproduced when one end's interval lies below every interior interval (no
+    interior minimum is possible); otherwise inconclusive.
+    """
+    xa, ea, la, ua = _bands(x, est, lower, upper)
+    if xa.size < 3:
+        raise InvalidArgument(f"a U shape needs at least 3 grid points, got {xa.size}")
+    i = int(np.argmin(ea))
+    interior = 0 < i < xa.size - 1
+    if interior and la[0] > ua[i] and la[-1] > ua[i]:
+        verdict = Verdict.REPRODUCED
+    elif min(ua[0], ua[-1]) < la[1:-1].min():
+        verdict = Verdict.NOT_REPRODUCED
+    else:
+        verdict = Verdict.INCONCLUSIVE
+    evidence = (
+        f"first {_iv(ea[0], la[0], ua[0])} at x={fmt(xa[0])}, smallest estimate {_iv(ea[i], la[i], ua[i])} at "
+        f"x={fmt(xa[i])}, last {_iv(ea[-1], la[-1], ua[-1])} at x={fmt(xa[-1])}"
+    )
+    return ClaimCheck(figure, claim, verdict, evidence)
+
+
+def check_less_than_intervals(
+    x: Sequence[float],
+    smaller: tuple[Sequence[float], Sequence[float], Sequence[float]],
+    larger: tuple[Sequence[float], Sequence[float], Sequence[float]],
+    *,
+    figure: str,
+    claim: str,
+    names: tuple[str, str] = ("a", "b"),
+) -> ClaimCheck:
+    """``smaller < larger`` at every point, each given as ``(estimate, lower, upper)``.
+
+    Reproduced when ``upper(smaller) < lower(larger)`` everywhere; not reproduced when at some
+    point ``upper(larger) < lower(smaller)``; otherwise inconclusive (the points where the
+    intervals overlap are listed).
+    """
+    xa, se, sl, su = _bands(x, *smaller)
+    _, le, ll, lu = _bands(x, *larger)
+    sure = su < ll
+    wrong = lu < sl
+    j = int(np.argmin(ll - su))
+    evidence = (
+        f"{names[0]} < {names[1]} separated by the intervals at {int(sure.sum())} of {xa.size} points; "
+        f"closest at x={fmt(xa[j])}: {names[0]} {_iv(se[j], sl[j], su[j])}, {names[1]} {_iv(le[j], ll[j], lu[j])}"
+    )
+    if sure.all():
+        verdict = Verdict.REPRODUCED
+    elif wrong.any():
+        verdict = Verdict.NOT_REPRODUCED
+        evidence += f"; {names[0]} > {names[1]} (separated) at x={', '.join(fmt(b) for b in xa[wrong][:5])}"
+    else:
+        verdict = Verdict.INCONCLUSIVE
+        evidence += f"; overlapping at x={', '.join(fmt(b) for b in xa[~sure][:5])}"
+    return ClaimCheck(figure, claim, verdict, evidence)

@@ -38,11 +38,11 @@ def markdown_report(
         params = ", ".join(f"`{k}={_short(v)}`" for k, v in d["parameters"].items())
         lines += [f"## {d['title'].split(':')[0]}: `{d['name']}`", "", d["title"], "", f"Parameters: {params}.", ""]
         lines += [f"![{d['name']}]({figures_dir}/{d['name']}.png)", ""]
-        backends = sorted({(s["backend"], s["kind"]) for s in d["sources"]})
-        lines += ["Backends: " + ", ".join(f"`{b}` ({k})" for b, k in backends) + f"; computed in {d['seconds']:.1f} s.", ""]
+        backends = sorted({(s["backend"], s["kind"], _mc(s)) for s in d["sources"]})
+        lines += ["Backends: " + ", ".join(f"`{b}` ({k}{m})" for b, k, m in backends) + f"; computed in {d['seconds']:.1f} s.", ""]
         lines += ["| figure | claim | verdict | evidence |", "|---|---|---|---|"]
         for c in d["checks"]:
-            verdict = "reproduced" if c["verdict"] == "reproduced" else "**not reproduced**"
+            verdict = "reproduced" if c["verdict"] == "reproduced" else f"**{c['verdict']}**"
             lines.append(f"| {c['figure']} | {_cell(c['claim'])} | {verdict} | {_cell(c['evidence'])} |")
         for n in d.get("notes", []):
             lines += ["", f"!!! note", f"    {n}"]
@@ -57,3 +57,10 @@ def _short(value: Any) -> str:
 
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _mc(source: dict[str, Any]) -> str:
+    """``", 50000 draws, 95% intervals, seed 1"`` for Monte Carlo curves, else empty."""
+    if source.get("draws") is None:
+        return ""
+    return f", {source['draws']} draws, {100 * source['confidence']:g}% intervals, seed {source['seed']}"

@@ -28,12 +28,15 @@ class Verdict(Enum):
 
     REPRODUCED = "reproduced"
     NOT_REPRODUCED = "not reproduced"
+    #: Monte Carlo confidence intervals overlap: the data neither confirm nor refute the claim.
+    INCONCLUSIVE = "inconclusive at this precision"
 
     @property
     def message(self) -> str:
         return {
             Verdict.REPRODUCED: "the computed data agree with the paper's statement",
             Verdict.NOT_REPRODUCED: "the computed data contradict the paper's statement",
+            Verdict.INCONCLUSIVE: "the confidence intervals are too wide to decide the paper's statement",
         }[self]
 
 
@@ -75,6 +78,17 @@ class CurveSource:
     backend: str
     kind: str
     note: str = ""
+    #: Monte Carlo backends only: sampled tables per point, interval level, seed of the rng.
+    draws: int | None = None
+    confidence: float | None = None
+    seed: int | None = None
+
+    def describe(self) -> str:
+        """``backend montecarlo, kind estimate, 50000 draws, 95% intervals, seed 1`` etc."""
+        text = f"backend {self.backend}, kind {self.kind}"
+        if self.draws is not None:
+            text += f", {self.draws} draws, {100 * (self.confidence or 0):g}% intervals, seed {self.seed}"
+        return text
 
 
 @dataclass(frozen=True)
@@ -148,7 +162,7 @@ class StudyResult:
         lines = [f"{self.title}", f"  parameters: {params}", f"  computed in {self.seconds:.2f} s"]
         for s in self.sources:
             extra = f" ({s.note})" if s.note else ""
-            lines.append(f"  curve {s.curve}: backend {s.backend}, kind {s.kind}{extra}")
+            lines.append(f"  curve {s.curve}: {s.describe()}{extra}")
         for c in self.checks:
             lines.append("  " + c.line())
         for n in self.notes:
@@ -163,7 +177,8 @@ class StudyResult:
             "parameters": {k: _plain(v) for k, v in self.parameters},
             "seconds": self.seconds,
             "sources": [
-                {"curve": s.curve, "backend": s.backend, "kind": s.kind, "note": s.note}
+                {"curve": s.curve, "backend": s.backend, "kind": s.kind, "note": s.note,
+                 "draws": s.draws, "confidence": s.confidence, "seed": s.seed}
                 for s in self.sources
             ],
             "checks": [
