@@ -55,3 +55,17 @@ def test_demo_writes_plots_to_named_folder(tmp_path) -> None:
     assert f"written to {out}" in result.output.replace("\n", "")
     for name in ("cv.png", "cv.csv", "tables.png", "tables.csv"):
         assert (out / name).stat().st_size > 0
+
+
+def test_reproduce_quick_nb_cv_montecarlo_records_draws_and_intervals(tmp_path) -> None:
+    result = CliRunner().invoke(main, ["reproduce", "nb_cv", "--out", str(tmp_path), "--quick", "--json"])
+    assert result.exit_code == 0, result.output
+    (study,) = json.loads(result.output)["studies"]
+    assert study["parameters"]["backend"] == "montecarlo" and study["parameters"]["seed"] == 1
+    assert {(s["backend"], s["kind"], s["draws"], s["seed"]) for s in study["sources"]} == {
+        ("montecarlo", "estimate", 4000, 1)}
+    assert {c["verdict"] for c in study["checks"]} <= {"reproduced", "not reproduced",
+                                                       "inconclusive at this precision"}
+    assert any("exact values lie inside the Monte Carlo" in n for n in study["notes"])
+    header = (tmp_path / "nb_cv.csv").read_text().splitlines()[0].split(",")
+    assert {"mean_plus_std", "mean_plus_std_lower", "mean_plus_std_upper"} <= set(header)
