@@ -23,7 +23,7 @@ import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument
 
-__all__ = ["GE", "HoldOut", "KFold", "LeaveOneOut", "Estimator", "Split", "check_size"]
+__all__ = ["GE", "HoldOut", "KFold", "LeaveOneOut", "Estimator", "Split", "check_model_and_estimator", "check_size"]
 
 
 def check_size(N: object, *, name: str = "N", minimum: int = 1) -> int:
@@ -226,3 +226,19 @@ class LeaveOneOut:
 
 
 Estimator = Union[GE, HoldOut, KFold, LeaveOneOut]
+
+
+def check_model_and_estimator(model: object, estimator: object) -> None:
+    """Raise a clear error unless ``model`` is a CellModel and ``estimator`` one of the four."""
+    from momentbound.errors import InvalidModel
+    from momentbound.model.cells import CellModel
+
+    if not isinstance(model, CellModel):
+        raise InvalidModel(
+            f"model must be a momentbound.CellModel, got {type(model).__name__}; build one with "
+            "CellModel(arities, cells)"
+        )
+    if not isinstance(estimator, (GE, HoldOut, KFold, LeaveOneOut)):
+        raise InvalidArgument(
+            f"estimator must be GE(), HoldOut(...), KFold(v) or LeaveOneOut(), got {estimator!r}"
+        )

@@ -31,7 +31,15 @@ from typing import Any, Union
 import numpy as np
 
 from momentbound.errors import InvalidArgument, InvalidModel, UnknownMethod
-from momentbound.estimators.estimators import GE, Estimator, HoldOut, KFold, LeaveOneOut, Split
+from momentbound.estimators.estimators import (
+    GE,
+    Estimator,
+    HoldOut,
+    KFold,
+    LeaveOneOut,
+    Split,
+    check_model_and_estimator,
+)
 from momentbound.estimators.intervals import (
     Interval,
     Value,
@@ -392,15 +400,7 @@ class MomentEngine:
 
 # ----------------------------------------------------------------------------- public entry
 def _check_args(model: object, estimator: object, covariance: object) -> None:
-    if not isinstance(model, CellModel):
-        raise InvalidModel(
-            f"model must be a momentbound.CellModel, got {type(model).__name__}; build one with "
-            "CellModel(arities, cells)"
-        )
-    if not isinstance(estimator, (GE, HoldOut, KFold, LeaveOneOut)):
-        raise InvalidArgument(
-            f"estimator must be GE(), HoldOut(...), KFold(v) or LeaveOneOut(), got {estimator!r}"
-        )
+    check_model_and_estimator(model, estimator)
     if covariance not in COVARIANCE_RULES:
         raise UnknownMethod(
             f"covariance must be one of {', '.join(map(repr, COVARIANCE_RULES))}, got {covariance!r}"

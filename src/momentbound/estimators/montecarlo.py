@@ -43,7 +43,14 @@ from typing import Any
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.estimators.estimators import Estimator, GE, HoldOut, KFold, LeaveOneOut
+from momentbound.estimators.estimators import (  # KFold, LeaveOneOut: used by the doctests
+    GE,
+    Estimator,
+    HoldOut,
+    KFold,
+    LeaveOneOut,
+    check_model_and_estimator,
+)
 from momentbound.estimators.intervals import Interval
 from momentbound.model.cells import CellModel
 
@@ -112,18 +119,9 @@ class MonteCarloMoments:
 # ----------------------------------------------------------------------------- validation
 def _check(model: object, N: object, estimator: object, classifier: object, draws: object,
            confidence: object, rng: object) -> None:
-    from momentbound.errors import InvalidModel
     from momentbound.exact.classifier import NaiveBayes
 
-    if not isinstance(model, CellModel):
-        raise InvalidModel(
-            f"model must be a momentbound.CellModel, got {type(model).__name__}; build one with "
-            "CellModel(arities, cells)"
-        )
-    if not isinstance(estimator, (GE, HoldOut, KFold, LeaveOneOut)):
-        raise InvalidArgument(
-            f"estimator must be GE(), HoldOut(...), KFold(v) or LeaveOneOut(), got {estimator!r}"
-        )
+    check_model_and_estimator(model, estimator)
     if not isinstance(classifier, NaiveBayes):
         raise InvalidArgument(
             f"classifier must be a NaiveBayes(ties=..., alpha=...) instance, got {classifier!r}"
