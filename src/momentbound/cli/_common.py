@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import math
 from collections.abc import Sequence
 from fractions import Fraction
@@ -53,4 +54,5 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
         table.add_column(str(c))
     for r in rows:
         table.add_row(*(str(v) for v in r))
-    Console().print(table)
+    # piped or captured output has no terminal width: do not crush numbers into "0.16…"
+    Console(width=None if sys.stdout.isatty() else 160).print(table)
