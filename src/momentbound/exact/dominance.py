@@ -121,31 +121,13 @@ def _strip_counts(
 ) -> np.ndarray:
     """Exact sign counts (3 x 3, weighted) of queries ``sel`` against the points of their bucket."""
     out = np.zeros(9)
-    if len(sel) == 0:
-        return out
-    b = qbucket[sel]
-    sizes = bounds[b + 1] - bounds[b]
-    csum = np.cumsum(sizes)
-    lo = 0
-    while lo < len(sel):
-        base = int(csum[lo - 1]) if lo else 0
-        hi = max(int(np.searchsorted(csum, base + _PAIR_CHUNK, side="right")), lo + 1)
-        cnt = sizes[lo:hi]
-        q = sel[lo:hi]
-        total = int(cnt.sum())
-        if total:
-            qi = np.repeat(np.arange(hi - lo), cnt)
-            offs = np.cumsum(cnt) - cnt
-            pos = np.repeat(bounds[b[lo:hi]] - offs, cnt) + np.arange(total)
-            pi = order[pos]
-            qq = q[qi]
-            ok = keep_pred(pi, qq)
-            if ok is not None:
-                pi, qq = pi[ok], qq[ok]
-            s1 = np.sign(v1[pi] - u1[qq]) + 1  # 0: v < u, 1: v = u, 2: v > u
-            s2 = np.sign(v2[pi] - u2[qq]) + 1
-            out += np.bincount(s1 * 3 + s2, weights=w1[pi] * w0[qq], minlength=9)
-        lo = hi
+    for qq, pi in _bucket_pairs(qbucket, order, bounds, sel):
+        ok = keep_pred(pi, qq)
+        if ok is not None:
+            pi, qq = pi[ok], qq[ok]
+        s1 = np.sign(v1[pi] - u1[qq]) + 1  # 0: v < u, 1: v = u, 2: v > u
+        s2 = np.sign(v2[pi] - u2[qq]) + 1
+        out += np.bincount(s1 * 3 + s2, weights=w1[pi] * w0[qq], minlength=9)
     return out
 
 
