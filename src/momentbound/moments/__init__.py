@@ -16,7 +16,7 @@ from momentbound.moments.bird import (
     bird_moments,
     bird_polynomial,
 )
-from momentbound.moments.compiled import CompiledMoments, compile_moments
+from momentbound.moments.compiled import CompiledMoments, compile_moments, load_kernel
 from momentbound.moments.core import (
     JointMoments,
     MomentSequence,
@@ -49,6 +49,7 @@ __all__ = [
     "cell_probability_symbols",
     "central_moments",
     "compile_moments",
+    "load_kernel",
     "count_tables",
     "cumulants",
     "expectation",

@@ -145,6 +145,9 @@ class MomentSequence:
     #: the exact rational moments behind float ``values`` (derived quantities such as
     #: central moments are computed from these, then rounded once: no cancellation)
     rational: Optional[tuple[Fraction, ...]] = field(default=None, repr=False, compare=False)
+    #: how the exact values were computed ("flint", "modular", "engine", ...); the values
+    #: do not depend on it
+    engine: str = field(default="", repr=False, compare=False)
 
     def _base(self) -> tuple[Value, ...]:
         return self.rational if self.rational is not None else self.values

@@ -79,6 +79,8 @@ class _Block2:
             return monos[mk]
 
         self.plan: list[list[tuple[tuple[int, ...], Any]]] = []
+        # the same terms as (coefficients, monomial indices), for moments/modular.py
+        self.terms: list[list[tuple[tuple[int, ...], tuple[int, ...]]]] = []
         for e1, e2 in egs:
             per_m: list[dict[int, int]] = [{} for _ in range(e1 + e2 + 1)]
             for j in range(min(e1, e2) + 1):
@@ -95,6 +97,7 @@ class _Block2:
                         k = mono_index(a, b, j, sym)
                         per_m[a + b + j][k] = per_m[a + b + j].get(k, 0) + fj * x * y
             entry = []
+            self.terms.append([(tuple(t.values()), tuple(t.keys())) for t in per_m])
             for terms in per_m:
                 coefs = tuple(terms.values())
                 idx = list(terms.keys())
