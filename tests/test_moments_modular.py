@@ -166,3 +166,13 @@ def test_auto_engine_loads_kernel_after_threshold(monkeypatch):
         assert f(20, normalized([i + 1, 2, 3, 4, 5, 6, 7, 9])).engine == "flint"
     assert not loaded
     assert compiled_mod._kernel_wanted() is True and loaded == [1]
+
+
+@pytest.mark.parametrize("arities", [(2,), (3,), (2, 2), (2, 3)])
+def test_naive_bayes_size_bound_covers_the_exact_support(arities):
+    m = equal_cells_model(arities)
+    z = naive_bayes_statistic(m, (0,) * len(arities))
+    mp = compile_moments(z, 2).modular
+    for N in (0, 1, 2, 5, 9, 30):
+        lo, hi = z.support(N)
+        assert max(-lo, hi) <= mp.zmax(N)

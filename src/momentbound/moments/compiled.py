@@ -166,11 +166,14 @@ _new_vectors = 0
 
 
 def load_kernel() -> None:
-    """Load the multimodular kernel now (numba import and cached machine code; compiled
-    and written to numba's disk cache the first time, about 6 s)."""
-    from momentbound.moments.modular import _kernel
+    """Load the multimodular kernel now: numba import and the kernel's machine code from
+    numba's disk cache (compiled and cached the first time after installation, about 6 s).
+    One tiny evaluation makes numba load the compiled specialisation."""
+    from momentbound.model import equal_cells_model
+    from momentbound.model.statistics import naive_bayes_statistic
 
-    _kernel()
+    m = equal_cells_model((2,))
+    compile_moments(naive_bayes_statistic(m, (0,)), 1)(1, m.cells, engine="modular")
 
 
 def _kernel_wanted() -> bool:

@@ -216,6 +216,10 @@ class ModularPlan:
         self.npoly = len(fast.terms)
         # max |statistic| <= sum |coef| N^degree: a rigorous bound for the CRT modulus
         self.stat_terms = [(abs(c), sum(e)) for e, c in statistic.term_dict.items()]
+        # naive Bayes: Z = N_l^(d-1) prod N^j_k - N_k^(d-1) prod N^j_l is a difference of two
+        # non-negative terms, each at most max_{a+b<=N} a^(d-1) b^d
+        st = getattr(statistic, "structure", None)
+        self.nb_d = st.d if st is not None else None
         self._tcoef_res: dict[int, np.ndarray] = {}
 
     @staticmethod
@@ -225,8 +229,17 @@ class ModularPlan:
         ok = (fp._Block0, fp._Block1, fp._Block2)
         return 1 <= len(fast.blocks) <= 2 and all(isinstance(b, ok) for b in fast.blocks)
 
+    def zmax(self, N: int) -> int:
+        """A rigorous upper bound on ``max |statistic|`` over count tables of total ``N``."""
+        if self.nb_d is not None:
+            d = self.nb_d
+            num = N ** (2 * d - 1) * (d - 1) ** (d - 1) * d**d
+            den = (2 * d - 1) ** (2 * d - 1)
+            return max(1, -(-num // den))
+        return sum(c * N**d for c, d in self.stat_terms) or 1
+
     def n_primes(self, N: int, D: int) -> int:
-        zmax = sum(c * N**d for c, d in self.stat_terms) or 1
+        zmax = self.zmax(N)
         bits = max(k * zmax.bit_length() + w * D.bit_length() for k, w in enumerate(self.W))
         return max(1, -(-(bits + 2) // _MIN_PRIME_BITS))
 
