@@ -23,8 +23,10 @@ def reduce(x: float, p: float, pinv: float) -> float:
 @njit(cache=True)
 def block(qres, primes, pinv, cells_flat, cells_off, base, mono, npow1, npow12,
           slot_len, rng_start, rng_end, rng_off, term_mono, term_coef, chain_off,
-          max_e0, key_len, maxlen):
-    """Class-vector coefficients and their total-count chains, modulo every prime."""
+          max_e0, key_len, maxlen, mv, chain):
+    """Class-vector coefficients and their total-count chains, modulo every prime, written
+    into the work arrays ``mv`` (monomials) and ``chain`` (only entries ``w < key_len`` of
+    each chain key are written and read)."""
     nP = primes.shape[0]
     h = np.zeros((4, nP))
     for i in range(4):
@@ -58,14 +60,11 @@ def block(qres, primes, pinv, cells_flat, cells_off, base, mono, npow1, npow12,
             for j in range(nP):
                 bv[i, j] = reduce(p1[a, j] * p2[b, j], primes[j], pinv[j])
     nm = mono.shape[0]
-    mv = np.empty((nm, nP))
     for i in range(nm):
         bi = mono[i, 0]
         jj = mono[i, 1]
         for j in range(nP):
             mv[i, j] = reduce(bv[bi, j] * p12[jj, j], primes[j], pinv[j])
-    nkeys = key_len.shape[0]
-    chain = np.zeros((nkeys, maxlen, nP))
     acc = np.zeros(nP)
     for s in range(slot_len.shape[0]):
         L = slot_len[s]
@@ -89,16 +88,15 @@ def block(qres, primes, pinv, cells_flat, cells_off, base, mono, npow1, npow12,
         for e0 in range(1, max_e0[s] + 1):
             k = k0 + e0
             ln = L + e0
-            for w in range(ln):
+            for j in range(nP):
+                chain[k, 0, j] = 0.0
+            for w in range(1, ln - 1):
                 fw = float(w)
-                if w == 0:
-                    for j in range(nP):
-                        chain[k, 0, j] = 0.0
-                else:
-                    for j in range(nP):
-                        chain[k, w, j] = reduce(h[3, j] * chain[k - 1, w - 1, j]
-                                                + fw * chain[k - 1, w, j], primes[j], pinv[j])
-    return chain
+                for j in range(nP):
+                    chain[k, w, j] = reduce(h[3, j] * chain[k - 1, w - 1, j]
+                                            + fw * chain[k - 1, w, j], primes[j], pinv[j])
+            for j in range(nP):  # top coefficient: the previous vector has length ln - 1
+                chain[k, ln - 1, j] = reduce(h[3, j] * chain[k - 1, ln - 2, j], primes[j], pinv[j])
 
 
 @njit(cache=True)
@@ -107,18 +105,16 @@ def kernel(qres, Nres, Dres, primes, pinv,
            a_off, a_me, a_kl, a_ml,
            b_cf, b_co, b_base, b_mono, b_np1, b_np12, b_sl, b_rs, b_re, b_ro, b_tm, b_tc,
            b_off, b_me, b_kl, b_ml,
-           t_poly, t_a, t_b, t_coef, wdeg, npoly):
-    """``num_k = E[Z^k] D^(W_k)`` modulo every prime (one row per order ``k``)."""
+           t_poly, t_a, t_b, t_coef, wdeg, npoly, mva, ca, mvb, cb, G):
+    """``num_k = E[Z^k] D^(W_k)`` modulo every prime (one row per order ``k``); ``mva``,
+    ``ca``, ``mvb``, ``cb`` and ``G`` are reused work arrays (no allocation per call)."""
     nP = primes.shape[0]
-    ca = block(qres, primes, pinv, a_cf, a_co, a_base, a_mono, a_np1, a_np12, a_sl, a_rs,
-               a_re, a_ro, a_tm, a_tc, a_off, a_me, a_kl, a_ml)
-    cb = block(qres, primes, pinv, b_cf, b_co, b_base, b_mono, b_np1, b_np12, b_sl, b_rs,
-               b_re, b_ro, b_tm, b_tc, b_off, b_me, b_kl, b_ml)
-    wmax = 0
-    for k in range(npoly):
-        if wdeg[k] > wmax:
-            wmax = wdeg[k]
-    G = np.zeros((npoly, wmax + 1, nP))
+    block(qres, primes, pinv, a_cf, a_co, a_base, a_mono, a_np1, a_np12, a_sl, a_rs,
+          a_re, a_ro, a_tm, a_tc, a_off, a_me, a_kl, a_ml, mva, ca)
+    block(qres, primes, pinv, b_cf, b_co, b_base, b_mono, b_np1, b_np12, b_sl, b_rs,
+          b_re, b_ro, b_tm, b_tc, b_off, b_me, b_kl, b_ml, mvb, cb)
+    wmax = G.shape[1] - 1
+    G[:, :, :] = 0.0
     pending = np.zeros(npoly, dtype=np.int64)
     xa = np.empty(nP)
     for t in range(t_poly.shape[0]):

@@ -221,6 +221,7 @@ class ModularPlan:
         st = getattr(statistic, "structure", None)
         self.nb_d = st.d if st is not None else None
         self._tcoef_res: dict[int, np.ndarray] = {}
+        self._work: dict[int, tuple[np.ndarray, ...]] = {}
 
     @staticmethod
     def supported(fast: Any) -> bool:
@@ -255,10 +256,19 @@ class ModularPlan:
         if tc is None:
             tc = _residues(self.t_coef, n)
             self._tcoef_res[n] = tc
+        work = self._work.get(n)
+        if work is None:  # allocated once per number of primes: no page faults per call
+            ta, tb = self.tabs
+            work = (
+                np.zeros((ta.mono.shape[0], n)), np.zeros((len(ta.key_len), ta.maxlen, n)),
+                np.zeros((tb.mono.shape[0], n)), np.zeros((len(tb.key_len), tb.maxlen, n)),
+                np.zeros((self.npoly, max(self.W) + 1, n)),
+            )
+            self._work[n] = work
         res = _kernel()(
             qres, nd[0], nd[1], primes, pinv,
             *self.tabs[0].args(n), *self.tabs[1].args(n),
-            self.t_poly, self.t_a, self.t_b, tc, self.wdeg, self.npoly,
+            self.t_poly, self.t_a, self.t_b, tc, self.wdeg, self.npoly, *work,
         )
         M, es = _crt_basis(n)
         half = M >> 1
