@@ -2,11 +2,16 @@
 
 The derivation (powers of the statistic in its features, the block layout, the
 per-block exponent lists and the coefficient tables of the closed-form block vectors)
-depends only on the statistic and the order; it is cached. Each evaluation at new
-probabilities runs the exact integer plan of :mod:`momentbound.moments.fastpath` (same
-mathematics as :mod:`momentbound.moments.engine`, whose power-table evaluator is kept as
-the independent witness in the tests); the ``p``-dependent vectors are cached per
-probability vector, so sweeps over ``N`` cost only the final sums.
+depends only on the statistic and the order; it is cached. Two exact evaluators share it:
+
+* the integer plan of :mod:`momentbound.moments.fastpath` (python-flint; same mathematics
+  as :mod:`momentbound.moments.engine`, whose power-table evaluator is kept as the
+  independent witness in the tests) builds ``N``-independent integer vectors per
+  probability vector and caches them, so sweeps over ``N`` cost only the final sums;
+* the multimodular kernel of :mod:`momentbound.moments.modular` (numba) evaluates one new
+  ``(N, p)`` modulo enough primes for a rigorous bound and reassembles the exact integers.
+
+``CompiledMoments.__call__(..., engine=)`` chooses between them; the values are the same.
 """
 
 from __future__ import annotations
