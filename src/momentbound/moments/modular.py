@@ -40,17 +40,38 @@ PRIME_BITS = 24
 _MIN_PRIME_BITS = PRIME_BITS - 1  # every prime used exceeds 2**23
 
 
+_PRIMES: list[int] = []
+
+
 @lru_cache(maxsize=None)
 def _prime_list(n: int) -> tuple[int, ...]:
     """The ``n`` largest primes below ``2**24``, in decreasing order."""
     from sympy import prevprime
 
-    out: list[int] = []
-    p = 1 << PRIME_BITS
-    while len(out) < n:
+    p = _PRIMES[-1] if _PRIMES else 1 << PRIME_BITS
+    while len(_PRIMES) < n:
         p = int(prevprime(p))
-        out.append(p)
-    return tuple(out)
+        _PRIMES.append(p)
+    return tuple(_PRIMES[:n])
+
+
+def _capacity(n: int, have: int) -> int:
+    return max(n, 2 * have, 32) if n > have else have
+
+
+class _ResidueTable:
+    """Residues of fixed integers modulo the first primes, as a ``(len, capacity)`` array
+    with ``capacity >= n`` (doubling when exceeded): the kernel reads columns ``j < n``."""
+
+    def __init__(self, values: Sequence[int]):
+        self.values = list(values)
+        self.full = np.zeros((len(self.values), 0))
+
+    def __call__(self, n: int) -> np.ndarray:
+        if n > self.full.shape[1]:
+            cap = _capacity(n, self.full.shape[1])
+            self.full = _residues(self.values, cap) if self.values else np.zeros((0, cap))
+        return self.full
 
 
 @lru_cache(maxsize=None)
@@ -137,14 +158,7 @@ class _BlockTables:
             key_len.extend(length + e0 for e0 in range(top + 1))
         self.key_len = np.asarray(key_len, dtype=np.int64)
         self.maxlen = int(max(key_len))
-        self._coef_res: dict[int, np.ndarray] = {}
-
-    def coef_residues(self, n: int) -> np.ndarray:
-        hit = self._coef_res.get(n)
-        if hit is None:
-            hit = _residues(self.term_coef, n) if self.term_coef else np.zeros((0, n))
-            self._coef_res[n] = hit
-        return hit
+        self.coef_residues = _ResidueTable(self.term_coef)
 
     def args(self, n: int) -> tuple[Any, ...]:
         return (
@@ -220,8 +234,8 @@ class ModularPlan:
         # non-negative terms, each at most max_{a+b<=N} a^(d-1) b^d
         st = getattr(statistic, "structure", None)
         self.nb_d = st.d if st is not None else None
-        self._tcoef_res: dict[int, np.ndarray] = {}
-        self._work: dict[int, tuple[np.ndarray, ...]] = {}
+        self._tcoef_res = _ResidueTable(self.t_coef)
+        self._work: Any = None
 
     @staticmethod
     def supported(fast: Any) -> bool:
@@ -252,19 +266,17 @@ class ModularPlan:
         pinv = 1.0 / primes
         qres = _residues(list(q), n)
         nd = _residues([N, D], n)
-        tc = self._tcoef_res.get(n)
-        if tc is None:
-            tc = _residues(self.t_coef, n)
-            self._tcoef_res[n] = tc
-        work = self._work.get(n)
-        if work is None:  # allocated once per number of primes: no page faults per call
+        tc = self._tcoef_res(n)
+        work = self._work
+        if work is None or n > work[0].shape[1]:  # reused: no allocation (page faults) per call
+            cap = _capacity(n, 0 if work is None else work[0].shape[1])
             ta, tb = self.tabs
             work = (
-                np.zeros((ta.mono.shape[0], n)), np.zeros((len(ta.key_len), ta.maxlen, n)),
-                np.zeros((tb.mono.shape[0], n)), np.zeros((len(tb.key_len), tb.maxlen, n)),
-                np.zeros((self.npoly, max(self.W) + 1, n)),
+                np.zeros((ta.mono.shape[0], cap)), np.zeros((len(ta.key_len), ta.maxlen, cap)),
+                np.zeros((tb.mono.shape[0], cap)), np.zeros((len(tb.key_len), tb.maxlen, cap)),
+                np.zeros((self.npoly, max(self.W) + 1, cap)),
             )
-            self._work[n] = work
+            self._work = work
         res = _kernel()(
             qres, nd[0], nd[1], primes, pinv,
             *self.tabs[0].args(n), *self.tabs[1].args(n),
