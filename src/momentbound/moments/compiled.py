@@ -129,8 +129,14 @@ class CompiledMoments:
             )
         vals = [parse_number(p, name=f"probs[{i}]") for i, p in enumerate(probs)]
         is_exact = all(isinstance(v, Fraction) for v in vals)
-        _check_probs(vals, is_exact)
+        _check_probs(vals, is_exact, total=False)
         q, D = scaled_probabilities(vals)
+        if is_exact and sum(q) != D:  # exact: sum(p) == 1 iff sum(q) == D
+            raise InvalidProbability(
+                f"probs must sum to 1 (got {Fraction(sum(q), D)}); pass normalized cell probabilities"
+            )
+        if not is_exact:
+            _check_probs(vals, is_exact)
         if engine == "modular" and self.modular is None:
             raise InvalidArgument(
                 f"engine='modular' needs blocks with at most two grid features and at most "
@@ -147,7 +153,10 @@ class CompiledMoments:
         if use_modular:
             assert self.modular is not None
             nums = self.modular.numerators(q, D, N)
-            res = [Fraction(num, D**w) for num, w in zip(nums, self.modular.W)]
+            dpow = [1]
+            for _ in range(max(self.modular.W)):
+                dpow.append(dpow[-1] * D)
+            res = [Fraction(num, dpow[w]) for num, w in zip(nums, self.modular.W)]
             if len(self._seen) >= 64:
                 self._seen.pop(next(iter(self._seen)))
             self._seen[(q, D)] = None
@@ -194,7 +203,7 @@ def _kernel_wanted() -> bool:
     return False
 
 
-def _check_probs(vals: Sequence[Any], is_exact: bool) -> None:
+def _check_probs(vals: Sequence[Any], is_exact: bool, total: bool = True) -> None:
     import math
 
     for i, v in enumerate(vals):
@@ -202,10 +211,12 @@ def _check_probs(vals: Sequence[Any], is_exact: bool) -> None:
             raise InvalidProbability(f"probs[{i}] must be a finite probability, got {v}")
         if v < 0:
             raise InvalidProbability(f"probs[{i}] must be non-negative, got {v}")
-    total = sum(vals, Fraction(0)) if is_exact else math.fsum(float(v) for v in vals)
-    if (is_exact and total != 1) or (not is_exact and abs(total - 1.0) > 1e-9):
+    if not total:
+        return
+    tot = sum(vals, Fraction(0)) if is_exact else math.fsum(float(v) for v in vals)
+    if (is_exact and tot != 1) or (not is_exact and abs(tot - 1.0) > 1e-9):
         raise InvalidProbability(
-            f"probs must sum to 1 (got {total}); pass normalized cell probabilities"
+            f"probs must sum to 1 (got {tot}); pass normalized cell probabilities"
         )
 
 

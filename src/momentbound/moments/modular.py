@@ -285,7 +285,10 @@ class ModularPlan:
         M, es = _crt_basis(n)
         half = M >> 1
         out = []
-        for row in res.astype(np.int64).tolist():
+        for k, row in enumerate(res.astype(np.int64).tolist()):
+            if k == 0:  # E[stat^0] = 1
+                out.append(D ** self.W[0])
+                continue
             x = sum(map(int.__mul__, row, es)) % M
             out.append(x - M if x > half else x)
         return out
