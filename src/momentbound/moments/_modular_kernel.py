@@ -159,3 +159,33 @@ def kernel(qres, Nres, Dres, primes, pinv,
         for j in range(nP):
             out[k, j] = reduce(out[k, j], primes[j], pinv[j])
     return out
+
+
+@njit(cache=True)
+def crt_limbs(res, primes, pinv, inv, mi_limbs, out):
+    """Chinese remainder step, in 32-bit limbs: for each row ``k``,
+    ``out[k] = sum_i ((res[k, i] * inv[i]) mod p_i) * M_i`` (``M_i = M / p_i``, ``inv[i]`` its
+    inverse mod ``p_i``) as little-endian 32-bit limbs with carries propagated. The value is
+    below ``n * M``; the caller reduces it modulo ``M`` (one big-integer operation)."""
+    nrow = out.shape[0]
+    nl = out.shape[1]
+    n = primes.shape[0]
+    acc = np.zeros(nl, dtype=np.uint64)
+    mask = np.uint64(0xFFFFFFFF)
+    for k in range(nrow):
+        acc[:] = 0
+        for i in range(n):
+            c = np.uint64(reduce(res[k, i] * inv[i], primes[i], pinv[i]))
+            for l in range(mi_limbs.shape[1]):
+                acc[l] += c * mi_limbs[i, l]  # < 2**24 * 2**32 per term
+            if (i + 1) % 128 == 0:  # keep every limb below 2**63: propagate carries
+                carry = np.uint64(0)
+                for l in range(nl):
+                    v = acc[l] + carry
+                    acc[l] = v & mask
+                    carry = v >> np.uint64(32)
+        carry = np.uint64(0)
+        for l in range(nl):
+            v = acc[l] + carry
+            out[k, l] = v & mask
+            carry = v >> np.uint64(32)

@@ -87,6 +87,21 @@ def _crt_basis(n: int) -> tuple[int, tuple[int, ...]]:
     return M, tuple(es)
 
 
+@lru_cache(maxsize=None)
+def _crt_limbs(n: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """``M``, the inverses of ``M / p_i`` modulo ``p_i`` and the 32-bit limbs of ``M / p_i``."""
+    ps = _prime_list(n)
+    M = math.prod(ps)
+    nl = (M.bit_length() + 31) // 32
+    limbs = np.zeros((n, nl), dtype=np.uint64)
+    inv = np.zeros(n)
+    for i, p in enumerate(ps):
+        Mi = M // p
+        inv[i] = pow(Mi % p, -1, p)
+        limbs[i] = np.frombuffer(Mi.to_bytes(4 * nl, "little"), dtype="<u4")
+    return M, inv, limbs
+
+
 def _residues(values: Sequence[int], n: int) -> np.ndarray:
     """``values[i] mod primes[j]`` as a float64 array of shape ``(len(values), n)``."""
     ps = _prime_list(n)
@@ -282,16 +297,27 @@ class ModularPlan:
             *self.tabs[0].args(n), *self.tabs[1].args(n),
             self.t_poly, self.t_a, self.t_b, tc, self.wdeg, self.npoly, *work,
         )
-        M, es = _crt_basis(n)
+        M, inv, mi_limbs = _crt_limbs(n)
+        # sum_i c_i M_i < n M: 7 more bits than M, at most two more limbs
+        limbs = np.zeros((res.shape[0], mi_limbs.shape[1] + 2), dtype=np.uint64)
+        _crt()(res[:, :n], primes, pinv, inv, mi_limbs, limbs)
         half = M >> 1
         out = []
-        for k, row in enumerate(res.astype(np.int64).tolist()):
+        raw = limbs.astype("<u4").tobytes()
+        width = 4 * limbs.shape[1]
+        for k in range(res.shape[0]):
             if k == 0:  # E[stat^0] = 1
                 out.append(D ** self.W[0])
                 continue
-            x = sum(map(int.__mul__, row, es)) % M
+            x = int.from_bytes(raw[k * width:(k + 1) * width], "little") % M
             out.append(x - M if x > half else x)
         return out
+
+
+def _crt() -> Any:
+    from momentbound.moments._modular_kernel import crt_limbs
+
+    return crt_limbs
 
 
 def _kernel() -> Any:
