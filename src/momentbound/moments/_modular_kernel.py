@@ -23,7 +23,7 @@ def reduce(x: float, p: float, pinv: float) -> float:
 @njit(cache=True)
 def block(qres, primes, pinv, cells_flat, cells_off, base, mono, npow1, npow12,
           slot_len, rng_start, rng_end, rng_off, term_mono, term_coef, chain_off,
-          max_e0, key_len, maxlen, mv, chain):
+          max_e0, key_len, mv, chain):
     """Class-vector coefficients and their total-count chains, modulo every prime, written
     into the work arrays ``mv`` (monomials) and ``chain`` (only entries ``w < key_len`` of
     each chain key are written and read)."""
@@ -102,17 +102,17 @@ def block(qres, primes, pinv, cells_flat, cells_off, base, mono, npow1, npow12,
 @njit(cache=True)
 def kernel(qres, Nres, Dres, primes, pinv,
            a_cf, a_co, a_base, a_mono, a_np1, a_np12, a_sl, a_rs, a_re, a_ro, a_tm, a_tc,
-           a_off, a_me, a_kl, a_ml,
+           a_off, a_me, a_kl,
            b_cf, b_co, b_base, b_mono, b_np1, b_np12, b_sl, b_rs, b_re, b_ro, b_tm, b_tc,
-           b_off, b_me, b_kl, b_ml,
+           b_off, b_me, b_kl,
            t_poly, t_a, t_b, t_coef, wdeg, npoly, mva, ca, mvb, cb, G):
     """``num_k = E[Z^k] D^(W_k)`` modulo every prime (one row per order ``k``); ``mva``,
     ``ca``, ``mvb``, ``cb`` and ``G`` are reused work arrays (no allocation per call)."""
     nP = primes.shape[0]
     block(qres, primes, pinv, a_cf, a_co, a_base, a_mono, a_np1, a_np12, a_sl, a_rs,
-          a_re, a_ro, a_tm, a_tc, a_off, a_me, a_kl, a_ml, mva, ca)
+          a_re, a_ro, a_tm, a_tc, a_off, a_me, a_kl, mva, ca)
     block(qres, primes, pinv, b_cf, b_co, b_base, b_mono, b_np1, b_np12, b_sl, b_rs,
-          b_re, b_ro, b_tm, b_tc, b_off, b_me, b_kl, b_ml, mvb, cb)
+          b_re, b_ro, b_tm, b_tc, b_off, b_me, b_kl, mvb, cb)
     wmax = G.shape[1] - 1
     G[:, :, :] = 0.0
     pending = np.zeros(npoly, dtype=np.int64)

@@ -85,7 +85,9 @@ class CompiledMoments:
             raise InvalidArgument(
                 f"probs must have one entry per cell ({self.statistic.n_cells}), got {len(probs)}"
             )
-        q, D = scaled_probabilities(probs)
+        return self._gammas(*scaled_probabilities(probs))
+
+    def _gammas(self, q: tuple[int, ...], D: int) -> tuple[list[list[int]], int]:
         hit = self._gamma_cache.get(q)
         if hit is not None and hit[1] == D:
             return hit
@@ -129,14 +131,12 @@ class CompiledMoments:
             )
         vals = [parse_number(p, name=f"probs[{i}]") for i, p in enumerate(probs)]
         is_exact = all(isinstance(v, Fraction) for v in vals)
-        _check_probs(vals, is_exact, total=False)
+        _check_probs(vals, is_exact, total=not is_exact)  # floats: fsum within 1e-9
         q, D = scaled_probabilities(vals)
         if is_exact and sum(q) != D:  # exact: sum(p) == 1 iff sum(q) == D
             raise InvalidProbability(
                 f"probs must sum to 1 (got {Fraction(sum(q), D)}); pass normalized cell probabilities"
             )
-        if not is_exact:
-            _check_probs(vals, is_exact)
         if engine == "modular" and self.modular is None:
             raise InvalidArgument(
                 f"engine='modular' needs blocks with at most two grid features and at most "
@@ -162,7 +162,7 @@ class CompiledMoments:
             self._seen[(q, D)] = None
             used = "modular"
         else:
-            gammas, D = self.gammas(vals)
+            gammas, D = self._gammas(q, D)
             res = [finish(g, N, D) for g in gammas]
             used = "flint"
         ex = is_exact if exact is None else bool(exact)

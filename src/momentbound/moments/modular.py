@@ -75,22 +75,12 @@ class _ResidueTable:
 
 
 @lru_cache(maxsize=None)
-def _crt_basis(n: int) -> tuple[int, tuple[int, ...]]:
-    """``M = prod(primes)`` and the CRT idempotents ``e_i`` (``e_i = 1 mod p_i``, ``0`` mod
-    the others)."""
+def _basis(n: int) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray]:
+    """For the first ``n`` primes: the primes and their reciprocals (float64), the modulus
+    ``M = prod(primes)``, the inverses of ``M / p_i`` modulo ``p_i`` and the 32-bit limbs of
+    ``M / p_i`` (the Chinese remainder step)."""
     ps = _prime_list(n)
-    M = math.prod(ps)
-    es = []
-    for p in ps:
-        Mi = M // p
-        es.append(Mi * pow(Mi % p, -1, p))
-    return M, tuple(es)
-
-
-@lru_cache(maxsize=None)
-def _crt_limbs(n: int) -> tuple[int, np.ndarray, np.ndarray]:
-    """``M``, the inverses of ``M / p_i`` modulo ``p_i`` and the 32-bit limbs of ``M / p_i``."""
-    ps = _prime_list(n)
+    primes = np.asarray(ps, dtype=np.float64)
     M = math.prod(ps)
     nl = (M.bit_length() + 31) // 32
     limbs = np.zeros((n, nl), dtype=np.uint64)
@@ -99,7 +89,7 @@ def _crt_limbs(n: int) -> tuple[int, np.ndarray, np.ndarray]:
         Mi = M // p
         inv[i] = pow(Mi % p, -1, p)
         limbs[i] = np.frombuffer(Mi.to_bytes(4 * nl, "little"), dtype="<u4")
-    return M, inv, limbs
+    return primes, 1.0 / primes, M, inv, limbs
 
 
 def _residues(values: Sequence[int], n: int) -> np.ndarray:
@@ -179,7 +169,7 @@ class _BlockTables:
         return (
             self.cells_flat, self.cells_off, self.base, self.mono, self.npow1, self.npow12,
             self.slot_len, self.rng_start, self.rng_end, self.rng_off, self.term_mono,
-            self.coef_residues(n), self.chain_off, self.max_e0, self.key_len, self.maxlen,
+            self.coef_residues(n), self.chain_off, self.max_e0, self.key_len,
         )
 
 
@@ -206,7 +196,7 @@ class _Unit:
         return (
             self.cells_flat, self.cells_off, self.base, self.mono, self.npow1, self.npow12,
             self.slot_len, self.rng_start, self.rng_end, self.rng_off, self.term_mono,
-            np.ones((1, n)), self.chain_off, self.max_e0, self.key_len, self.maxlen,
+            np.ones((1, n)), self.chain_off, self.max_e0, self.key_len,
         )
 
 
@@ -276,9 +266,7 @@ class ModularPlan:
     def numerators(self, q: Sequence[int], D: int, N: int) -> list[int]:
         """``num_k = E[stat^k] * D^(W_k)`` exactly, for every order ``k``."""
         n = self.n_primes(N, D)
-        ps = _prime_list(n)
-        primes = np.asarray(ps, dtype=np.float64)
-        pinv = 1.0 / primes
+        primes, pinv, M, inv, mi_limbs = _basis(n)
         qres = _residues(list(q), n)
         nd = _residues([N, D], n)
         tc = self._tcoef_res(n)
@@ -292,15 +280,15 @@ class ModularPlan:
                 np.zeros((self.npoly, max(self.W) + 1, cap)),
             )
             self._work = work
-        res = _kernel()(
+        compiled = _compiled()
+        res = compiled.kernel(
             qres, nd[0], nd[1], primes, pinv,
             *self.tabs[0].args(n), *self.tabs[1].args(n),
             self.t_poly, self.t_a, self.t_b, tc, self.wdeg, self.npoly, *work,
         )
-        M, inv, mi_limbs = _crt_limbs(n)
         # sum_i c_i M_i < n M: 7 more bits than M, at most two more limbs
         limbs = np.zeros((res.shape[0], mi_limbs.shape[1] + 2), dtype=np.uint64)
-        _crt()(res[:, :n], primes, pinv, inv, mi_limbs, limbs)
+        compiled.crt_limbs(res, primes, pinv, inv, mi_limbs, limbs)
         half = M >> 1
         out = []
         raw = limbs.astype("<u4").tobytes()
@@ -314,14 +302,8 @@ class ModularPlan:
         return out
 
 
-def _crt() -> Any:
-    from momentbound.moments._modular_kernel import crt_limbs
+def _compiled() -> Any:
+    """The numba module (numba is imported on first use; machine code is cached on disk)."""
+    from momentbound.moments import _modular_kernel
 
-    return crt_limbs
-
-
-def _kernel() -> Any:
-    """The compiled kernel (numba is imported on first use; machine code is cached on disk)."""
-    from momentbound.moments._modular_kernel import kernel
-
-    return kernel
+    return _modular_kernel
