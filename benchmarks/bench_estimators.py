@@ -34,7 +34,7 @@ import time
 import numpy as np
 
 from momentbound.estimators import GE, KFold, estimator_moments, make_engine, sweep
-from momentbound.exact.classifier import NaiveBayes
+from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model import independent_1d_model, second_nb_model
 
 N = 100

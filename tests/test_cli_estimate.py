@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from momentbound import CellModel
 from momentbound.cli import main
 from momentbound.estimators import GE, HoldOut, KFold, estimator_moments
-from momentbound.exact.classifier import NaiveBayes
+from momentbound.classifiers.naive_bayes import NaiveBayes
 
 CELLS = "0.2,0.3,0.2,0.3"
 MODEL = CellModel((2,), ["0.2", "0.3", "0.2", "0.3"])

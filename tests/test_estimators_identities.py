@@ -13,7 +13,7 @@ import pytest
 
 from momentbound import CellModel
 from momentbound.estimators import GE, HoldOut, KFold, LeaveOneOut, estimator_moments, sweep
-from momentbound.exact.classifier import NaiveBayes
+from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model import equal_cells_model, independent_1d_model
 from momentbound.probability.exact_backend import ExactBackend
 

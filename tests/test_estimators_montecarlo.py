@@ -22,7 +22,7 @@ from momentbound.errors import ImpossibleSplit, InvalidArgument, InvalidModel
 from momentbound.estimators import GE, HoldOut, KFold, LeaveOneOut, estimator_moments
 from momentbound.estimators import montecarlo as mc
 from momentbound.estimators.montecarlo import MonteCarloMoments, monte_carlo_moments
-from momentbound.exact.classifier import NaiveBayes
+from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
 from momentbound.model.paper import independent_1d_model, second_nb_model
 
@@ -83,7 +83,8 @@ def test_contains_exact_values(label, model, N, est, clf):
 def test_coin_variance_is_needed_for_random_ties():
     """With random ties, Var(CE) without the exact per-draw coin variance misses the exact value."""
     m = mc._Model(ONE_D, RANDOM)
-    E, C, _ = mc._cv_draws(m, (2, 2), 20000, np.random.default_rng(7))
+    rng = np.random.default_rng(7)
+    E, C, _ = mc._cv_draws(m, (2, 2), mc.Simulation(m, 20000, 0.95, rng).iid_folds((2, 2)), 20000, rng)
     st = mc._Stats(20000, CONF)
     exact = float(estimator_moments(ONE_D, 4, KFold(2), backend="exact").variance)
     without_coins = st.variance(E.sum(axis=1) / 4)
@@ -95,7 +96,8 @@ def test_coin_variance_is_needed_for_random_ties():
 
 def test_first_ties_have_no_coin_variance():
     m = mc._Model(TWO_BY_TWO, FIRST)
-    _, C, _ = mc._cv_draws(m, (3, 3), 200, np.random.default_rng(3))
+    rng = np.random.default_rng(3)
+    _, C, _ = mc._cv_draws(m, (3, 3), mc.Simulation(m, 200, 0.95, rng).iid_folds((3, 3)), 200, rng)
     assert np.all(C == 0)
 
 
@@ -158,9 +160,9 @@ def test_bad_model_estimator_classifier_and_split():
     rng = np.random.default_rng(0)
     with pytest.raises(InvalidModel, match="model must be a momentbound.CellModel"):
         monte_carlo_moments([0.2, 0.3, 0.2, 0.3], 8, GE(), rng=rng)
-    with pytest.raises(InvalidArgument, match="estimator must be GE"):
+    with pytest.raises(InvalidArgument, match="estimator must be a splitter"):
         monte_carlo_moments(ONE_D, 8, "cv", rng=rng)
-    with pytest.raises(InvalidArgument, match="classifier must be a NaiveBayes"):
+    with pytest.raises(InvalidArgument, match="classifier must be a momentbound classifier"):
         monte_carlo_moments(ONE_D, 8, GE(), classifier="nb", rng=rng)
     with pytest.raises(ImpossibleSplit, match="more folds"):
         monte_carlo_moments(ONE_D, 8, KFold(9), rng=rng)

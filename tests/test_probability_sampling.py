@@ -13,7 +13,7 @@ from momentbound.exact import NaiveBayes
 from momentbound.model import CellModel, independent_1d_model, second_nb_model
 from momentbound.probability import ProbabilityInterval, get_backend
 from momentbound.probability.exact_backend import ExactBackend
-from momentbound.probability.sampling_backend import SamplingBackend, predict_tables
+from momentbound.probability.sampling_backend import SamplingBackend
 
 CLFS = [NaiveBayes(t, a) for t in ("random", "first") for a in (0, 1, "1/2")]
 
@@ -27,7 +27,7 @@ def test_predict_tables_equals_classifier_on_random_tables(clf):
         tables[:5] = 0  # empty training sets
         tables[5:10, ..., 0] = 0  # a class absent
         for x in model.inputs():
-            got = predict_tables(tables, model.arities, x, clf)
+            got = clf.predict_inputs(tables, model.arities, x)
             want = np.array([[float(v) for v in clf.predict_proba(t, x)] for t in tables])
             np.testing.assert_array_equal(got, want)
 

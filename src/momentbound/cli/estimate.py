@@ -47,7 +47,7 @@ def build_model(arities: str, cells: str, n_classes: int | None) -> Any:
 
 
 def build_classifier(ties: str, alpha: str) -> Any:
-    from momentbound.exact.classifier import NaiveBayes
+    from momentbound.classifiers.naive_bayes import NaiveBayes
 
     return NaiveBayes(ties=ties, alpha=alpha)
 

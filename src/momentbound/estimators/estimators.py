@@ -1,6 +1,10 @@
-"""The error estimators whose moments momentbound computes (SPEC section 3).
+"""The error estimators (splitters) whose moments momentbound computes: the plug-in point.
 
-Each estimator is a small frozen, validated dataclass that knows how it splits ``N`` points:
+An estimator is a small frozen, validated dataclass following the :class:`Splitter` protocol:
+it knows how it splits ``N`` points (:meth:`Splitter.split`), how its moments are assembled from a
+moment engine's exact terms (:meth:`Splitter.assemble`), and how its data are simulated for the
+Monte Carlo backend (:meth:`Splitter.simulate`). The backends ask the object; adding a splitter is
+one module and one line in :data:`SPLITTERS` (``docs/extending.md``). The ones here:
 
 * :class:`GE` -- the generalization error of the classifier trained on all ``N`` points;
 * :class:`HoldOut` -- train on ``N - Ns`` points, test on ``Ns`` (``test_size`` or ``test_fraction``,
@@ -17,13 +21,26 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument
+from momentbound.estimators.intervals import Value, clip_nonneg, ratio_like
 
-__all__ = ["GE", "HoldOut", "KFold", "LeaveOneOut", "Estimator", "Split", "check_model_and_estimator", "check_size"]
+__all__ = [
+    "GE",
+    "HoldOut",
+    "KFold",
+    "LeaveOneOut",
+    "Estimator",
+    "ExactParts",
+    "Split",
+    "Splitter",
+    "check_model_and_estimator",
+    "check_size",
+    "kfold_sizes",
+]
 
 
 def check_size(N: object, *, name: str = "N", minimum: int = 1) -> int:
@@ -67,6 +84,91 @@ class Split:
         return out
 
 
+def kfold_sizes(N: int, v: int) -> tuple[int, ...]:
+    """scikit-learn's fold sizes: the first ``N % v`` folds have ``N // v + 1`` points, the others ``N // v``."""
+    q, r = divmod(N, v)
+    return tuple([q + 1] * r + [q] * (v - r))
+
+
+@dataclass(frozen=True)
+class ExactParts:
+    """What a splitter assembles from a moment engine: ``E[est]``, ``E[est^2]`` and the split.
+
+    ``train_size`` is the training size whose GE moments are reported beside the estimator's.
+    """
+
+    mean: Value
+    second: Value
+    train_size: int
+    test_size: int | None = None
+    folds: int | None = None
+    fold_sizes: tuple[int, ...] = ()
+    fold_variance: Value | None = None
+    fold_covariance: Value | None = None
+
+
+@runtime_checkable
+class Splitter(Protocol):
+    """What momentbound needs from an error estimator (see the module docstring).
+
+    ``assemble(engine, N, covariance)`` gets a
+    :class:`~momentbound.estimators.moments.MomentEngine` (exact, bound and series backends) and
+    returns :class:`ExactParts`; ``simulate(sim, N)`` gets a
+    :class:`~momentbound.estimators.montecarlo.Simulation` (Monte Carlo backend) and returns its
+    parts. A splitter without exact terms raises ``InvalidArgument`` in ``assemble`` naming
+    ``backend="montecarlo"``.
+    """
+
+    name: ClassVar[str]
+
+    def describe(self) -> str: ...
+
+    def params(self) -> dict[str, Any]: ...
+
+    def split(self, N: int) -> Split: ...
+
+    def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts: ...
+
+    def simulate(self, sim: Any, N: int) -> Any: ...
+
+
+def _assemble_folds(engine: Any, N: int, sizes: tuple[int, ...], covariance: str) -> ExactParts:
+    """Exact moments of ``CE = sum_i (s_i / N) HE_i`` for independent random folds of sizes ``s_i``
+    (``docs/mathematics.md``, "Cross-validation"): fold variances from Lemma 1, fold covariances from
+    the engine's exact cross term (or the printed Lemma 2 with ``covariance="paper"``)."""
+    counts: dict[int, int] = {}
+    for s in sizes:
+        counts[s] = counts.get(s, 0) + 1
+    v = len(sizes)
+    for s in sorted(counts):  # second moments first: their pair(x, x) terms give the first moments
+        engine.ge_second(N - s)
+    m = {s: engine.ge_first(N - s) for s in counts}
+    q = {s: engine.test_second(N - s, s) for s in counts}
+    mean = sum((c * ratio_like(s, N, m[s]) * m[s] for s, c in counts.items()), 0)
+    second = sum((c * ratio_like(s * s, N * N, q[s]) * q[s] for s, c in counts.items()), 0)
+    fold_variance = sum((c * clip_nonneg(q[s] - m[s] * m[s]) for s, c in counts.items()), 0)
+    fold_variance = fold_variance * ratio_like(1, v, fold_variance)
+    cov_sum: Value = 0
+    for s, cs in counts.items():
+        for t, ct in counts.items():
+            n_pairs = cs * (cs - 1) if s == t else cs * ct
+            if n_pairs == 0:
+                continue
+            joint = engine.fold_pair(N, s, t, covariance)
+            second = second + n_pairs * ratio_like(s * t, N * N, joint) * joint
+            cov_sum = cov_sum + n_pairs * (joint - m[s] * m[t])
+    fold_covariance = cov_sum * ratio_like(1, v * (v - 1), cov_sum)
+    return ExactParts(mean, second, N - N // v, None, v, sizes, fold_variance, fold_covariance)
+
+
+def _only_exact_covariance(splitter: Any, covariance: str) -> None:
+    if covariance != "exact":
+        raise InvalidArgument(
+            f"covariance={covariance!r} (the printed Lemma 2) only concerns cross-validation; "
+            f"{splitter.describe()} has no fold covariance: use covariance='exact'"
+        )
+
+
 @dataclass(frozen=True)
 class GE:
     """Generalization error of the classifier trained on all ``N`` points.
@@ -77,13 +179,24 @@ class GE:
     (10,)
     """
 
-    name = "ge"
+    name: ClassVar[str] = "ge"
 
     def split(self, N: int) -> Split:
         return Split(check_size(N), ())
 
     def describe(self) -> str:
         return "GE"
+
+    def params(self) -> dict[str, Any]:
+        return {}
+
+    def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
+        _only_exact_covariance(self, covariance)
+        second = engine.ge_second(N)
+        return ExactParts(engine.ge_first(N), second, N)
+
+    def simulate(self, sim: Any, N: int) -> Any:
+        return sim.generalization(N)
 
 
 @dataclass(frozen=True)
@@ -106,7 +219,7 @@ class HoldOut:
 
     test_size: int | None = None
     test_fraction: float | None = None
-    name = "holdout"
+    name: ClassVar[str] = "holdout"
 
     def __post_init__(self) -> None:
         if (self.test_size is None) == (self.test_fraction is None):
@@ -160,6 +273,20 @@ class HoldOut:
             return f"HoldOut(test_size={self.test_size})"
         return f"HoldOut(test_fraction={self.test_fraction:g})"
 
+    def params(self) -> dict[str, Any]:
+        return {"test_size": self.test_size, "test_fraction": self.test_fraction}
+
+    def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
+        _only_exact_covariance(self, covariance)
+        (ns,) = self.split(N).fold_sizes
+        train = N - ns
+        engine.ge_second(train)
+        return ExactParts(engine.ge_first(train), engine.test_second(train, ns), train, ns)
+
+    def simulate(self, sim: Any, N: int) -> Any:
+        (ns,) = self.split(N).fold_sizes
+        return sim.holdout(N - ns, ns)
+
 
 @dataclass(frozen=True)
 class KFold:
@@ -178,7 +305,7 @@ class KFold:
     """
 
     v: int
-    name = "cv"
+    name: ClassVar[str] = "cv"
 
     def __post_init__(self) -> None:
         if isinstance(self.v, bool) or not isinstance(self.v, (int, np.integer)):
@@ -196,11 +323,20 @@ class KFold:
                 f"KFold has more folds (v={self.v}) than points (N={n}); choose v <= {n} "
                 "(v = N is leave-one-out)"
             )
-        q, r = divmod(n, self.v)
-        return Split(n, tuple([q + 1] * r + [q] * (self.v - r)))
+        return Split(n, kfold_sizes(n, self.v))
 
     def describe(self) -> str:
         return f"KFold(v={self.v})"
+
+    def params(self) -> dict[str, Any]:
+        return {"folds": self.v}
+
+    def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
+        return _assemble_folds(engine, N, self.split(N).fold_sizes, covariance)
+
+    def simulate(self, sim: Any, N: int) -> Any:
+        sizes = self.split(N).fold_sizes
+        return sim.folds(sizes, sim.iid_folds(sizes))
 
 
 @dataclass(frozen=True)
@@ -213,7 +349,7 @@ class LeaveOneOut:
     (1, 1, 1, 1)
     """
 
-    name = "loo"
+    name: ClassVar[str] = "loo"
 
     def split(self, N: int) -> Split:
         n = check_size(N)
@@ -224,12 +360,22 @@ class LeaveOneOut:
     def describe(self) -> str:
         return "LeaveOneOut()"
 
+    def params(self) -> dict[str, Any]:
+        return {}
 
-Estimator = Union[GE, HoldOut, KFold, LeaveOneOut]
+    def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
+        return _assemble_folds(engine, N, self.split(N).fold_sizes, covariance)
+
+    def simulate(self, sim: Any, N: int) -> Any:
+        return KFold(self.split(N).N).simulate(sim, N)
+
+
+#: an error estimator: any object following the :class:`Splitter` protocol
+Estimator = Splitter
 
 
 def check_model_and_estimator(model: object, estimator: object) -> None:
-    """Raise a clear error unless ``model`` is a CellModel and ``estimator`` one of the four."""
+    """Raise a clear error unless ``model`` is a CellModel and ``estimator`` a :class:`Splitter`."""
     from momentbound.errors import InvalidModel
     from momentbound.model.cells import CellModel
 
@@ -238,7 +384,8 @@ def check_model_and_estimator(model: object, estimator: object) -> None:
             f"model must be a momentbound.CellModel, got {type(model).__name__}; build one with "
             "CellModel(arities, cells)"
         )
-    if not isinstance(estimator, (GE, HoldOut, KFold, LeaveOneOut)):
+    if not isinstance(estimator, Splitter):
         raise InvalidArgument(
-            f"estimator must be GE(), HoldOut(...), KFold(v) or LeaveOneOut(), got {estimator!r}"
+            f"estimator must be a splitter such as GE(), HoldOut(...), KFold(v), StratifiedKFold(v), "
+            f"LeaveOneOut() (or a scikit-learn splitter, see momentbound.estimators.as_splitter), got {estimator!r}"
         )

@@ -31,13 +31,9 @@ from typing import Any, Union
 import numpy as np
 
 from momentbound.errors import InvalidArgument, InvalidModel, UnknownMethod
-from momentbound.estimators.estimators import (
-    GE,
+from momentbound.estimators.estimators import (  # KFold: used by the doctests
     Estimator,
-    HoldOut,
     KFold,
-    LeaveOneOut,
-    Split,
     check_model_and_estimator,
 )
 from momentbound.estimators.intervals import (
@@ -182,9 +178,24 @@ def _resolve_backend(backend: object) -> Any:
 
 
 def _default_classifier() -> Any:
-    from momentbound.exact.classifier import NaiveBayes
+    from momentbound.classifiers.naive_bayes import NaiveBayes
 
     return NaiveBayes()
+
+
+def exact_form_of(model: CellModel, classifier: Any, backend_name: str) -> tuple[CellModel, Any, Any]:
+    """``(model', naive Bayes, original classifier)``: the classifier's exact form for the exact,
+    bound and series backends (see :mod:`momentbound.classifiers`)."""
+    from momentbound.classifiers import as_classifier
+
+    clf = as_classifier(_default_classifier() if classifier is None else classifier)
+    form = clf.exact_form(model)
+    if form is None:
+        raise InvalidArgument(
+            f"classifier {clf.describe()} has no exact prediction terms, which backend {backend_name!r} needs; "
+            "use backend='montecarlo' (simulation of the count tables with confidence intervals)"
+        )
+    return form.model, form.classifier, clf
 
 
 def _as_values(result: Any) -> list[Any]:
@@ -228,6 +239,10 @@ class MomentEngine:
     model: CellModel
     classifier: Any
     backend: Any
+    #: the model and classifier the user asked about, when ``model``/``classifier`` are their
+    #: naive Bayes form (:func:`exact_form_of`); ``None`` means the same as ``model``/``classifier``
+    source_model: CellModel | None = None
+    source_classifier: Any = None
     _ge1: dict[int, Value] = field(default_factory=dict, repr=False)
     _ge2: dict[int, Value] = field(default_factory=dict, repr=False)
     _joint: dict[tuple[str, int, int, int], Value] = field(default_factory=dict, repr=False)
@@ -405,58 +420,14 @@ def _check_args(model: object, estimator: object, covariance: object) -> None:
         raise UnknownMethod(
             f"covariance must be one of {', '.join(map(repr, COVARIANCE_RULES))}, got {covariance!r}"
         )
-    if covariance == "paper" and not isinstance(estimator, (KFold, LeaveOneOut)):
-        raise InvalidArgument(
-            f"covariance='paper' (the printed Lemma 2) only concerns cross-validation; "
-            f"{estimator.describe()} has no fold covariance: use covariance='exact'"
-        )
 
 
 def _compute(
     engine: MomentEngine, N: int, estimator: Estimator, covariance: str
 ) -> EstimatorMoments:
     start = time.perf_counter()
-    split: Split = estimator.split(N)
-    # second moments first: their pair(x, x) terms give the first moments for free
-    if isinstance(estimator, (GE, HoldOut)):
-        engine.ge_second(split.train_sizes[0])
-    else:
-        for n_train in sorted(set(split.train_sizes)):
-            engine.ge_second(n_train)
-    test_size: int | None = None
-    folds: int | None = None
-    fold_variance: Value | None = None
-    fold_covariance: Value | None = None
-    if isinstance(estimator, GE):
-        train = N
-        mean = engine.ge_first(N)
-        second = engine.ge_second(N)
-    elif isinstance(estimator, HoldOut):
-        (test_size,) = split.fold_sizes
-        train = N - test_size
-        mean = engine.ge_first(train)
-        second = engine.test_second(train, test_size)
-    else:
-        sizes = split.size_counts()
-        v = len(split.fold_sizes)
-        folds = v
-        train = N - N // v
-        m = {s: engine.ge_first(N - s) for s in sizes}
-        q = {s: engine.test_second(N - s, s) for s in sizes}
-        mean = sum((c * ratio_like(s, N, m[s]) * m[s] for s, c in sizes.items()), 0)
-        second = sum((c * ratio_like(s * s, N * N, q[s]) * q[s] for s, c in sizes.items()), 0)
-        fold_variance = sum((c * clip_nonneg(q[s] - m[s] * m[s]) for s, c in sizes.items()), 0)
-        fold_variance = fold_variance * ratio_like(1, v, fold_variance)
-        cov_sum: Value = 0
-        for s, cs in sizes.items():
-            for t, ct in sizes.items():
-                n_pairs = cs * (cs - 1) if s == t else cs * ct
-                if n_pairs == 0:
-                    continue
-                joint = engine.fold_pair(N, s, t, covariance)
-                second = second + n_pairs * ratio_like(s * t, N * N, joint) * joint
-                cov_sum = cov_sum + n_pairs * (joint - m[s] * m[t])
-        fold_covariance = cov_sum * ratio_like(1, v * (v - 1), cov_sum)
+    parts = estimator.assemble(engine, N, covariance)
+    mean, second, train = parts.mean, parts.second, parts.train_size
     ge_mean = engine.ge_first(train)
     if isinstance(ge_mean, Interval):  # error rates lie in [0, 1]
         ge_mean = ge_mean.clip(0, 1)
@@ -478,17 +449,17 @@ def _compute(
         std=std,
         mean_plus_std=mean_plus_std,
         train_size=train,
-        test_size=test_size,
-        folds=folds,
-        fold_sizes=split.fold_sizes if folds else (),
-        fold_variance=fold_variance,
-        fold_covariance=fold_covariance,
+        test_size=parts.test_size,
+        folds=parts.folds,
+        fold_sizes=parts.fold_sizes,
+        fold_variance=parts.fold_variance,
+        fold_covariance=parts.fold_covariance,
         ge_mean=ge_mean,
         ge_variance=ge_variance,
         backend=str(getattr(engine.backend, "label", engine.backend.name)),
         kind=engine.backend.kind,
         covariance=covariance,
-        classifier=engine.classifier,
+        classifier=engine.source_classifier or engine.classifier,
         seconds=time.perf_counter() - start,
     )
 
@@ -554,13 +525,11 @@ def estimator_moments(
     """
     _check_args(model, estimator, covariance)
     if engine is None:
-        if classifier is None:
-            classifier = _default_classifier()
-        engine = MomentEngine(model, classifier, _resolve_backend(backend))
+        engine = make_engine(model, classifier=classifier, backend=backend)
     else:
-        if engine.model != model:
+        if (engine.source_model or engine.model) != model:
             raise InvalidArgument("engine was built for a different model; pass engine=None")
-        if classifier is not None and classifier != engine.classifier:
+        if classifier is not None and classifier != (engine.source_classifier or engine.classifier):
             raise InvalidArgument("engine was built for a different classifier; pass engine=None")
         label = str(getattr(engine.backend, "label", engine.backend.name))
         same = backend is engine.backend or (
@@ -575,9 +544,16 @@ def estimator_moments(
 
 
 def make_engine(model: CellModel, *, classifier: Any = None, backend: Any = "exact") -> MomentEngine:
-    """A :class:`MomentEngine` for repeated :func:`estimator_moments` calls (shared caches)."""
+    """A :class:`MomentEngine` for repeated :func:`estimator_moments` calls (shared caches).
+
+    The engine works on the classifier's naive Bayes form (:func:`exact_form_of`); classifiers
+    without one (scikit-learn estimators) need ``backend="montecarlo"``.
+    """
     if not isinstance(model, CellModel):
         raise InvalidModel(f"model must be a momentbound.CellModel, got {type(model).__name__}")
-    return MomentEngine(model, classifier if classifier is not None else _default_classifier(),
-                        _resolve_backend(backend))
-
+    resolved = _resolve_backend(backend)
+    form_model, form_clf, clf = exact_form_of(model, classifier, str(resolved.name))
+    same = form_model == model and form_clf == clf
+    return MomentEngine(
+        form_model, form_clf, resolved, None if same else model, None if same else clf
+    )

@@ -54,7 +54,7 @@ from momentbound.estimators.estimators import (  # KFold, LeaveOneOut: used by t
 from momentbound.estimators.intervals import Interval
 from momentbound.model.cells import CellModel
 
-__all__ = ["MonteCarloMoments", "monte_carlo_moments", "DEFAULT_DRAWS"]
+__all__ = ["MonteCarloMoments", "Simulation", "SimulatedParts", "monte_carlo_moments", "DEFAULT_DRAWS"]
 
 DEFAULT_DRAWS = 10_000
 
@@ -119,13 +119,7 @@ class MonteCarloMoments:
 # ----------------------------------------------------------------------------- validation
 def _check(model: object, N: object, estimator: object, classifier: object, draws: object,
            confidence: object, rng: object) -> None:
-    from momentbound.exact.classifier import NaiveBayes
-
     check_model_and_estimator(model, estimator)
-    if not isinstance(classifier, NaiveBayes):
-        raise InvalidArgument(
-            f"classifier must be a NaiveBayes(ties=..., alpha=...) instance, got {classifier!r}"
-        )
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or int(draws) < 2:
         raise InvalidArgument(f"draws must be an integer >= 2 (number of sampled tables), got {draws!r}")
     if (isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating))
@@ -151,6 +145,7 @@ class _Model:
         self.w = cells.sum(axis=1, keepdims=True) - cells  # P[X=x] - P[X=x, Y=y]
         self.inputs = list(np.ndindex(*self.arities))
         self.classifier = classifier
+        self.model = model
 
     def draw(self, rng: np.random.Generator, n: int, size: tuple[int, ...]) -> np.ndarray:
         """Count tables ``~ Multinomial(n, p)``, shape ``size + (inputs * K,)``."""
@@ -158,13 +153,7 @@ class _Model:
 
     def predictions(self, tables: np.ndarray) -> np.ndarray:
         """``g_x(y | T)`` for flat tables ``(R, cells)``: shape ``(R, inputs, K)``."""
-        from momentbound.probability.sampling_backend import predict_tables
-
-        R = tables.shape[0]
-        shaped = tables.reshape((R,) + self.shape)
-        return np.stack(
-            [predict_tables(shaped, self.arities, x, self.classifier) for x in self.inputs], axis=1
-        )
+        return self.classifier.predict_tables(self.model, tables)
 
     def ge(self, g: np.ndarray) -> np.ndarray:
         """Exact GE of each table from its predictions ``(R, inputs, K)``: shape ``(R,)``."""
@@ -218,10 +207,12 @@ def _ge_draws(m: _Model, n: int, draws: int, rng: np.random.Generator) -> np.nda
 
 
 def _cv_draws(
-    m: _Model, sizes: tuple[int, ...], draws: int, rng: np.random.Generator
+    m: _Model, sizes: tuple[int, ...], sampler: Any, draws: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per draw and fold: expected error count ``E``, coin variance ``C`` (both ``(R, v)``), and the
-    exact GE of the last fold's classifier (training size ``N - s_v``; ``(R,)``)."""
+    exact GE of the last fold's classifier (training size ``N - s_v``; ``(R,)``).
+
+    ``sampler(r, rng)`` draws ``r`` sets of fold count tables, shape ``(r, v, cells)``."""
     v = len(sizes)
     E = np.empty((draws, v))
     C = np.empty((draws, v))
@@ -229,7 +220,7 @@ def _cv_draws(
     chunk = max(1, _CHUNK_ENTRIES // max(1, v * m.p.size))
     for start in range(0, draws, chunk):
         r = min(chunk, draws - start)
-        folds = np.stack([m.draw(rng, s, (r,)) for s in sizes], axis=1)  # (r, v, cells)
+        folds = sampler(r, rng)  # (r, v, cells)
         total = folds.sum(axis=1)
         for i in range(v):
             g = m.predictions(total - folds[:, i])  # (r, inputs, K)
@@ -240,6 +231,92 @@ def _cv_draws(
             if i == v - 1:
                 ge_last[start:start + r] = m.ge(g)
     return E, C, ge_last
+
+
+@dataclass(frozen=True)
+class SimulatedParts:
+    """What a splitter's ``simulate`` returns: interval moments and the split."""
+
+    mean: Interval
+    variance: Interval
+    ge_mean: Interval
+    ge_variance: Interval
+    train_size: int
+    test_size: int | None = None
+    folds: int | None = None
+    fold_sizes: tuple[int, ...] = ()
+    fold_variance: Interval | None = None
+    fold_covariance: Interval | None = None
+
+
+class Simulation:
+    """The Monte Carlo context a splitter's ``simulate(sim, N)`` works with.
+
+    It draws count tables of the model (``p``: flat cell probabilities; ``K``; ``arities``), runs
+    the classifier on them and turns per-draw conditional means into interval estimates:
+    :meth:`generalization`, :meth:`holdout`, and :meth:`folds` for any fold sampler
+    (:meth:`iid_folds` for ``KFold``; stratified splitters bring their own).
+    """
+
+    def __init__(self, m: _Model, draws: int, confidence: float, rng: np.random.Generator) -> None:
+        self.model = m
+        self.draws = draws
+        self.rng = rng
+        self.stats = _Stats(draws, confidence)
+
+    @property
+    def p(self) -> np.ndarray:
+        return self.model.p
+
+    @property
+    def K(self) -> int:
+        return self.model.K
+
+    @property
+    def arities(self) -> tuple[int, ...]:
+        return self.model.arities
+
+    def generalization(self, n: int) -> SimulatedParts:
+        ge = _ge_draws(self.model, n, self.draws, self.rng)
+        mean, var = self.stats.mean(ge), self.stats.variance(ge)
+        return SimulatedParts(mean, var, mean, var, n)
+
+    def holdout(self, n_train: int, n_test: int) -> SimulatedParts:
+        ge = _ge_draws(self.model, n_train, self.draws, self.rng)
+        st = self.stats
+        mean = st.mean(ge)
+        # given the training table the n_test errors are iid Bernoulli(GE)
+        variance = st.variance(ge, ge * (1.0 - ge) / n_test)
+        return SimulatedParts(mean, variance, mean, st.variance(ge), n_train, n_test)
+
+    def iid_folds(self, sizes: tuple[int, ...]) -> Any:
+        """Sampler of independent fold tables ``F_i ~ Multinomial(s_i, p)`` (``KFold``)."""
+        m = self.model
+
+        def sample(r: int, rng: np.random.Generator) -> np.ndarray:
+            return np.stack([m.draw(rng, s, (r,)) for s in sizes], axis=1)
+
+        return sample
+
+    def folds(self, sizes: tuple[int, ...], sampler: Any) -> SimulatedParts:
+        """Moments of ``CE = sum_i err_i / N`` from fold tables drawn by ``sampler``."""
+        st, R = self.stats, self.draws
+        N = int(sum(sizes))
+        v = len(sizes)
+        s = np.array(sizes, dtype=float)
+        E, C, ge_last = _cv_draws(self.model, sizes, sampler, R, self.rng)
+        mean = st.mean(E.sum(axis=1) / N)
+        variance = st.variance(E.sum(axis=1) / N, C.sum(axis=1) / N**2)
+        H = E / s  # conditional mean of HE_i
+        D = H - H.mean(axis=0)
+        fold_variance = st.combined((C / s**2).mean(axis=1), (D**2).mean(axis=1))
+        rowsum = D.sum(axis=1)
+        pairs = (rowsum**2 - (D**2).sum(axis=1)) / (v * (v - 1))
+        fold_covariance = st.combined(np.zeros(R), pairs, nonneg=False)
+        return SimulatedParts(
+            mean, variance, st.mean(ge_last), st.variance(ge_last), N - N // v, None, v, tuple(sizes),
+            fold_variance, fold_covariance,
+        )
 
 
 def monte_carlo_moments(
@@ -291,49 +368,19 @@ def monte_carlo_moments(
     """
     from momentbound.bounds.result import Kind
 
-    start = time.perf_counter()
-    if classifier is None:
-        from momentbound.exact.classifier import NaiveBayes
+    from momentbound.classifiers import NaiveBayes, as_classifier
 
-        classifier = NaiveBayes()
+    start = time.perf_counter()
+    classifier = as_classifier(NaiveBayes() if classifier is None else classifier)
     _check(model, N, estimator, classifier, draws, confidence, rng)
     split = estimator.split(N)  # validates N and the split (ImpossibleSplit)
     N = split.N
     R = int(draws)
-    m = _Model(model, classifier)
-    st = _Stats(R, float(confidence))
-    test_size: int | None = None
-    folds: int | None = None
-    fold_variance: Interval | None = None
-    fold_covariance: Interval | None = None
-    if isinstance(estimator, (GE, HoldOut)):
-        train = split.train_sizes[0]
-        ge = _ge_draws(m, train, R, rng)
-        ge_mean = st.mean(ge)
-        ge_variance = st.variance(ge)
-        if isinstance(estimator, GE):
-            mean, variance = ge_mean, ge_variance
-        else:
-            (test_size,) = split.fold_sizes
-            mean = ge_mean
-            variance = st.variance(ge, ge * (1.0 - ge) / test_size)
-    else:
-        sizes = split.fold_sizes
-        v = len(sizes)
-        folds = v
-        train = N - N // v
-        s = np.array(sizes, dtype=float)
-        E, C, ge_last = _cv_draws(m, sizes, R, rng)
-        mean = st.mean(E.sum(axis=1) / N)
-        variance = st.variance(E.sum(axis=1) / N, C.sum(axis=1) / N**2)
-        H = E / s  # conditional mean of HE_i
-        D = H - H.mean(axis=0)
-        fold_variance = st.combined((C / s**2).mean(axis=1), (D**2).mean(axis=1))
-        rowsum = D.sum(axis=1)
-        pairs = (rowsum**2 - (D**2).sum(axis=1)) / (v * (v - 1))
-        fold_covariance = st.combined(np.zeros(R), pairs, nonneg=False)
-        ge_mean = st.mean(ge_last)
-        ge_variance = st.variance(ge_last)
+    # a classifier with a naive Bayes form is simulated in that form (the same law, exact scores)
+    form = classifier.exact_form(model)
+    m = _Model(model, classifier) if form is None else _Model(form.model, form.classifier)
+    parts = estimator.simulate(Simulation(m, R, float(confidence), rng), N)
+    mean, variance = parts.mean, parts.variance
     std = _sqrt(variance)
     return MonteCarloMoments(
         estimator=estimator,
@@ -342,14 +389,14 @@ def monte_carlo_moments(
         variance=variance,
         std=std,
         mean_plus_std=_plus(mean, std),
-        train_size=train,
-        test_size=test_size,
-        folds=folds,
-        fold_sizes=split.fold_sizes if folds else (),
-        fold_variance=fold_variance,
-        fold_covariance=fold_covariance,
-        ge_mean=ge_mean,
-        ge_variance=ge_variance,
+        train_size=parts.train_size,
+        test_size=parts.test_size,
+        folds=parts.folds,
+        fold_sizes=parts.fold_sizes,
+        fold_variance=parts.fold_variance,
+        fold_covariance=parts.fold_covariance,
+        ge_mean=parts.ge_mean,
+        ge_variance=parts.ge_variance,
         backend="montecarlo",
         kind=Kind.ESTIMATE,
         covariance="exact",

@@ -10,7 +10,7 @@ Sits below ``momentbound.bounds`` (imports only ``model`` and ``moments``).
   used by the ``exact`` backend of :mod:`momentbound.probability`.
 """
 
-from momentbound.exact.classifier import TIE_RULES, NaiveBayes
+from momentbound.classifiers.naive_bayes import TIE_RULES, NaiveBayes
 from momentbound.exact.zlaw import ZDistribution, ZSignProbabilities, prob_z_positive, z_distribution
 
 __all__ = [

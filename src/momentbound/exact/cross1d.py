@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from momentbound.exact.classifier import NaiveBayes
+from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
 
 __all__ = ["cross_1d_alpha0", "overlap_1d_alpha0", "walk_law", "applies"]

@@ -19,11 +19,10 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import reduce
 
 import numpy as np
 
-from momentbound.exact.classifier import NaiveBayes
+from momentbound.classifiers.naive_bayes import NaiveBayes, score_keys, tie_shares
 from momentbound.model.cells import CellModel
 
 __all__ = [
@@ -166,15 +165,6 @@ def class_count_splits(model: CellModel, n: int, mode: str) -> Iterator[tuple[tu
 
 
 # ---------------------------------------------------------------------------- decisions
-def _score_parts(clf: NaiveBayes, arities: Sequence[int]) -> tuple[int, int]:
-    a = clf.alpha_exact
-    return a.numerator, a.denominator
-
-
-def _den(n: int, arities: Sequence[int], p: int, q: int) -> int:
-    return math.prod(q * n + p * a for a in arities)
-
-
 def decide_grid(
     clf: NaiveBayes,
     arities: Sequence[int],
@@ -194,46 +184,12 @@ def decide_grid(
     -------
     (g, scale):
         Integer array ``g`` of shape ``(K,) + broadcast shape`` and an integer ``scale`` with
-        ``g_x(y) = g[y] / scale`` (``scale = lcm(1..K)`` for ``random``, 1 for ``first``).
+        ``g_x(y) = g[y] / scale`` (``scale = lcm(1..K)`` for ``random``, 1 for ``first``); the
+        score and tie rules are those of :func:`momentbound.classifiers.naive_bayes.score_keys`
+        and :func:`~momentbound.classifiers.naive_bayes.tie_shares`.
     """
-    K = len(totals)
-    p, q = _score_parts(clf, arities)
-    n_total = int(sum(totals))
-    # an absent class scores 0 whatever its denominator: use 1 so it cannot zero the others
-    dens = [_den(int(n), arities, p, q) if n > 0 else 1 for n in totals]
-    bound = max(1, n_total) * max(q * n_total + p, 1) ** len(arities) * max(max(dens), 1) ** (K - 1)
-    big = bound >= 2**62
-    keys = []
-    for k in range(K):
-        A = agreements[k]
-        if big:
-            A = A.astype(object)
-        num = (q * A + p).prod(axis=-1) * int(totals[k]) if totals[k] else np.zeros(A.shape[:-1], dtype=A.dtype)
-        other = math.prod(dens[i] for i in range(K) if i != k)
-        keys.append(num * other)
-    keys = np.broadcast_arrays(*keys)
-    if clf.ties == "random":
-        scale = reduce(math.lcm, range(1, K + 1), 1)
-        top = reduce(np.maximum, keys)
-        eq = [kk == top for kk in keys]
-        cnt = sum(e.astype(np.int64) for e in eq)
-        share = scale // cnt
-        g = np.stack([e * share for e in eq]).astype(np.int64)
-        return g, scale
-    cand = [k for k in range(K) if totals[k] > 0]
-    shape = keys[0].shape
-    if not cand:
-        g = np.zeros((K,) + shape, dtype=np.int64)
-        g[0] = 1
-        return g, 1
-    top = reduce(np.maximum, [keys[k] for k in cand])
-    g = np.zeros((K,) + shape, dtype=np.int64)
-    taken = np.zeros(shape, dtype=bool)
-    for k in cand:
-        win = (keys[k] == top) & ~taken
-        g[k] = win
-        taken |= win
-    return g, 1
+    keys = score_keys(clf.alpha_exact, arities, [int(n) for n in totals], agreements)
+    return tie_shares(keys, [int(n) > 0 for n in totals], clf.ties)
 
 
 # ---------------------------------------------------------------------------- helpers

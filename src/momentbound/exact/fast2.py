@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from momentbound.exact.classifier import NaiveBayes
+from momentbound.classifiers.naive_bayes import NaiveBayes, keys_fit_int64, tie_shares
 from momentbound.exact.engine import ComponentSpace, class_laws
 from momentbound.model.cells import CellModel
 
@@ -49,11 +49,7 @@ def _pq(clf: NaiveBayes) -> tuple[int, int]:
 
 def fits_int64(model: CellModel, n: int, clf: NaiveBayes) -> bool:
     """Whether every score key of a two-class split of ``n`` points fits in int64."""
-    p, q = _pq(clf)
-    d = model.d
-    amax = max(model.arities)
-    bound = max(n, 1) * (q * n + p) ** d * max(1, (q * n + p * amax) ** d)
-    return bound < 2**62
+    return keys_fit_int64(clf.alpha_exact, model.arities, n, 2)
 
 
 def binomial_pmf(n: int, prob: float) -> np.ndarray:
@@ -148,9 +144,10 @@ class TwoClassTables:
 
 
 def _tie_winner(clf: NaiveBayes, n0: int, n1: int) -> np.ndarray:
-    if clf.ties == "random":
-        return np.array([0.5, 0.5])
-    return np.array([1.0, 0.0]) if (n0 > 0 or n0 + n1 == 0) else np.array([0.0, 1.0])
+    """``g`` when the two class scores tie (the classifier's own tie rule)."""
+    tied = [np.array(1), np.array(1)]
+    g, scale = tie_shares(tied, [n0 > 0, n1 > 0], clf.ties)
+    return g / scale
 
 
 def _outcome_vectors(clf: NaiveBayes, n0: int, n1: int) -> np.ndarray:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Union
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.exact.classifier import NaiveBayes
+from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -9,7 +9,7 @@ import numpy as np
 
 from momentbound.errors import InvalidArgument
 from momentbound.exact import cross1d, engine, fast2
-from momentbound.exact.classifier import NaiveBayes
+from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
 from momentbound.probability.base import PredictionBackend, _check_classifier, _check_model, check_count
 from momentbound.probability.registry import register_backend

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.exact.classifier import NaiveBayes
+from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
 from momentbound.probability.base import PredictionBackend, ProbabilityInterval, check_count
 from momentbound.probability.registry import register_backend

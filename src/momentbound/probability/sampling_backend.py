@@ -16,61 +16,12 @@ from typing import ClassVar
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.exact.classifier import NaiveBayes
+from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
 from momentbound.probability.base import PredictionBackend, ProbabilityInterval, check_count
 from momentbound.probability.registry import register_backend
 
-__all__ = ["SamplingBackend", "predict_tables"]
-
-
-def predict_tables(tables: np.ndarray, arities: tuple[int, ...], x: tuple[int, ...], clf: NaiveBayes) -> np.ndarray:
-    """``g_x(y | T)`` for many count tables at once, exactly compared; shape ``(R, K)`` floats.
-
-    ``tables`` has shape ``(R,) + arities + (K,)`` (integer counts).
-    """
-    R = tables.shape[0]
-    d = len(arities)
-    K = tables.shape[-1]
-    a = clf.alpha_exact
-    p, q = a.numerator, a.denominator
-    totals = tables.reshape(R, -1, K).sum(axis=1).astype(np.int64)  # (R, K)
-    agree = np.empty((R, K, d), dtype=np.int64)
-    for j in range(d):
-        sel = [slice(None)] * (d + 2)
-        sel[j + 1] = x[j]
-        sub = tables[tuple(sel)]  # (R, ..., K) with attribute j fixed
-        agree[:, :, j] = sub.reshape(R, -1, K).sum(axis=1)
-    n_max = int(totals.sum(axis=1).max(initial=0))
-    amax = max(arities)
-    bound = max(n_max, 1) * (q * n_max + p) ** d * max(1, (q * n_max + p * amax) ** d) ** (K - 1)
-    dtype = np.int64 if bound < 2**62 else object
-    tot = totals.astype(dtype)
-    ag = agree.astype(dtype)
-    num = tot * np.prod(q * ag + p, axis=2)  # (R, K); zero for absent classes
-    den = np.ones((R, K), dtype=dtype)
-    for arity in arities:
-        den = den * (q * tot + p * arity)
-    den = np.where(tot > 0, den, 1)
-    keys = np.empty((R, K), dtype=dtype)
-    for k in range(K):
-        other = np.ones(R, dtype=dtype)
-        for i in range(K):
-            if i != k:
-                other = other * den[:, i]
-        keys[:, k] = num[:, k] * other
-    if clf.ties == "random":
-        top = keys.max(axis=1)[:, None]
-        eq = keys == top
-        return eq / eq.sum(axis=1, keepdims=True)
-    present = totals > 0
-    masked = np.where(present, keys, -1)
-    top = masked.max(axis=1)[:, None]
-    winner = np.argmax((masked == top) & present, axis=1)
-    winner = np.where(present.any(axis=1), winner, 0)
-    g = np.zeros((R, K))
-    g[np.arange(R), winner] = 1.0
-    return g
+__all__ = ["SamplingBackend"]
 
 
 class SamplingBackend(PredictionBackend):
@@ -123,15 +74,15 @@ class SamplingBackend(PredictionBackend):
         )
 
     def _single(self, model: CellModel, n: int, x: tuple[int, ...], clf: NaiveBayes) -> ProbabilityInterval:
-        g = predict_tables(self._tables(model, n), model.arities, x, clf)
+        g = clf.predict_inputs(self._tables(model, n), model.arities, x)
         return self._interval(g)
 
     def _pair(
         self, model: CellModel, n: int, x: tuple[int, ...], x2: tuple[int, ...], clf: NaiveBayes
     ) -> ProbabilityInterval:
         t = self._tables(model, n)
-        g1 = predict_tables(t, model.arities, x, clf)
-        g2 = predict_tables(t, model.arities, x2, clf)
+        g1 = clf.predict_inputs(t, model.arities, x)
+        g2 = clf.predict_inputs(t, model.arities, x2)
         return self._interval(g1[:, :, None] * g2[:, None, :])
 
     def _cross(
@@ -149,8 +100,8 @@ class SamplingBackend(PredictionBackend):
         tb = c + self._tables(model, n_a)
         ta[(slice(None),) + point_b[0] + (point_b[1],)] += 1
         tb[(slice(None),) + point_a[0] + (point_a[1],)] += 1
-        ga = predict_tables(ta, model.arities, point_a[0], clf)
-        gb = predict_tables(tb, model.arities, point_b[0], clf)
+        ga = clf.predict_inputs(ta, model.arities, point_a[0])
+        gb = clf.predict_inputs(tb, model.arities, point_b[0])
         return self._interval(ga[:, :, None] * gb[:, None, :])
 
     def __repr__(self) -> str:

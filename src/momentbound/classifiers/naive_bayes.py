@@ -5,9 +5,13 @@ class prior ``N_k / N`` (not smoothed) and feature likelihood
 ``(N_{j,v,k} + alpha) / (N_k + alpha * a_j)``. Scores are compared exactly (rational
 arithmetic), never in floating point, so ties are real ties.
 
+This module holds the one implementation of its score and tie rules: :func:`score_keys`
+(integer keys proportional to the class scores, exact comparisons without fractions) and
+:func:`tie_shares` (the ``random`` and ``first`` rules); every backend uses them.
+
 References
 ----------
-Dhurandhar & Dobra, Sections 6-7 (SPEC section 4); /work/notes/estimators_contract.md.
+Dhurandhar & Dobra, Sections 6-7; ``docs/mathematics.md`` ("Naive Bayes").
 """
 
 from __future__ import annotations
@@ -17,12 +21,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational, Real
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from momentbound.classifiers.base import ExactForm, check_tables
 from momentbound.errors import InvalidArgument
 
-__all__ = ["NaiveBayes", "TIE_RULES"]
+if TYPE_CHECKING:  # pragma: no cover
+    from momentbound.model.cells import CellModel
+
+__all__ = ["NaiveBayes", "TIE_RULES", "keys_fit_int64", "score_keys", "tie_shares"]
 
 TIE_RULES = ("random", "first")
 
@@ -53,6 +62,95 @@ def _exact_alpha(alpha: object) -> Fraction:
     if value < 0:
         raise InvalidArgument(f"alpha must be >= 0 (Laplace smoothing), got {alpha!r}; use 0 for none")
     return value
+
+
+def keys_fit_int64(alpha: Fraction, arities: Sequence[int], n: int, n_classes: int) -> bool:
+    """Whether every :func:`score_keys` key of a training set of at most ``n`` points fits in int64."""
+    p, q = alpha.numerator, alpha.denominator
+    n = max(int(n), 1)
+    d, amax = len(arities), max(arities)
+    bound = n * (q * n + p) ** d * max(1, (q * n + p * amax) ** d) ** (n_classes - 1)
+    return bound < 2**62
+
+
+def score_keys(
+    alpha: Fraction, arities: Sequence[int], totals: Sequence[object], agreements: Sequence[np.ndarray]
+) -> list[np.ndarray]:
+    """Integer keys ordered like the naive Bayes class scores (one array per class).
+
+    With ``alpha = p / q``, the score of class ``k`` is
+    ``(N_k / N) prod_j (N_{j,x^j,k} + alpha) / (N_k + alpha a_j)``; multiplying every score by
+    ``N q^d prod_i den_i`` (``den_i = prod_j (q N_i + p a_j)``) gives the integer key
+    ``N_k prod_j (q A_jk + p) prod_{i != k} den_i``. A class with ``N_k = 0`` scores 0 (its
+    ``den`` is replaced by 1 so it cannot zero the others). Keys are int64 when they provably fit,
+    Python integers (object arrays) otherwise.
+
+    Parameters
+    ----------
+    alpha:
+        Smoothing, an exact ``Fraction``.
+    arities:
+        Attribute arities ``a_j``.
+    totals:
+        ``N_k`` per class: integers or integer arrays, broadcastable with the agreements.
+    agreements:
+        ``agreements[k]`` has shape ``S_k + (d,)``: ``A_jk = N_{j,x^j,k}`` on any grid of states.
+    """
+    p, q = alpha.numerator, alpha.denominator
+    K = len(totals)
+    tot = [np.asarray(t) for t in totals]
+    n_max = int(np.max(sum(tot), initial=0))
+    dtype = np.int64 if keys_fit_int64(alpha, arities, n_max, K) else object
+    tot = [t.astype(dtype) for t in tot]
+    dens = []
+    for t in tot:
+        den = np.ones_like(t)
+        for a in arities:
+            den = den * (q * t + p * a)
+        dens.append(np.where(t > 0, den, 1))
+    keys = []
+    for k in range(K):
+        A = np.asarray(agreements[k]).astype(dtype)
+        num = (q * A + p).prod(axis=-1) * tot[k]
+        for i in range(K):
+            if i != k:
+                num = num * dens[i]
+        keys.append(num)
+    return list(np.broadcast_arrays(*keys))
+
+
+def tie_shares(keys: Sequence[np.ndarray], present: Sequence[object], ties: str) -> tuple[np.ndarray, int]:
+    """Apply a tie rule to class keys: integer ``g`` of shape ``(K,) + S`` and ``scale``.
+
+    ``g_x(y) = g[y] / scale``. ``random``: every class with the top key (absent classes included:
+    they key 0) shares the prediction equally, ``scale = lcm(1..K)``. ``first``: among the classes
+    present in the training data (``present[k]``, a bool or bool array), the lowest index with the
+    top key wins; with no class present, class 0; ``scale = 1``.
+    """
+    K = len(keys)
+    shape = np.broadcast_shapes(*(np.shape(k) for k in keys), *(np.shape(p) for p in present))
+    keys = [np.broadcast_to(k, shape) for k in keys]
+    if ties == "random":
+        scale = math.lcm(*range(1, K + 1))
+        top = keys[0]
+        for k in keys[1:]:
+            top = np.maximum(top, k)
+        eq = [k == top for k in keys]
+        count = sum(e.astype(np.int64) for e in eq)
+        return np.stack([e * (scale // count) for e in eq]).astype(np.int64), scale
+    pres = [np.broadcast_to(np.asarray(p, dtype=bool), shape) for p in present]
+    top = None
+    for k, pk in zip(keys, pres):
+        masked = np.where(pk, k, -1)
+        top = masked if top is None else np.maximum(top, masked)
+    g = np.zeros((K,) + shape, dtype=np.int64)
+    taken = np.zeros(shape, dtype=bool)
+    for k in range(K):
+        win = pres[k] & (keys[k] == top) & ~taken
+        g[k] = win
+        taken |= win
+    g[0] |= ~taken  # no class present: class 0
+    return g, 1
 
 
 @dataclass(frozen=True)
@@ -87,6 +185,7 @@ class NaiveBayes:
 
     ties: str = "random"
     alpha: object = 0
+    name: ClassVar[str] = "naive-bayes"
 
     def __post_init__(self) -> None:
         if self.ties not in TIE_RULES:
@@ -129,27 +228,48 @@ class NaiveBayes:
         arities:
             Attribute arities ``a_j``.
         """
-        n_total = int(sum(class_totals))
-        scores = [
-            self.class_score(int(n), ag, arities, n_total) for n, ag in zip(class_totals, agreements)
-        ]
-        return self.decide_scores(class_totals, scores)
+        totals = [int(n) for n in class_totals]
+        keys = score_keys(
+            self.alpha_exact, arities, totals, [np.array([int(a) for a in ag], dtype=np.int64) for ag in agreements]
+        )
+        g, scale = tie_shares(keys, [n > 0 for n in totals], self.ties)
+        return tuple(Fraction(int(v), scale) for v in g)
 
-    def decide_scores(self, class_totals: Sequence[int], scores: Sequence[Fraction]) -> tuple[Fraction, ...]:
-        """Apply the tie rule to exact class scores (absent classes must score 0)."""
-        K = len(scores)
-        if self.ties == "random":
-            top = max(scores)
-            tied = [k for k in range(K) if scores[k] == top]
-            share = Fraction(1, len(tied))
-            return tuple(share if k in tied else Fraction(0) for k in range(K))
-        candidates = [k for k in range(K) if class_totals[k] > 0]
-        if not candidates:
-            winner = 0
-        else:
-            top = max(scores[k] for k in candidates)
-            winner = min(k for k in candidates if scores[k] == top)
-        return tuple(Fraction(int(k == winner)) for k in range(K))
+    # ------------------------------------------------------------------ the Classifier protocol
+    def describe(self) -> str:
+        return f"NaiveBayes(ties={self.ties!r}, alpha={self.alpha_exact})"
+
+    def params(self) -> dict[str, Any]:
+        a = self.alpha_exact
+        return {"ties": self.ties, "alpha": float(a), "alpha_exact": f"{a.numerator}/{a.denominator}"}
+
+    def exact_form(self, model: "CellModel") -> ExactForm:
+        """Naive Bayes is its own exact form."""
+        return ExactForm(model, self)
+
+    def predict_tables(self, model: "CellModel", tables: np.ndarray) -> np.ndarray:
+        """``g_x(y | T)`` at every input for count tables ``(R, n_cells)``: shape ``(R, n_inputs, K)``.
+
+        Scores are compared exactly (integer keys, :func:`score_keys`); a random tie contributes
+        its probability ``1 / #tied``.
+        """
+        arr = check_tables(model, tables)
+        R, K, ar = arr.shape[0], model.n_classes, model.arities
+        shaped = arr.reshape((R,) + ar + (K,))
+        return np.stack([self.predict_inputs(shaped, ar, x) for x in model.inputs()], axis=1)
+
+    def predict_inputs(self, tables: np.ndarray, arities: Sequence[int], x: Sequence[int]) -> np.ndarray:
+        """``g_x(y | T)`` at one input for tables of shape ``(R,) + arities + (K,)``: ``(R, K)`` floats."""
+        R, K, d = tables.shape[0], tables.shape[-1], len(arities)
+        totals = tables.reshape(R, -1, K).sum(axis=1).astype(np.int64)  # (R, K)
+        agree = np.empty((K, R, d), dtype=np.int64)
+        for j in range(d):
+            sel: list[Any] = [slice(None)] * (d + 2)
+            sel[j + 1] = x[j]
+            agree[:, :, j] = tables[tuple(sel)].reshape(R, -1, K).sum(axis=1).T
+        keys = score_keys(self.alpha_exact, arities, list(totals.T), list(agree))
+        g, scale = tie_shares(keys, list(totals.T > 0), self.ties)
+        return (g / scale).T
 
     # ------------------------------------------------------------------ from a count table
     def predict_proba(self, counts: object, x: Sequence[int] | int) -> tuple[Fraction, ...]:

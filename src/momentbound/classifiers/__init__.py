@@ -1,0 +1,113 @@
+"""Classifiers as plug-ins: a protocol (:class:`Classifier`) and a literal registry.
+
+==============  ==========================================  ==========================
+name            class                                       exact terms
+==============  ==========================================  ==========================
+naive-bayes     :class:`NaiveBayes`                         yes
+histogram       :class:`HistogramRule`                      yes (naive Bayes form)
+majority        :class:`MajorityRule`                       yes (naive Bayes form)
+sklearn         :class:`SklearnClassifier` (any estimator)  no: Monte Carlo backends
+==============  ==========================================  ==========================
+
+Adding a classifier is one module and one line in :data:`CLASSIFIERS` (``docs/extending.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from momentbound.classifiers.base import Classifier, ExactForm, check_tables
+from momentbound.classifiers.histogram import HistogramRule, MajorityRule
+from momentbound.classifiers.naive_bayes import TIE_RULES, NaiveBayes
+from momentbound.classifiers.sklearn import SklearnClassifier, load_estimator
+from momentbound.errors import InvalidArgument, UnknownMethod
+
+__all__ = [
+    "CLASSIFIERS",
+    "Classifier",
+    "ExactForm",
+    "HistogramRule",
+    "MajorityRule",
+    "NaiveBayes",
+    "SklearnClassifier",
+    "TIE_RULES",
+    "as_classifier",
+    "check_tables",
+    "make_classifier",
+]
+
+#: registered classifiers by name; insertion order is the order of the docs and CLI help
+CLASSIFIERS: dict[str, type] = {
+    "naive-bayes": NaiveBayes,
+    "histogram": HistogramRule,
+    "majority": MajorityRule,
+    "sklearn": SklearnClassifier,
+}
+
+
+def make_classifier(spec: str, params: dict[str, Any] | None = None) -> Classifier:
+    """A classifier from a registry name (``"naive-bayes"``) or ``"sklearn:MODULE.CLASS"``.
+
+    ``params`` are the constructor's keyword arguments (for ``sklearn:...`` those of the
+    scikit-learn class, except ``encoding``, which goes to :class:`SklearnClassifier`).
+
+    Examples
+    --------
+    >>> make_classifier("naive-bayes", {"ties": "first", "alpha": 1}).describe()
+    "NaiveBayes(ties='first', alpha=1)"
+    """
+    params = dict(params or {})
+    head, sep, rest = str(spec).partition(":")
+    if head == "sklearn":
+        if not sep or not rest:
+            raise InvalidArgument("write a scikit-learn classifier as sklearn:MODULE.CLASS, e.g. sklearn:sklearn.tree.DecisionTreeClassifier")
+        encoding = params.pop("encoding", "ordinal")
+        return SklearnClassifier(load_estimator(rest, params), encoding=encoding)
+    cls = CLASSIFIERS.get(str(spec))
+    if cls is None:
+        raise UnknownMethod(
+            f"unknown classifier {spec!r}; choose one of {', '.join(n for n in CLASSIFIERS if n != 'sklearn')} "
+            "or sklearn:MODULE.CLASS"
+        )
+    try:
+        return cls(**params)
+    except TypeError as exc:
+        raise InvalidArgument(f"classifier {spec!r} does not take parameters {sorted(params)}: {exc}") from exc
+
+
+def as_classifier(obj: object) -> Classifier:
+    """Accept a momentbound classifier or a scikit-learn one, translated where it can be modelled.
+
+    ``CategoricalNB(alpha=a, force_alpha=True)`` becomes ``NaiveBayes(ties="first", alpha=a)``
+    (scikit-learn's argmax takes the first of tied classes); ``class_prior`` and
+    ``fit_prior=False`` change the classifier and are refused. Other scikit-learn classifiers
+    become :class:`SklearnClassifier` (Monte Carlo only).
+    """
+    if isinstance(obj, Classifier):
+        return obj
+    cls = type(obj)
+    if cls.__name__ == "CategoricalNB" and cls.__module__.startswith("sklearn"):
+        p = obj.get_params()  # type: ignore[attr-defined]
+        if p.get("class_prior") is not None or not p.get("fit_prior", True):
+            raise InvalidArgument(
+                "CategoricalNB with class_prior or fit_prior=False is not modelled: momentbound's naive Bayes "
+                "estimates the class prior from the training counts (use the default fit_prior=True)"
+            )
+        alpha = p.get("alpha", 1.0)
+        if not p.get("force_alpha", True) and float(alpha) < 1e-10:
+            raise InvalidArgument(
+                f"CategoricalNB(alpha={alpha}) without force_alpha=True uses alpha = 1e-10, not {alpha}; "
+                "pass force_alpha=True for exact alpha = 0"
+            )
+        if p.get("min_categories") is not None:
+            raise InvalidArgument(
+                "CategoricalNB(min_categories=...) is not needed: momentbound uses the model's arities as the "
+                "categories (min_categories=arities); drop the argument"
+            )
+        return NaiveBayes("first", alpha)
+    if callable(getattr(obj, "fit", None)) and callable(getattr(obj, "predict", None)):
+        return SklearnClassifier(obj)
+    raise InvalidArgument(
+        f"classifier must be a momentbound classifier ({', '.join(c.__name__ for c in CLASSIFIERS.values())}) "
+        f"or a scikit-learn classifier, got {obj!r}"
+    )

@@ -1,0 +1,175 @@
+"""Any scikit-learn classifier (an object with ``fit`` and ``predict``), for the Monte Carlo backends.
+
+A training set is given by its count table; the classifier is fitted on the rows it stands for
+(each input ``x`` repeated ``T[x, y]`` times with label ``y``, in cell order) and predicts every
+input of the model. The data are i.i.d., so for a classifier that does not depend on the order of
+its training rows this is the law of the real procedure; a classifier that does (through a
+``random_state`` or tie-breaking by row order) is fitted on rows in cell order, which is one
+admissible order.
+
+Inputs are encoded as ordinal integers (``encoding="ordinal"``: attribute ``j`` takes values
+``0..a_j - 1``) or one-hot (``encoding="onehot"``). A training set holding one class only
+predicts that class (scikit-learn classifiers either do so or refuse to fit one class); an
+empty training set predicts class 0.
+
+Fits are independent across tables, so :func:`predict_tables` can spread them over a Dask
+cluster (``scheduler=``); the tables are drawn before, in the calling process, so a fixed seed
+gives the same numbers however many workers run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from momentbound.classifiers.base import ExactForm, check_tables
+from momentbound.errors import InvalidArgument
+from momentbound.model.cells import CellModel
+
+__all__ = ["SklearnClassifier", "ENCODINGS", "load_estimator"]
+
+ENCODINGS = ("ordinal", "onehot")
+
+
+def load_estimator(path: str, params: dict[str, Any] | None = None) -> Any:
+    """Instantiate ``MODULE.CLASS(**params)``, e.g. ``sklearn.tree.DecisionTreeClassifier``."""
+    module_name, _, class_name = str(path).rpartition(".")
+    if not module_name or not class_name:
+        raise InvalidArgument(
+            f"a scikit-learn classifier is named MODULE.CLASS, e.g. sklearn.tree.DecisionTreeClassifier; got {path!r}"
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InvalidArgument(f"cannot import module {module_name!r} for classifier {path!r}: {exc}") from exc
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise InvalidArgument(f"module {module_name!r} has no class {class_name!r}")
+    try:
+        return cls(**(params or {}))
+    except TypeError as exc:
+        raise InvalidArgument(f"cannot build {path} with parameters {params or {}}: {exc}") from exc
+
+
+def _check_estimator(estimator: object) -> None:
+    for attr in ("fit", "predict"):
+        if not callable(getattr(estimator, attr, None)):
+            raise InvalidArgument(
+                f"estimator must be a scikit-learn classifier with fit and predict, got {estimator!r}"
+            )
+
+
+@dataclass(frozen=True)
+class SklearnClassifier:
+    """A scikit-learn classifier evaluated on count tables (Monte Carlo backends only).
+
+    Parameters
+    ----------
+    estimator:
+        An unfitted scikit-learn classifier; it is cloned for every fit.
+    encoding:
+        ``"ordinal"`` or ``"onehot"`` encoding of the attributes.
+
+    Examples
+    --------
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> SklearnClassifier(DecisionTreeClassifier(random_state=0)).describe()
+    'sklearn:DecisionTreeClassifier(random_state=0)'
+    """
+
+    estimator: Any
+    encoding: str = "ordinal"
+    name: ClassVar[str] = "sklearn"
+    _rows: dict[tuple[int, ...], np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _check_estimator(self.estimator)
+        if self.encoding not in ENCODINGS:
+            raise InvalidArgument(f"encoding must be one of {ENCODINGS}, got {self.encoding!r}")
+
+    def describe(self) -> str:
+        return f"sklearn:{self.estimator!r}"
+
+    def params(self) -> dict[str, Any]:
+        cls = type(self.estimator)
+        out: dict[str, Any] = {"class": f"{cls.__module__}.{cls.__qualname__}", "encoding": self.encoding}
+        get = getattr(self.estimator, "get_params", None)
+        if callable(get):
+            out["params"] = {k: repr(v) for k, v in sorted(get(deep=False).items())}
+        return out
+
+    def exact_form(self, model: CellModel) -> ExactForm | None:
+        return None
+
+    def encode(self, model: CellModel) -> np.ndarray:
+        """Feature rows of the model's inputs, in input order: ``(n_inputs, n_features)``."""
+        key = tuple(model.arities)
+        if key not in self._rows:
+            ordinal = np.array(list(itertools.product(*(range(a) for a in model.arities))), dtype=np.int64)
+            if self.encoding == "ordinal":
+                rows = ordinal.astype(float)
+            else:
+                rows = np.concatenate(
+                    [(ordinal[:, [j]] == np.arange(a)).astype(float) for j, a in enumerate(model.arities)], axis=1
+                )
+            self._rows[key] = rows
+        return self._rows[key]
+
+    def predict_one(self, model: CellModel, table: np.ndarray) -> np.ndarray:
+        """Predicted class at every input for one count table: ``(n_inputs,)`` integers."""
+        from sklearn.base import clone
+
+        K = model.n_classes
+        counts = np.asarray(table).reshape(model.n_inputs, K)
+        rows = self.encode(model)
+        present = np.flatnonzero(counts.sum(axis=0))
+        if present.size == 0:
+            return np.zeros(model.n_inputs, dtype=np.int64)
+        if present.size == 1:
+            return np.full(model.n_inputs, int(present[0]), dtype=np.int64)
+        x_idx, y = np.nonzero(counts)
+        reps = counts[x_idx, y]
+        X = np.repeat(rows[x_idx], reps, axis=0)
+        labels = np.repeat(y, reps)
+        fitted = clone(self.estimator).fit(X, labels)
+        return np.asarray(fitted.predict(rows), dtype=np.int64)
+
+    def predict_tables(self, model: CellModel, tables: np.ndarray, *, scheduler: Any = None) -> np.ndarray:
+        """One-hot predictions ``(R, n_inputs, K)`` for count tables ``(R, n_cells)``.
+
+        ``scheduler``: ``None`` fits in this process; a Dask client or scheduler address spreads
+        the tables over its workers in chunks (same results in the same order).
+        """
+        arr = check_tables(model, tables)
+        if scheduler is None:
+            labels = np.stack([self.predict_one(model, t) for t in arr]) if len(arr) else np.zeros((0, model.n_inputs), dtype=np.int64)
+        else:
+            labels = _predict_dask(self, model, arr, scheduler)
+        out = np.zeros((arr.shape[0], model.n_inputs, model.n_classes))
+        np.put_along_axis(out, labels[:, :, None], 1.0, axis=2)
+        return out
+
+
+def _predict_chunk(clf: SklearnClassifier, model: CellModel, chunk: np.ndarray) -> np.ndarray:
+    return np.stack([clf.predict_one(model, t) for t in chunk])
+
+
+def _predict_dask(clf: SklearnClassifier, model: CellModel, arr: np.ndarray, scheduler: Any) -> np.ndarray:
+    from distributed import Client
+
+    client = scheduler if isinstance(scheduler, Client) else None
+    own = client is None
+    if own:
+        client = Client(scheduler) if isinstance(scheduler, str) else Client(processes=False)
+    try:
+        n_chunks = max(1, min(len(arr), 4 * max(1, len(client.scheduler_info().get("workers", {})))))
+        chunks = [c for c in np.array_split(arr, n_chunks) if len(c)]
+        futures = client.map(_predict_chunk, [clf] * len(chunks), [model] * len(chunks), chunks, pure=False)
+        return np.concatenate(client.gather(futures))
+    finally:
+        if own:
+            client.close()
