@@ -158,6 +158,23 @@ def test_sweep_csv_replaced_only_with_force(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.csv"]  # no lock, no temporary file
 
 
+def test_disk_full_while_writing_is_one_line_and_leaves_nothing(monkeypatch, tmp_path: Path) -> None:
+    import errno
+
+    import momentbound.output
+
+    def full(src, dst):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(dst))
+
+    monkeypatch.setattr(momentbound.output.os, "replace", full)
+    res = _run("sweep", "--cells", CELLS, "--N", "6", "--over", "folds", "--values", "2,3", "--no-progress",
+               "--out", str(tmp_path / "s.csv"))
+    assert res.exit_code == 1, res.output
+    (line,) = res.stderr.strip().splitlines()
+    assert line == f"Error: {os.strerror(errno.ENOSPC)}: {tmp_path / 's.csv'}"
+    assert list(tmp_path.iterdir()) == []  # neither the CSV, nor its temporary file, nor the lock
+
+
 def _parses(path: Path) -> None:
     """Each final-named file is complete: CSV, JSON and PNG files load."""
     if path.suffix == ".csv":

@@ -214,3 +214,18 @@ def test_manifest_lists_sizes_and_hashes(tmp_path: Path) -> None:
     with pytest.raises(DestinationError, match="differs") as info:
         verify_manifest(tmp_path / "run")
     assert info.value.reason == "incomplete"
+
+
+def test_too_little_free_space_is_refused(tmp_path: Path, monkeypatch) -> None:
+    import shutil
+
+    import momentbound.output
+
+    real = shutil.disk_usage
+    free = real(tmp_path).free
+    assert check_folder(tmp_path, need_bytes=free // 2) == tmp_path
+    monkeypatch.setattr(momentbound.output.shutil, "disk_usage",
+                        lambda p: real(p)._replace(free=100 * 2**20))
+    with pytest.raises(DestinationError, match="100.0 MiB free") as info:
+        claim_folder(tmp_path / "run", need_bytes=2**30)
+    assert info.value.reason == "no-space" and not (tmp_path / "run" / LOCK_NAME).exists()

@@ -81,7 +81,7 @@ class DestinationError(InvalidArgument):
 
     ``path`` is the offending path; ``reason`` one of ``"not-a-folder"``, ``"not-a-file"``,
     ``"unwritable"``, ``"exists"``, ``"occupied"``, ``"locked"``, ``"stale-lock"``,
-    ``"incomplete"``.
+    ``"no-space"``, ``"incomplete"``.
     """
 
     def __init__(self, message: str, *, path: Any = None, reason: str = "unwritable") -> None:

@@ -34,6 +34,7 @@ import hashlib
 import json
 import os
 import secrets
+import shutil
 import socket
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -116,13 +117,16 @@ def _probe(folder: Path) -> None:
         ) from exc
 
 
-def check_folder(path: str | os.PathLike[str]) -> Path:
+def check_folder(path: str | os.PathLike[str], *, need_bytes: int = 0) -> Path:
     """Make sure ``path`` is a writable folder (creating it and its parents if missing).
 
     Parameters
     ----------
     path:
         The folder files will be written into.
+    need_bytes:
+        Refuse a folder whose file system has less free space than this (an estimate of what
+        the run will write).
 
     Returns
     -------
@@ -133,7 +137,8 @@ def check_folder(path: str | os.PathLike[str]) -> Path:
     ------
     DestinationError
         ``path`` or one of its parents is a file (``reason="not-a-folder"``), the folder
-        cannot be created or a probe file cannot be written there (``reason="unwritable"``).
+        cannot be created or a probe file cannot be written there (``reason="unwritable"``),
+        or it has less than ``need_bytes`` free (``reason="no-space"``).
     """
     folder = Path(path)
     blocker = _file_ancestor(folder)
@@ -150,6 +155,13 @@ def check_folder(path: str | os.PathLike[str]) -> Path:
             path=folder, reason="unwritable",
         ) from exc
     _probe(folder)
+    free = shutil.disk_usage(folder).free
+    if free < need_bytes:
+        raise DestinationError(
+            f"{folder} has {free / 2**20:.1f} MiB free, but the run writes about "
+            f"{need_bytes / 2**20:.1f} MiB; free some space or choose another folder",
+            path=folder, reason="no-space",
+        )
     return folder
 
 
@@ -468,7 +480,7 @@ def _entries(folder: Path, ignore: Iterable[str]) -> list[str]:
 
 
 def claim_folder(
-    path: str | os.PathLike[str], *, force: bool = False, markers: Sequence[str] = ()
+    path: str | os.PathLike[str], *, force: bool = False, markers: Sequence[str] = (), need_bytes: int = 0
 ) -> OutputFolder:
     """Check and claim a folder for one run, before any computing.
 
@@ -489,6 +501,8 @@ def claim_folder(
         Accept a folder that holds files, and take over a stale lock.
     markers:
         File names that, besides the manifest, mark a finished run and are removed on ``force``.
+    need_bytes:
+        An estimate of what the run writes; less free space is refused (:func:`check_folder`).
 
     Returns
     -------
@@ -501,7 +515,7 @@ def claim_folder(
         As :func:`check_folder`; ``reason="locked"`` or ``"stale-lock"`` for a lock,
         ``reason="occupied"`` for a folder with files.
     """
-    folder = check_folder(path)
+    folder = check_folder(path, need_bytes=need_bytes)
     lock = _Lock(folder / LOCK_NAME, force=force)
     try:
         present = _entries(folder, ignore=(LOCK_NAME,))

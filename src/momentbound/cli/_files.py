@@ -16,6 +16,10 @@ import click
 from momentbound.errors import DestinationError
 from momentbound.output import OutputFile, OutputFolder, claim_file, claim_folder
 
+#: Free space asked for per study written (CSV + PNG + checks): the largest quick or paper-scale
+#: study writes under 200 KB (its PNG), so 256 KiB leaves a margin.
+STUDY_BYTES = 256 * 1024
+
 force_option = click.option(
     "--force", is_flag=True,
     help="Write into a destination that holds an earlier run (or replace an existing file); "
@@ -29,10 +33,11 @@ class DestinationRefused(click.ClickException):
     exit_code = 2
 
 
-def claim_output_folder(path: Path, *, force: bool, option: str = "--out", markers: Sequence[str] = ()) -> OutputFolder:
-    """Claim a folder for this command; released when the command ends (success or not)."""
+def claim_output_folder(path: Path, *, force: bool, option: str = "--out", markers: Sequence[str] = (),
+                        studies: int = 0) -> OutputFolder:
+    """Claim a folder for this command (room for ``studies`` studies); released when the command ends."""
     try:
-        claim = claim_folder(path, force=force, markers=markers)
+        claim = claim_folder(path, force=force, markers=markers, need_bytes=studies * STUDY_BYTES)
     except DestinationError as exc:
         raise _refused(option, exc) from exc
     return click.get_current_context().with_resource(claim)
@@ -52,14 +57,14 @@ def claim_output_file(path: Path, *, force: bool, option: str = "--out") -> Outp
 
 
 def write_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Report an OSError while writing results as one line (exit code 1), not a traceback."""
+    """Report an OSError (a full disk while writing results) as one line, exit code 1, not a traceback."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
         except OSError as exc:
-            where = f" {exc.filename}" if exc.filename else ""
-            raise click.ClickException(f"could not write{where}: {exc.strerror or exc}") from exc
+            where = f": {exc.filename}" if exc.filename else ""
+            raise click.ClickException(f"{exc.strerror or exc}{where}") from exc
 
     return wrapper

@@ -81,7 +81,7 @@ def command(order: int, n_cv: int, n_cdf: int, out: Path | None, force: bool) ->
     start = time.perf_counter()
     divisors = _check_arguments(order, n_cv, n_cdf)
     folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="momentbound-demo-"))
-    dest = claim_output_folder(folder, force=force)
+    dest = claim_output_folder(folder, force=force, studies=2)
 
     _moments_table(order)
 

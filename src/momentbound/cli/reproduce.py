@@ -49,7 +49,7 @@ def command(name: str, out: Path, quick: bool, as_json: bool, no_progress: bool,
     from momentbound.studies.registry import STUDIES, run_study
 
     names = _names(name)
-    dest = claim_output_folder(out, force=force, markers=("summary.json",))
+    dest = claim_output_folder(out, force=force, markers=("summary.json",), studies=len(names))
     report_file = None if report is None else claim_output_file(report, force=force, option="--report")
     console = Console(stderr=True)
     documents = []
