@@ -132,6 +132,7 @@ def test_reproduce_force_over_an_earlier_run(monkeypatch, tmp_path: Path) -> Non
     second = _run("reproduce", "cv", "--quick", "--no-progress", "--out", str(out), "--force",
                   "--report", str(out / "studies.md"))
     assert second.exit_code == 0, second.output
+    assert f"note: --out writes over 6 earlier file(s) in {out} (--force)" in second.stderr
     manifest = verify_manifest(out)
     assert manifest["studies"] == ["cv"]
     assert [f["path"] for f in manifest["files"]] == [
@@ -153,6 +154,7 @@ def test_sweep_csv_replaced_only_with_force(tmp_path: Path) -> None:
     assert out.read_text() == "stale"
     res = _run(*args, "--force")
     assert res.exit_code == 0, res.output
+    assert f"note: --out replaces the existing file {out} (--force)" in res.stderr
     pd.testing.assert_frame_equal(pd.read_csv(out).drop(columns="seconds"), first)
     assert list(first["folds"]) == [2, 3]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.csv"]  # no lock, no temporary file

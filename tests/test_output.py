@@ -140,6 +140,7 @@ def test_claim_folder_lock_occupancy_and_force(tmp_path: Path) -> None:
     assert info.value.reason == "occupied" and not (out / LOCK_NAME).exists()
     (out / ".a.txt.1234abcd.part").write_text("left by a killed run")
     with claim_folder(out, force=True, markers=("summary.json",)) as claim:
+        assert claim.earlier == (".a.txt.1234abcd.part", "a.txt", MANIFEST_NAME, "summary.json")
         # until the new run ends, the folder does not look complete
         assert sorted(p.name for p in out.iterdir()) == [LOCK_NAME, "a.txt"]
         with pytest.raises(DestinationError, match="no manifest.json"):

@@ -374,10 +374,15 @@ class _Lock:
 
 
 class _Claim:
-    """A destination held by one run until :meth:`release` (or the end of a ``with`` block)."""
+    """A destination held by one run until :meth:`release` (or the end of a ``with`` block).
 
-    def __init__(self, path: Path, lock: _Lock) -> None:
+    ``earlier`` names what the destination held when it was claimed (only possible with
+    ``force``): the entries of a folder, or the file itself.
+    """
+
+    def __init__(self, path: Path, lock: _Lock, earlier: Sequence[str] = ()) -> None:
         self.path = path
+        self.earlier = tuple(earlier)
         self._lock = lock
 
     def __enter__(self) -> Self:
@@ -398,8 +403,8 @@ class OutputFolder(_Claim):
     run ends, successfully or not. :meth:`write_manifest` is to be called last.
     """
 
-    def __init__(self, path: Path, lock: _Lock) -> None:
-        super().__init__(path, lock)
+    def __init__(self, path: Path, lock: _Lock, earlier: Sequence[str] = ()) -> None:
+        super().__init__(path, lock, earlier)
         self._files: dict[str, Path] = {}
 
     def file(self, name: str) -> Path:
@@ -536,7 +541,7 @@ def claim_folder(
     except BaseException:
         lock.release()
         raise
-    return OutputFolder(folder, lock)
+    return OutputFolder(folder, lock, earlier=present)
 
 
 def claim_file(path: str | os.PathLike[str], *, force: bool = False) -> OutputFile:
@@ -564,7 +569,7 @@ def claim_file(path: str | os.PathLike[str], *, force: bool = False) -> OutputFi
     """
     target = check_file(path, force=force)
     lock = _Lock(target.with_name(f".{target.name}.lock"), force=force)
-    return OutputFile(target, lock)
+    return OutputFile(target, lock, earlier=(target.name,) if target.exists() else ())
 
 
 def verify_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -40,6 +40,18 @@ def claim_output_folder(path: Path, *, force: bool, option: str = "--out", marke
         claim = claim_folder(path, force=force, markers=markers, need_bytes=studies * STUDY_BYTES)
     except DestinationError as exc:
         raise _refused(option, exc) from exc
+    return _claimed(claim, option)
+
+
+_Claimed = TypeVar("_Claimed", OutputFolder, OutputFile)
+
+
+def _claimed(claim: _Claimed, option: str) -> _Claimed:
+    """Hold ``claim`` until the command ends; say on stderr what --force is writing over."""
+    if claim.earlier:
+        what = (f"replaces the existing file {claim.path}" if isinstance(claim, OutputFile) else
+                f"writes over {len(claim.earlier)} earlier file(s) in {claim.path}")
+        click.echo(f"note: {option} {what} (--force)", err=True)
     return click.get_current_context().with_resource(claim)
 
 
@@ -53,7 +65,7 @@ def claim_output_file(path: Path, *, force: bool, option: str = "--out") -> Outp
         claim = claim_file(path, force=force)
     except DestinationError as exc:
         raise _refused(option, exc) from exc
-    return click.get_current_context().with_resource(claim)
+    return _claimed(claim, option)
 
 
 def write_errors(func: Callable[..., Any]) -> Callable[..., Any]:
