@@ -16,6 +16,7 @@ import click
 
 from momentbound.cli._common import print_table
 from momentbound.cli._files import claim_output_folder, force_option, write_errors
+from momentbound.cli.estimate import library_errors
 
 
 def _check_arguments(order: int, n_cv: int, n_cdf: int) -> list[int]:
@@ -72,6 +73,7 @@ def _moments_table(order: int) -> None:
               help="Folder for plots and CSVs (default: a new temporary folder); must be empty or new "
               "unless --force.")
 @force_option
+@library_errors
 @write_errors
 def command(order: int, n_cv: int, n_cdf: int, out: Path | None, force: bool) -> None:
     """Moments of Z, the CV-folds study and the cdf-method comparison, with plots."""
