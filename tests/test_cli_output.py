@@ -97,15 +97,18 @@ def test_demo_arguments_checked_before_anything_is_printed(no_computing, tmp_pat
     assert not (tmp_path / "d").exists()
 
 
-def test_demo_library_error_is_one_line_and_releases_the_folder(monkeypatch, tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["demo", "reproduce"])
+def test_library_error_is_one_line_and_releases_the_folder(monkeypatch, tmp_path: Path, command: str) -> None:
     import momentbound.cli.demo
+    import momentbound.studies.registry
     from momentbound.errors import InvalidArgument
 
     def refuse(*args, **kwargs):
         raise InvalidArgument("order 99 is too expensive; use order <= 12")
 
     monkeypatch.setattr(momentbound.cli.demo, "_moments_table", refuse)
-    res = _run("demo", "--out", str(tmp_path / "d"))
+    monkeypatch.setattr(momentbound.studies.registry, "run_study", refuse)
+    res = _run(command, *(["cv"] if command == "reproduce" else []), "--out", str(tmp_path / "d"))
     assert res.exit_code == 1 and res.stdout == ""
     assert res.stderr.strip().splitlines() == ["Error: InvalidArgument: order 99 is too expensive; use order <= 12"]
     assert list((tmp_path / "d").iterdir()) == []  # no lock, no manifest

@@ -9,6 +9,7 @@ import click
 
 from momentbound.cli._common import emit_json
 from momentbound.cli._files import claim_output_file, claim_output_folder, force_option, write_errors
+from momentbound.cli.estimate import library_errors
 
 
 def _names(name: str) -> list[str]:
@@ -33,6 +34,7 @@ def _names(name: str) -> list[str]:
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a Markdown report (claims, evidence, figures) to this file.")
 @force_option
+@library_errors
 @write_errors
 def command(name: str, out: Path, quick: bool, as_json: bool, no_progress: bool, report: Path | None,
             force: bool) -> None:
