@@ -22,6 +22,11 @@ def test_reproduce_quick_holdout_writes_files_and_claims(tmp_path) -> None:
     assert "[reproduced]" in result.output or "[not reproduced]" in result.output
     assert "1 studies" in result.output and "claims reproduced" in result.output
     summary = json.loads((out / "summary.json").read_text())
+    from momentbound.output import verify_manifest
+
+    manifest = verify_manifest(out)
+    assert manifest["studies"] == ["holdout"] and [f["path"] for f in manifest["files"]] == [
+        "holdout.checks.json", "holdout.csv", "holdout.png", "summary.json"]  # the report is elsewhere
     assert summary["quick"] is True and summary["studies"][0]["name"] == "holdout"
     header = (out / "holdout.csv").read_text().splitlines()[0].split(",")
     text = report.read_text()
@@ -55,6 +60,11 @@ def test_demo_writes_plots_to_named_folder(tmp_path) -> None:
     assert f"written to {out}" in result.output.replace("\n", "")
     for name in ("cv.png", "cv.csv", "tables.png", "tables.csv"):
         assert (out / name).stat().st_size > 0
+    from momentbound.output import verify_manifest
+
+    manifest = verify_manifest(out)  # written last, sizes and hashes match the files
+    assert [f["path"] for f in manifest["files"]] == [
+        "cv.checks.json", "cv.csv", "cv.png", "tables.checks.json", "tables.csv", "tables.png"]
 
 
 def test_reproduce_quick_nb_cv_montecarlo_records_draws_and_intervals(tmp_path) -> None:

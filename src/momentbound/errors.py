@@ -19,6 +19,7 @@ __all__ = [
     "DegreeCapExceeded",
     "SolverFailed",
     "UnknownMethod",
+    "DestinationError",
 ]
 
 
@@ -73,3 +74,17 @@ class SolverFailed(MomentboundError, RuntimeError):
 
 class UnknownMethod(InvalidArgument):
     """A method, backend or solver name is not registered (the message lists the valid ones)."""
+
+
+class DestinationError(InvalidArgument):
+    """An output destination cannot be used: not a folder, not writable, in use, or occupied.
+
+    ``path`` is the offending path; ``reason`` one of ``"not-a-folder"``, ``"not-a-file"``,
+    ``"unwritable"``, ``"exists"``, ``"occupied"``, ``"locked"``, ``"stale-lock"``,
+    ``"no-space"``, ``"incomplete"``.
+    """
+
+    def __init__(self, message: str, *, path: Any = None, reason: str = "unwritable") -> None:
+        super().__init__(message)
+        self.path = path
+        self.reason = reason

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from momentbound.cli._common import emit_json, parse_int_list, parse_str_list, print_table
+from momentbound.cli._files import claim_output_file, force_option, write_errors
 
 
 def _fmt(v: object) -> str:
@@ -24,8 +25,12 @@ def _fmt(v: object) -> str:
 @click.option("--draws", default=1000, show_default=True, type=int, help="Samples for the sampling method.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed for gdts and sampling.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of a table.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write the rows as CSV.")
-def command(Ns: str, order: int, methods: str, draws: int, seed: int, as_json: bool, out: Path | None) -> None:
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the rows as CSV (an existing file needs --force).")
+@force_option
+@write_errors
+def command(Ns: str, order: int, methods: str, draws: int, seed: int, as_json: bool, out: Path | None,
+            force: bool) -> None:
     """Time and accuracy of every cdf method for P[Z_(0,0) > 0] (paper Tables 4-6)."""
     from momentbound.bounds.compare import compare_methods
     from momentbound.errors import InvalidArgument
@@ -36,12 +41,13 @@ def command(Ns: str, order: int, methods: str, draws: int, seed: int, as_json: b
     if order < 1:
         raise click.BadParameter(f"--order must be a positive integer, got {order}")
     names = parse_str_list(methods) or None
+    csv = None if out is None else claim_output_file(out, force=force)
     try:
         table = compare_methods(sizes, order, methods=names, rng=seed, draws=draws)
     except InvalidArgument as exc:
         raise click.BadParameter(str(exc)) from exc
-    if out is not None:
-        out.write_text(table.to_csv())
+    if csv is not None:
+        csv.write_text(table.to_csv())
     if as_json:
         emit_json({"order": table.order, "event": table.event, "model": table.model, "rows": [r.as_dict() for r in table.rows]})
         return

@@ -15,6 +15,27 @@ from pathlib import Path
 import click
 
 from momentbound.cli._common import print_table
+from momentbound.cli._files import claim_output_folder, force_option, write_errors
+from momentbound.cli.estimate import library_errors
+
+
+def _check_arguments(order: int, n_cv: int, n_cdf: int) -> list[int]:
+    """Validate every argument before anything is printed; return the CV study's folds."""
+    if order < 2:
+        raise click.BadParameter(
+            f"must be at least 2 (section 1 shows the variance and the standardized moments), got {order}",
+            param_hint="--order",
+        )
+    divisors = [v for v in range(2, n_cv + 1) if n_cv % v == 0]
+    if len(divisors) < 2:
+        raise click.BadParameter(
+            f"the CV study draws a curve over the divisors v >= 2 of N (equal folds), so N needs at "
+            f"least two of them, e.g. 12, 20 or 40; got {n_cv}, which has {len(divisors)}",
+            param_hint="--N",
+        )
+    if n_cdf < 1:
+        raise click.BadParameter(f"must be a positive integer, got {n_cdf}", param_hint="--cdf-N")
+    return divisors
 
 
 def _moments_table(order: int) -> None:
@@ -49,19 +70,23 @@ def _moments_table(order: int) -> None:
 @click.option("--N", "n_cv", type=int, default=40, show_default=True, help="Dataset size of the CV study.")
 @click.option("--cdf-N", "n_cdf", type=int, default=10, show_default=True, help="N of the cdf-method comparison.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for plots and CSVs (default: a new temporary folder).")
-def command(order: int, n_cv: int, n_cdf: int, out: Path | None) -> None:
+              help="Folder for plots and CSVs (default: a new temporary folder); must be empty or new "
+              "unless --force.")
+@force_option
+@library_errors
+@write_errors
+def command(order: int, n_cv: int, n_cdf: int, out: Path | None, force: bool) -> None:
     """Moments of Z, the CV-folds study and the cdf-method comparison, with plots."""
     from momentbound.studies.cv import cv_study
     from momentbound.studies.tables import tables_study
 
     start = time.perf_counter()
+    divisors = _check_arguments(order, n_cv, n_cdf)
     folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="momentbound-demo-"))
-    folder.mkdir(parents=True, exist_ok=True)
+    dest = claim_output_folder(folder, force=force, studies=2)
 
     _moments_table(order)
 
-    divisors = [v for v in range(2, n_cv + 1) if n_cv % v == 0]
     cv = cv_study(N=n_cv, folds=divisors)
     rows = [
         (int(r.folds), f"{r.mean:.5f}", f"{r.fold_variance:.5f}", f"{r.fold_covariance:.6f}",
@@ -76,7 +101,7 @@ def command(order: int, n_cv: int, n_cdf: int, out: Path | None) -> None:
     )
     for c in cv.checks:
         click.echo("   " + c.line())
-    cv.save(folder)
+    dest.record(*cv.save(folder).paths)
 
     tab = tables_study(sizes=(n_cdf,), order=order, draws=(100, 1000))
     main = tab.data[tab.data["table"] == "4/6"]
@@ -92,7 +117,8 @@ def command(order: int, n_cv: int, n_cdf: int, out: Path | None) -> None:
     )
     for c in tab.checks:
         click.echo("   " + c.line())
-    tab.save(folder)
+    dest.record(*tab.save(folder).paths)
     for res in (cv, tab):
         res.figure.clear()
+    dest.write_manifest(command="demo", order=order, N=n_cv, cdf_N=n_cdf)  # last: marks the run complete
     click.echo(f"\nPlots and CSVs written to {folder} ({time.perf_counter() - start:.1f} s in total)")

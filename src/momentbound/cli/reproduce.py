@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import click
 
 from momentbound.cli._common import emit_json
+from momentbound.cli._files import claim_output_file, claim_output_folder, force_option, write_errors
+from momentbound.cli.estimate import library_errors
 
 
 def _names(name: str) -> list[str]:
@@ -32,10 +33,17 @@ def _names(name: str) -> list[str]:
 @click.option("--no-progress", is_flag=True, help="Do not draw progress bars.")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a Markdown report (claims, evidence, figures) to this file.")
-def command(name: str, out: Path, quick: bool, as_json: bool, no_progress: bool, report: Path | None) -> None:
+@force_option
+@library_errors
+@write_errors
+def command(name: str, out: Path, quick: bool, as_json: bool, no_progress: bool, report: Path | None,
+            force: bool) -> None:
     """Reproduce the paper's study NAME (or `all`): data as CSV, figure as PNG, claim checks.
 
     Studies: fig1, holdout, cv, size, nb_holdout, nb_cv, nb_size, tables.
+
+    --out must be empty or new (or pass --force); manifest.json, written last, lists every
+    file of a finished run with its size and SHA-256.
     """
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -43,6 +51,8 @@ def command(name: str, out: Path, quick: bool, as_json: bool, no_progress: bool,
     from momentbound.studies.registry import STUDIES, run_study
 
     names = _names(name)
+    dest = claim_output_folder(out, force=force, markers=("summary.json",), studies=len(names))
+    report_file = None if report is None else claim_output_file(report, force=force, option="--report")
     console = Console(stderr=True)
     documents = []
     start = time.perf_counter()
@@ -61,7 +71,8 @@ def command(name: str, out: Path, quick: bool, as_json: bool, no_progress: bool,
                 bars.update(_task, completed=done, total=total)
 
             result = run_study(n, quick=quick, progress=tick)
-            files = result.save(out)
+            files = result.save(dest.path)
+            dest.record(*files.paths)
             result.figure.clear()
             doc = result.to_document()
             doc["files"] = {"csv": str(files.csv), "png": str(files.png), "checks": str(files.checks)}
@@ -70,13 +81,14 @@ def command(name: str, out: Path, quick: bool, as_json: bool, no_progress: bool,
                 click.echo(result.summary())
     total = time.perf_counter() - start
     summary = {"studies": documents, "quick": quick, "seconds": total}
-    Path(out).mkdir(parents=True, exist_ok=True)
-    (Path(out) / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
-    if report is not None:
+    dest.write_json("summary.json", summary)
+    if report_file is not None:
         from momentbound.studies.report import markdown_report
 
-        report.parent.mkdir(parents=True, exist_ok=True)
-        report.write_text(markdown_report(documents, seconds=total))
+        report_file.write_text(markdown_report(documents, seconds=total))
+        if report_file.path.resolve().is_relative_to(dest.path.resolve()):
+            dest.record(report_file.path)
+    dest.write_manifest(command="reproduce", studies=names, quick=quick)  # last: marks the run complete
     if as_json:
         emit_json(summary)
         return

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from momentbound.cli._common import emit_json, parse_str_list, print_table
+from momentbound.cli._files import claim_output_file, force_option, write_errors
 from momentbound.cli.estimate import (
     ESTIMATOR_CHOICES,
     build_backend,
@@ -65,18 +66,20 @@ def _parse_values(over: str, text: str) -> list[Any]:
 @click.option("--test-size", type=int, default=None, help="For --over N --estimator holdout.")
 @click.option("--test-fraction", type=float, default=None, help="For --over N --estimator holdout.")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the rows to this CSV file.")
+              help="Write the rows to this CSV file (an existing file needs --force).")
+@force_option
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
 @click.option("--no-progress", is_flag=True, help="Do not draw the progress bar (stderr).")
 @click.option("--dask", "use_dask", is_flag=True, help="Run the rows on a local Dask cluster (2 workers).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the rows on an existing Dask cluster, e.g. tcp://host:8786 (implies --dask).")
 @library_errors
+@write_errors
 def command(
     arities: str, cells: str, n_classes: int | None, ties: str, alpha: str, backend: str,
     seed: int | None, covariance: str, over: str, values: str, N: int | None, estimator: str, folds: int | None,
     test_size: int | None, test_fraction: float | None, out: Path | None, as_json: bool,
-    no_progress: bool, use_dask: bool, scheduler: str | None,
+    no_progress: bool, use_dask: bool, scheduler: str | None, force: bool,
 ) -> None:
     """Sweep an estimator's moments; print a table (or JSON) and write CSV.
 
@@ -100,6 +103,7 @@ def command(
         raise click.UsageError(f"--over {over} needs --N")
     if over == "N" and N is not None:
         raise click.UsageError("--over N takes the dataset sizes from --values; drop --N")
+    csv = None if out is None else claim_output_file(out, force=force)
     with Progress(
         TextColumn(f"[bold]sweep over {over}"),
         BarColumn(),
@@ -121,9 +125,8 @@ def command(
                 backend=build_backend(backend, seed), covariance=covariance, progress=tick,
             )
     frame = result.to_frame()
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        frame.to_csv(out, index=False)
+    if csv is not None:
+        csv.write_csv(frame)
     if as_json:
         emit_json({"over": over, "values": [str(v) for v in vals], "seconds": result.seconds,
                    "csv": None if out is None else str(out),

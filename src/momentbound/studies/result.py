@@ -8,7 +8,6 @@ each curve, and one :class:`ClaimCheck` per claim the paper makes about the figu
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from enum import Enum
@@ -98,6 +97,11 @@ class StudyFiles:
     csv: Path
     png: Path
     checks: Path
+
+    @property
+    def paths(self) -> tuple[Path, Path, Path]:
+        """The three files, in the order they are written."""
+        return (self.csv, self.png, self.checks)
 
 
 def _plain(value: Any) -> Any:
@@ -194,13 +198,16 @@ class StudyResult:
         }
 
     def save(self, out_dir: str | Path, *, dpi: int = 110) -> StudyFiles:
-        """Write ``<name>.csv``, ``<name>.png`` and ``<name>.checks.json`` into ``out_dir``."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        csv = out / f"{self.name}.csv"
-        png = out / f"{self.name}.png"
-        checks = out / f"{self.name}.checks.json"
-        self.data.to_csv(csv, index=False)
-        self.figure.savefig(png, dpi=dpi)
-        checks.write_text(json.dumps(self.to_document(), indent=2, sort_keys=True) + "\n")
+        """Write ``<name>.csv``, ``<name>.png`` and ``<name>.checks.json`` into ``out_dir``.
+
+        Each file is written under a temporary name and renamed (:mod:`momentbound.output`),
+        so an interrupted save never leaves a truncated file under a final name; the claim
+        checks come last.
+        """
+        from momentbound.output import check_folder, save_figure, write_csv, write_json
+
+        out = check_folder(out_dir)
+        csv = write_csv(out / f"{self.name}.csv", self.data)
+        png = save_figure(out / f"{self.name}.png", self.figure, dpi=dpi)
+        checks = write_json(out / f"{self.name}.checks.json", self.to_document())
         return StudyFiles(csv=csv, png=png, checks=checks)
