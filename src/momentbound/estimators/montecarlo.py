@@ -87,6 +87,10 @@ class MonteCarloMoments:
         ``"montecarlo"``, ``Kind.ESTIMATE``, ``"exact"``, the classifier, wall-clock seconds.
     draws, confidence:
         Number of sampled table draws (per training size / per fold set) and the interval level.
+    single_variance, repetition_covariance:
+        Repeated splitters only: ``Var`` of one partition's estimate and the covariance of the
+        estimates of two independent partitions of the same data (the variance left as the number
+        of repetitions grows); ``None`` otherwise.
     """
 
     estimator: Estimator
@@ -110,6 +114,8 @@ class MonteCarloMoments:
     seconds: float
     draws: int
     confidence: float
+    single_variance: Interval | None = None
+    repetition_covariance: Interval | None = None
 
     @property
     def is_interval(self) -> bool:
@@ -206,6 +212,26 @@ def _ge_draws(m: _Model, n: int, draws: int, rng: np.random.Generator) -> np.nda
     return out
 
 
+def _fold_errors(m: _Model, folds: np.ndarray, tested: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For fold tables ``(r, v, cells)`` whose first ``tested`` folds are test sets (each classifier
+    trained on the other folds): expected error counts ``E`` and coin variances ``C``
+    (``(r, tested)``), and the exact GE of the last tested fold's classifier (``(r,)``)."""
+    r = folds.shape[0]
+    total = folds.sum(axis=1)
+    E = np.empty((r, tested))
+    C = np.empty((r, tested))
+    ge_last = np.empty(r)
+    for i in range(tested):
+        g = m.predictions(total - folds[:, i])  # (r, inputs, K)
+        gf = g.reshape(r, -1)
+        counts = folds[:, i]
+        E[:, i] = (counts * (1.0 - gf)).sum(axis=1)
+        C[:, i] = (counts * gf * (1.0 - gf)).sum(axis=1)
+        if i == tested - 1:
+            ge_last = m.ge(g)
+    return E, C, ge_last
+
+
 def _cv_draws(
     m: _Model, sizes: tuple[int, ...], sampler: Any, draws: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -220,16 +246,7 @@ def _cv_draws(
     chunk = max(1, _CHUNK_ENTRIES // max(1, v * m.p.size))
     for start in range(0, draws, chunk):
         r = min(chunk, draws - start)
-        folds = sampler(r, rng)  # (r, v, cells)
-        total = folds.sum(axis=1)
-        for i in range(v):
-            g = m.predictions(total - folds[:, i])  # (r, inputs, K)
-            gf = g.reshape(r, -1)
-            counts = folds[:, i]
-            E[start:start + r, i] = (counts * (1.0 - gf)).sum(axis=1)
-            C[start:start + r, i] = (counts * gf * (1.0 - gf)).sum(axis=1)
-            if i == v - 1:
-                ge_last[start:start + r] = m.ge(g)
+        E[start:start + r], C[start:start + r], ge_last[start:start + r] = _fold_errors(m, sampler(r, rng), v)
     return E, C, ge_last
 
 
@@ -247,6 +264,8 @@ class SimulatedParts:
     fold_sizes: tuple[int, ...] = ()
     fold_variance: Interval | None = None
     fold_covariance: Interval | None = None
+    single_variance: Interval | None = None
+    repetition_covariance: Interval | None = None
 
 
 class Simulation:
@@ -316,6 +335,47 @@ class Simulation:
         return SimulatedParts(
             mean, variance, st.mean(ge_last), st.variance(ge_last), N - N // v, None, v, tuple(sizes),
             fold_variance, fold_covariance,
+        )
+
+    def repeated(self, sizes: tuple[int, ...], tested: int, sampler: Any, repeats: float) -> SimulatedParts:
+        """The mean of ``repeats`` independent re-partitions of the same data (repeated CV, or
+        ``ShuffleSplit`` with one tested fold: ``sizes = (test, train)``, ``tested = 1``).
+
+        ``sampler(r, rng)`` draws two partitions of the same ``r`` datasets, ``(r, 2, v, cells)``.
+        With ``e`` the error of one partition (conditional mean ``c_p`` given the partition's tables,
+        conditional coin variance ``w_p``), ``Var(mean of R) = Var(e) / R + (1 - 1/R) Cov(e^(1), e^(2))``,
+        and the covariance of two partitions is that of their conditional means (the coins are
+        independent). ``repeats`` may be ``math.inf``.
+        """
+        st, R, m = self.stats, self.draws, self.model
+        n_test = float(sum(sizes[:tested]))
+        c = np.empty((R, 2))
+        w = np.empty((R, 2))
+        ge = np.empty(R)
+        chunk = max(1, _CHUNK_ENTRIES // max(1, 2 * len(sizes) * m.p.size))
+        for start in range(0, R, chunk):
+            r = min(chunk, R - start)
+            both = sampler(r, self.rng)
+            for part in range(2):
+                E, C, g = _fold_errors(m, both[:, part], tested)
+                c[start:start + r, part] = E.sum(axis=1) / n_test
+                w[start:start + r, part] = C.sum(axis=1) / n_test**2
+                if part == 0:
+                    ge[start:start + r] = g
+        mean = st.mean(c.mean(axis=1))
+        dev = c - c.mean()
+        coin = w.mean(axis=1)
+        square = (dev**2).mean(axis=1)
+        cross = dev[:, 0] * dev[:, 1]
+        single = st.combined(coin, square)
+        between = st.combined(np.zeros(R), cross, nonneg=False)
+        share = 0.0 if math.isinf(repeats) else 1.0 / repeats
+        variance = st.combined(share * coin, share * square + (1.0 - share) * cross)
+        train = int(sum(sizes)) - int(sizes[tested - 1])
+        return SimulatedParts(
+            mean, variance, st.mean(ge), st.variance(ge), train, int(n_test) if tested == 1 else None,
+            len(sizes) if tested > 1 else None, tuple(sizes) if tested > 1 else (),
+            single_variance=single, repetition_covariance=between,
         )
 
 
@@ -404,4 +464,6 @@ def monte_carlo_moments(
         seconds=time.perf_counter() - start,
         draws=R,
         confidence=float(confidence),
+        single_variance=parts.single_variance,
+        repetition_covariance=parts.repetition_covariance,
     )

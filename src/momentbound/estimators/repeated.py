@@ -1,0 +1,271 @@
+"""Splitters that re-partition the same data: repeated (stratified) k-fold and (stratified) shuffle-split.
+
+scikit-learn's ``RepeatedKFold(n_splits=v, n_repeats=R)`` and ``RepeatedStratifiedKFold`` run
+``R`` independent partitions of the same dataset; ``ShuffleSplit(n_splits=S, test_size=t)`` and
+``StratifiedShuffleSplit`` draw ``S`` independent hold-out splits of it. The estimate is the mean
+of the ``R`` cross-validation errors (of the ``S`` hold-out errors). With ``e`` the error of one
+partition,
+
+``Var(mean of R) = Var(e) / R + (1 - 1/R) C``,  ``C = Cov(e^(1), e^(2)) = Var(E[e | data])``,
+
+the covariance of the errors of two independent partitions of the same data: the part of the
+variance that repetition cannot remove (``R = inf``). These splitters are estimated by the Monte
+Carlo backend (``docs/mathematics.md``, "Repeated splitters"), which draws the datasets point by
+point and partitions each twice.
+
+``StratifiedShuffleSplit`` mirrors scikit-learn's ``_approximate_mode``: the training part takes
+``floor(n_k n_train / N)`` points of class ``k`` plus one more for the classes with the largest
+remainders (ties broken at random, anew for every split); the test part takes the rest.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from momentbound.errors import ImpossibleSplit, InvalidArgument
+from momentbound.estimators.estimators import ExactParts, HoldOut, KFold, Split, check_size, kfold_sizes
+from momentbound.estimators.stratified import fold_allocation
+
+__all__ = ["RepeatedKFold", "RepeatedStratifiedKFold", "ShuffleSplit", "StratifiedShuffleSplit"]
+
+
+def _check_repeats(value: object, name: str) -> float:
+    if isinstance(value, float) and math.isinf(value) and value > 0:
+        return math.inf
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < 1:
+        raise InvalidArgument(f"{name} must be a positive integer or math.inf, got {value!r}")
+    return int(value)
+
+
+def _no_exact(splitter: Any) -> ExactParts:
+    raise InvalidArgument(
+        f"{splitter.describe()} is computed by the Monte Carlo backend only (its repetitions share the data); "
+        "use backend='montecarlo'"
+    )
+
+
+# ----------------------------------------------------------------------------- drawing datasets
+def _rows(sim: Any, N: int, r: int, rng: np.random.Generator) -> np.ndarray:
+    """``r`` datasets of ``N`` i.i.d. points as cell indices ``(r, N)``."""
+    return rng.choice(sim.p.size, size=(r, N), p=sim.p)
+
+
+def _tables(cells: np.ndarray, labels: np.ndarray, v: int, n_cells: int) -> np.ndarray:
+    """Fold count tables ``(r, v, cells)`` from cell indices and fold labels (both ``(r, N)``)."""
+    r = cells.shape[0]
+    flat = (np.arange(r)[:, None] * v + labels) * n_cells + cells
+    return np.bincount(flat.ravel(), minlength=r * v * n_cells).reshape(r, v, n_cells)
+
+
+def _within_class_rank(y: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random rank of every point among the points of its class, ``(r, N)``."""
+    r, N = y.shape
+    keys = y * N + rng.permuted(np.tile(np.arange(N), (r, 1)), axis=1)
+    order = np.argsort(keys, axis=1)
+    sorted_y = np.take_along_axis(y, order, axis=1)
+    pos = np.arange(N)[None, :]
+    starts = np.maximum.accumulate(np.where(np.diff(sorted_y, axis=1, prepend=-1) != 0, pos, 0), axis=1)
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, pos - starts, axis=1)
+    return rank
+
+
+def _labels_by_counts(y: np.ndarray, cum: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Fold label of every point: its within-class rank against the cumulative per-class allocation
+    ``cum`` ``(r, K, v)`` (fold ``i`` takes ranks ``[cum[i-1], cum[i])`` of each class)."""
+    rank = _within_class_rank(y, rng)
+    per_point = np.take_along_axis(cum, y[:, :, None].repeat(cum.shape[2], axis=2), axis=1)  # (r, N, v)
+    return (per_point <= rank[:, :, None]).sum(axis=2)
+
+
+def _stratified_allocation(y: np.ndarray, K: int, v: int) -> np.ndarray:
+    """scikit-learn's allocation for each dataset, from its labels in data order: ``(r, v, K)``."""
+    r, N = y.shape
+    counts = np.stack([(y == k).sum(axis=1) for k in range(K)], axis=1)
+    first = np.stack([np.where((y == k).any(axis=1), (y == k).argmax(axis=1), N) for k in range(K)], axis=1)
+    order = np.argsort(first, axis=1, kind="stable")  # encoding: order of first appearance
+    alloc_encoded = fold_allocation(np.take_along_axis(counts, order, axis=1), v)
+    alloc = np.empty_like(alloc_encoded)
+    np.put_along_axis(alloc, np.broadcast_to(order[:, None, :], alloc.shape), alloc_encoded, axis=2)
+    return alloc
+
+
+# ----------------------------------------------------------------------------- repeated k-fold
+@dataclass(frozen=True)
+class RepeatedKFold:
+    """scikit-learn's ``RepeatedKFold(n_splits=v, n_repeats=R)``: the mean of ``R`` ``KFold(v)`` errors.
+
+    ``repeats`` may be ``math.inf`` (the limit of many repetitions).
+    """
+
+    v: int
+    repeats: float = 10
+    name: ClassVar[str] = "repeated-cv"
+    stratified: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        KFold(self.v)
+        object.__setattr__(self, "v", int(self.v))
+        object.__setattr__(self, "repeats", _check_repeats(self.repeats, "repeats"))
+
+    def split(self, N: int) -> Split:
+        return KFold(self.v).split(N)
+
+    def describe(self) -> str:
+        return f"{type(self).__name__}(v={self.v}, repeats={self.repeats})"
+
+    def params(self) -> dict[str, Any]:
+        return {"folds": self.v, "repeats": None if math.isinf(self.repeats) else self.repeats}
+
+    def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
+        return _no_exact(self)
+
+    def _labels(self, y: np.ndarray, K: int, N: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        r = y.shape[0]
+        sizes = np.array(kfold_sizes(N, self.v))
+        block = np.repeat(np.arange(self.v), sizes)
+        if not self.stratified:  # positions are exchangeable: one partition in blocks, one permuted
+            return np.tile(block, (r, 1)), rng.permuted(np.tile(block, (r, 1)), axis=1)
+        cum = np.cumsum(_stratified_allocation(y, K, self.v), axis=1).transpose(0, 2, 1)  # (r, K, v)
+        return _labels_by_counts(y, cum, rng), _labels_by_counts(y, cum, rng)
+
+    def simulate(self, sim: Any, N: int) -> Any:
+        sizes = self.split(N).fold_sizes
+        K, v, n_cells = sim.K, self.v, sim.p.size
+
+        def sample(r: int, rng: np.random.Generator) -> np.ndarray:
+            cells = _rows(sim, N, r, rng)
+            first, second = self._labels(cells % K, K, N, rng)
+            return np.stack([_tables(cells, first, v, n_cells), _tables(cells, second, v, n_cells)], axis=1)
+
+        return sim.repeated(sizes, v, sample, self.repeats)
+
+
+@dataclass(frozen=True)
+class RepeatedStratifiedKFold(RepeatedKFold):
+    """scikit-learn's ``RepeatedStratifiedKFold(n_splits=v, n_repeats=R)``: the mean of ``R``
+    ``StratifiedKFold(v, shuffle=True)`` errors on the same data."""
+
+    name: ClassVar[str] = "repeated-stratified-cv"
+    stratified: ClassVar[bool] = True
+
+
+# ----------------------------------------------------------------------------- shuffle-split
+def _test_size(test_size: object) -> tuple[int | None, float | None]:
+    if isinstance(test_size, (float, np.floating)) and not float(test_size).is_integer():
+        HoldOut(test_fraction=float(test_size))  # validates (0, 1)
+        return None, float(test_size)
+    if isinstance(test_size, bool) or not isinstance(test_size, (int, np.integer, float, np.floating)):
+        raise InvalidArgument(f"test_size must be a number of points or a share in (0, 1), got {test_size!r}")
+    HoldOut(test_size=int(test_size))
+    return int(test_size), None
+
+
+@dataclass(frozen=True)
+class ShuffleSplit:
+    """scikit-learn's ``ShuffleSplit(n_splits=S, test_size=t)``: the mean of ``S`` hold-out errors,
+    each on an independent random split of the same data (``t`` points, or ``ceil(t N)`` for a share).
+
+    ``splits`` may be ``math.inf``.
+    """
+
+    splits: float = 10
+    test_size: float = 0.1
+    name: ClassVar[str] = "shuffle-split"
+    stratified: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "splits", _check_repeats(self.splits, "splits"))
+        _test_size(self.test_size)
+
+    def _holdout(self) -> HoldOut:
+        size, fraction = _test_size(self.test_size)
+        return HoldOut(test_size=size) if size is not None else HoldOut(test_fraction=fraction)
+
+    def split(self, N: int) -> Split:
+        return self._holdout().split(N)
+
+    def describe(self) -> str:
+        return f"{type(self).__name__}(splits={self.splits}, test_size={self.test_size})"
+
+    def params(self) -> dict[str, Any]:
+        return {"splits": None if math.isinf(self.splits) else self.splits, "test_size": self.test_size}
+
+    def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
+        return _no_exact(self)
+
+    def _labels(self, y: np.ndarray, K: int, N: int, ns: int, rng: np.random.Generator) -> np.ndarray:
+        r = y.shape[0]
+        if not self.stratified:
+            return rng.permuted(np.tile((np.arange(N) >= ns).astype(np.int64), (r, 1)), axis=1)
+        counts = np.stack([(y == k).sum(axis=1) for k in range(K)], axis=1)
+        train = _approximate_mode(counts, N - ns, rng)
+        cum = np.stack([counts - train, counts], axis=2)  # fold 0 = test: the first n_k - train_k of class k
+        return _labels_by_counts(y, cum, rng)
+
+    def simulate(self, sim: Any, N: int) -> Any:
+        (ns,) = self.split(N).fold_sizes
+        K, n_cells = sim.K, sim.p.size
+
+        def sample(r: int, rng: np.random.Generator) -> np.ndarray:
+            cells = _rows(sim, N, r, rng)
+            if self.stratified:
+                cells = _redraw_unsplittable(sim, cells, N, ns, rng)
+            y = cells % K
+            parts = [_tables(cells, self._labels(y, K, N, ns, rng), 2, n_cells) for _ in range(2)]
+            return np.stack(parts, axis=1)
+
+        return sim.repeated((ns, N - ns), 1, sample, self.splits)
+
+
+@dataclass(frozen=True)
+class StratifiedShuffleSplit(ShuffleSplit):
+    """scikit-learn's ``StratifiedShuffleSplit(n_splits=S, test_size=t)`` (see the module docstring).
+
+    scikit-learn refuses a dataset where a class has a single member or where the training or test
+    part is smaller than the number of classes present; the moments are conditional on a dataset it
+    can split (the Monte Carlo backend redraws the others).
+    """
+
+    name: ClassVar[str] = "stratified-shuffle-split"
+    stratified: ClassVar[bool] = True
+
+
+def _approximate_mode(counts: np.ndarray, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+    """scikit-learn's ``_approximate_mode`` for every row of ``counts`` ``(r, K)``: floors of
+    ``n_k n_draws / N`` plus one for the largest remainders, ties broken uniformly at random."""
+    r, K = counts.shape
+    total = counts.sum(axis=1, keepdims=True)
+    scaled = counts * n_draws  # remainders compared exactly as integers over N
+    floored = scaled // total
+    remainder = scaled - floored * total
+    need = n_draws - floored.sum(axis=1)
+    # rank classes by remainder (descending), ties in a random order: a random key breaks them
+    key = remainder * (K + 1) + rng.permuted(np.tile(np.arange(K), (r, 1)), axis=1)
+    order = np.argsort(-key, axis=1, kind="stable")
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(K)[None, :].repeat(r, axis=0), axis=1)
+    return floored + (rank < need[:, None])
+
+
+def _splittable(counts: np.ndarray, N: int, ns: int) -> np.ndarray:
+    present = (counts > 0).sum(axis=1)
+    return ~(counts == 1).any(axis=1) & (N - ns >= present) & (ns >= present)
+
+
+def _redraw_unsplittable(sim: Any, cells: np.ndarray, N: int, ns: int, rng: np.random.Generator) -> np.ndarray:
+    K = sim.K
+    for _ in range(10_000):
+        counts = np.stack([(cells % K == k).sum(axis=1) for k in range(K)], axis=1)
+        bad = ~_splittable(counts, N, ns)
+        if not bad.any():
+            return cells
+        cells[bad] = _rows(sim, N, int(bad.sum()), rng)
+    raise ImpossibleSplit(
+        f"StratifiedShuffleSplit: almost no dataset of N={N} points can be split under this model (a class "
+        "with a single member, or fewer train/test points than classes); use a larger N or ShuffleSplit"
+    )
