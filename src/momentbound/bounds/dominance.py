@@ -333,7 +333,7 @@ def solve_dominance(program: DominanceProgram, *, tol: float = 1e-9) -> Dominanc
     # solver noise on the top coefficient makes a polynomial unbounded on an infinite piece
     while worst <= -(10**29) and len(y) > 1:
         top = max((k for k, v in enumerate(y) if v != 0), default=0)
-        if top == 0 or abs(float(y[top])) > 1e-7 * max(1.0, scale):
+        if top == 0 or abs(float(y[top])) > 1e-6 * max(1.0, scale):
             break
         y[top] = Fraction(0)
         worst, step = _check(program, y)

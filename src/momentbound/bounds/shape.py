@@ -289,13 +289,14 @@ def mode_range(problem: MomentProblem) -> tuple[Fraction, Fraction]:
 
 @dataclass(frozen=True)
 class ModeEnvelope:
-    """The worst case over mode intervals: its value, the worst interval (in ``x``), all intervals."""
+    """The worst case over mode intervals: its value, the worst interval (in ``x``), the number of
+    intervals and how many of them got the trivial bound 1 (no verified dual)."""
 
     value: Fraction
     solution: DominanceSolution | None
     worst: tuple[Fraction, Fraction]
     intervals: int
-    verified: bool
+    trivial: int
 
 
 def mode_envelope(
@@ -311,7 +312,7 @@ def mode_envelope(
     def solve(a: Fraction, b: Fraction) -> tuple[Fraction, DominanceSolution | None]:
         sol = solve_dominance(unimodal_program(problem, event, amap.to_unit(a), amap.to_unit(b)), tol=tol)
         if sol is None or not sol.verified:
-            return Fraction(1), sol
+            return Fraction(1), None  # the trivial bound, proven without a certificate
         return min(Fraction(1), sol.value), sol
 
     width = (hi - lo) / pieces
@@ -331,8 +332,8 @@ def mode_envelope(
         cells[(a, mid)] = solve(a, mid)
         cells[(mid, b)] = solve(mid, b)
     worst, (value, sol) = max(cells.items(), key=lambda kv: kv[1][0])
-    verified = all(s is not None and s.verified for _, s in cells.values())
-    return ModeEnvelope(value, sol, worst, len(cells), verified)
+    trivial = sum(1 for _, s in cells.values() if s is None)
+    return ModeEnvelope(value, sol, worst, len(cells), trivial)
 
 
 # ----------------------------------------------------------------------------- symmetric

@@ -94,7 +94,8 @@ def _single(program: DominanceProgram, tol: float, note: str, to_u: Callable[...
     if sol is None:
         return _Side(Fraction(1), None, True, note + "; no dominating polynomial: trivial bound 1", to_u)
     if not sol.verified:
-        return _Side(Fraction(1), sol, False, note + f"; dual not verified (min slack {sol.min_slack:.3g})", to_u)
+        # the trivial bound 1 is proven without a certificate; say why the dual was not used
+        return _Side(Fraction(1), None, True, note + f"; dual not verified (min slack {sol.min_slack:.3g}): trivial bound 1", to_u)
     return _Side(min(Fraction(1), sol.value), sol, True, note + ("; dual shifted to verify" if sol.shifted else ""), to_u)
 
 
@@ -116,7 +117,9 @@ def _unimodal_side(problem: MomentProblem, event: Event, opts: dict[str, Any]) -
     a, b = env.worst
     note = (f"mode unknown in [{float(lo):.6g}, {float(hi):.6g}]: largest certified bound over {env.intervals} "
             f"mode intervals, worst [{float(a):.6g}, {float(b):.6g}]")
-    return _Side(env.value, env.solution, env.verified, note, _identity)
+    if env.trivial:
+        note += f"; {env.trivial} interval(s) without a verified dual got the trivial bound 1"
+    return _Side(env.value, env.solution, True, note, _identity)
 
 
 def _symmetric_side(problem: MomentProblem, event: Event, opts: dict[str, Any]) -> _Side:
