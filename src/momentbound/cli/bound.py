@@ -50,9 +50,11 @@ def _moment_problem(
 
     sources = [name for name, v in (("--moments", moments), ("--moments-lo/--moments-hi", moments_lo or moments_hi),
                                     ("--sample", sample)) if v is not None]
-    if support is None or len(sources) != 1:
-        raise click.UsageError("give --support and exactly one of --moments, --moments-lo/--moments-hi or --sample "
-                               "(or the model form --arities/--cells/--N/--at)")
+    if len(sources) > 1:
+        raise click.UsageError(f"give only one of {', '.join(sources)}")
+    if support is None or not sources:
+        raise click.UsageError("give --moments and --support (or --moments-lo/--moments-hi or --sample with --support, "
+                               "or the model form --arities/--cells/--N/--at)")
     if shape == "symmetric" and mode_ is not None:
         raise click.UsageError("--mode applies to unimodal laws; drop --mode or use --shape unimodal")
     form = None
