@@ -1,6 +1,6 @@
 """Dual programs for unimodal and symmetric laws, and the classical closed forms.
 
-**Unimodal about a known mode** ``m`` (docs/mathematics.md, "Shape constraints").  By
+**Unimodal about a known mode** ``m`` (docs/mathematics.md, "Shape constraints and moment boxes").  By
 Khinchine's representation ``X = m + U Y`` with ``U ~ Uniform(0, 1)`` independent of ``Y``,
 so ``E[(X - m)^k] = E[Y^k] / (k + 1)`` and ``P(X in E | Y = y) = (1/y) |[m, m + y] cap E|``:
 an ordinary moment problem in ``Y`` (Popescu 2005).  Its dual, written back in ``x``, asks
