@@ -18,7 +18,13 @@ from hypothesis import strategies as st
 
 from momentbound.bounds import Event, EventKind, MomentProblem, Shape, Span, Support, SupportKind, bound
 from momentbound.bounds.certificate import verify_polynomial_dominates
-from momentbound.bounds.shape import gauss_bound, unimodal_one_sided_bound, vysochanskij_petunin_bound
+from momentbound.bounds.shape import (
+    gauss_bound,
+    mode_range,
+    unimodal_farkas,
+    unimodal_one_sided_bound,
+    vysochanskij_petunin_bound,
+)
 from momentbound.errors import InfeasibleMoments, InvalidArgument
 
 FAST = dict(derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
@@ -203,6 +209,44 @@ def test_shape_problems_only_go_to_methods_that_honour_them():
         bound(MomentProblem((1, 0, 1), Support.real(), Event.ge(2), shape=Shape.unimodal(3)), "sos")
 
 
+@pytest.mark.parametrize(
+    "event, shape, formula",
+    [
+        (Event.deviation(0, 2), Shape.unimodal(0), gauss_bound(1.0, 2.0)),
+        (Event.deviation(0, 1), Shape.unimodal(0), gauss_bound(1.0, 1.0)),
+        (Event.deviation(F(1, 2), 1), Shape.unimodal(F(1, 2)), gauss_bound(1.25, 1.0)),
+        (Event.deviation(0, 2), Shape.unimodal(), vysochanskij_petunin_bound(2.0)),
+        (Event.deviation(0, F(3, 2)), Shape.unimodal(), vysochanskij_petunin_bound(1.5)),
+        (Event.ge(2), Shape.unimodal(), unimodal_one_sided_bound(2.0)),
+        (Event.le(-1), Shape.unimodal(), unimodal_one_sided_bound(1.0)),
+        (Event.ge(2), Shape.symmetric(), 0.125),
+        (Event.ge(F(1, 2)), Shape.symmetric(), 0.5),
+    ],
+)
+def test_shape_closed_forms_and_sos_never_looser(event, shape, formula):
+    p = MomentProblem((1, 0, 1), Support.real(), event, shape=shape)
+    cf = bound(p, "shape-closed-form")
+    assert cf.certified and formula - 1e-12 <= cf.upper <= formula + 1e-12 and cf.certificates == ()
+    envelope = shape.kind.value == "unimodal" and shape.mode is None
+    assert _upper(p) <= cf.upper + (1e-4 if envelope else 1e-7)  # the envelope is sharp up to its grid
+
+
+def test_vysochanskij_petunin_second_branch_is_not_sharp():
+    """Below l = sqrt(8/3) the certified envelope beats 4/(3 l^2) - 1/3; a law reaching it:
+    X = m + U Y found by search attains 16/81 at l = 3/2 (the envelope is 16/81 + 1e-5)."""
+    p = MomentProblem((1, 0, 1), Support.real(), Event.deviation(0, F(3, 2)), shape=Shape.unimodal())
+    assert F(16, 81) - F(1, 10**9) <= F(_upper(p)) <= F(16, 81) + F(1, 10**4) < F(7, 27)
+
+
+def test_farkas_excludes_impossible_modes():
+    p = MomentProblem((1, 0, 1), Support.real(), Event.ge(2), shape=Shape.unimodal())
+    amap, _ = p.affine_to_unit()
+    assert unimodal_farkas(p, amap.to_unit(F(5, 2)), amap.to_unit(3))  # |mode - mean| > sqrt(3) s
+    assert not unimodal_farkas(p, amap.to_unit(0), amap.to_unit(F(1, 2)))
+    lo, hi = mode_range(MomentProblem((1, 1, 4), Support.halfline(0), Event.ge(2), shape=Shape.unimodal()))
+    assert (lo, hi) == (0, 2)  # E[Y] = 2 (mu - m) >= -m
+
+
 def test_shape_parse():
     assert Shape.parse("unimodal:1/2") == Shape.unimodal(F(1, 2)) and Shape.parse("symmetric") == Shape.symmetric()
     with pytest.raises(InvalidArgument, match="unimodal"):
@@ -328,6 +372,21 @@ def test_unimodal_known_mode_bounds_contain_the_truth(data):
     assert r.certified and r.lower - 1e-12 <= truth <= r.upper + 1e-12
     plain = bound(p.__class__(p.moments, p.support, p.event), "sdp")
     assert r.upper <= plain.upper + 1e-7 and r.lower >= plain.lower - 1e-7  # the shape only tightens
+
+
+@given(st.data())
+@settings(max_examples=12, **FAST)
+def test_unimodal_bounds_on_an_interval_or_half_line_contain_the_truth(data):
+    m, law = _unimodal_law(data.draw)
+    ends = [m + y for y, _ in law] + [m]
+    support = data.draw(st.sampled_from([Support.interval(min(ends) - 1, max(ends)), Support.halfline(min(ends))]))
+    t = F(data.draw(st.integers(-10, 10)), 2)
+    event = data.draw(st.sampled_from([Event.ge(t), Event.between(t, t + 2), Event.deviation(m, abs(t) + 1)]))
+    shape = data.draw(st.sampled_from([Shape.unimodal(m), Shape.unimodal()]))
+    p = MomentProblem(_unimodal_moments(m, law, 2), support, event, shape=shape)
+    truth = _unimodal_truth(m, law, event)
+    r = bound(p, "sos", mode_pieces=4, mode_refine=4)
+    assert r.certified and r.lower - 1e-12 <= truth <= r.upper + 1e-12
 
 
 @given(st.data())

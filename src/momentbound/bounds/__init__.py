@@ -25,6 +25,7 @@ from . import gd  # noqa: E402,F401
 from . import series  # noqa: E402,F401
 from . import sampling  # noqa: E402,F401
 from . import joint  # noqa: E402,F401
+from . import shape_closed_form  # noqa: E402,F401
 from . import sos  # noqa: E402,F401
 
 __all__ = [

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 from typing import Any
 
@@ -46,6 +47,10 @@ from .certificate import polynomial_minimum
 __all__ = ["Stretch", "DominanceProgram", "DominanceSolution", "solve_dominance", "binomial_shift"]
 
 Matrix = tuple[tuple[Fraction, ...], ...]
+
+
+def _q(v: Fraction) -> flint.fmpq:
+    return flint.fmpq(v.numerator, v.denominator)
 
 
 @dataclass(frozen=True)
@@ -63,17 +68,29 @@ class Stretch:
     divisor: tuple[Fraction, Fraction] | None = None
     label: str = ""
 
+    @cached_property
+    def _exact(self) -> tuple[flint.fmpq_mat, flint.fmpq_mat]:
+        rows, cols = len(self.matrix), len(self.matrix[0])
+        mat = flint.fmpq_mat(rows, cols, [_q(v) for row in self.matrix for v in row])
+        return mat, flint.fmpq_mat(rows, 1, [_q(v) for v in self.offset])
+
+    @cached_property
+    def floats(self) -> tuple[np.ndarray, np.ndarray]:
+        """``matrix`` and ``offset`` as float arrays (for the conic solver only)."""
+        return np.array([[float(v) for v in row] for row in self.matrix]), np.array([float(v) for v in self.offset])
+
     def polynomial(self, y: Sequence[Fraction]) -> flint.fmpq_poly:
         """The exact polynomial ``P(z)`` for exact ``y``."""
-        coeffs = [sum((a * v for a, v in zip(row, y)), Fraction(0)) - b for row, b in zip(self.matrix, self.offset)]
-        return flint.fmpq_poly([flint.fmpq(c.numerator, c.denominator) for c in coeffs])
+        mat, off = self._exact
+        col = mat * flint.fmpq_mat(len(y), 1, [_q(v) for v in y]) - off
+        return flint.fmpq_poly([col[k, 0] for k in range(col.nrows())])
 
     def checked(self, poly: flint.fmpq_poly) -> flint.fmpq_poly | None:
         """``P / divisor`` (``None`` if the division is not exact), or ``P`` without a divisor."""
         if self.divisor is None:
             return poly
         d0, d1 = self.divisor
-        d = flint.fmpq_poly([flint.fmpq(d0.numerator, d0.denominator), flint.fmpq(d1.numerator, d1.denominator)])
+        d = flint.fmpq_poly([_q(d0), _q(d1)])
         quot, rem = divmod(poly, d)
         return quot if rem == 0 else None
 
@@ -192,18 +209,15 @@ def _float_solve(program: DominanceProgram, tol: float) -> tuple[np.ndarray | No
     ineq_rows: list[tuple[np.ndarray, float]] = []  # row . y >= rhs
     grams: list[int] = []  # Gram sizes in order
     for st in program.stretches:
-        ncols = len(st.matrix[0])
+        mat, off = st.floats
         if st.lo is not None and st.hi is not None and st.lo == st.hi:
-            pw = [st.lo**k for k in range(len(st.matrix))]
-            row = np.array([float(sum((p * r[j] for p, r in zip(pw, st.matrix)), Fraction(0))) for j in range(ncols)])
-            ineq_rows.append((row, float(sum((p * b for p, b in zip(pw, st.offset)), Fraction(0)))))
+            pw = float(st.lo) ** np.arange(mat.shape[0])
+            ineq_rows.append((pw @ mat, float(pw @ off)))
             continue
         d = _degree(st)
         alpha, beta, kind = _local_map(st.lo, st.hi)
-        C = binomial_shift(alpha, beta, len(st.matrix) - 1)
-        A = np.array([[float(sum((C[i][k] * st.matrix[k][j] for k in range(len(st.matrix))), Fraction(0)))
-                       for j in range(ncols)] for i in range(d + 1)])
-        b = np.array([float(sum((C[i][k] * st.offset[k] for k in range(len(st.offset))), Fraction(0))) for i in range(d + 1)])
+        C = np.array([[float(v) for v in row] for row in binomial_shift(alpha, beta, mat.shape[0] - 1)])
+        A, b = (C @ mat)[: d + 1], (C @ off)[: d + 1]
         if d == 0:
             ineq_rows.append((A[0], float(b[0])))
             continue

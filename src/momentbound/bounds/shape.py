@@ -44,6 +44,7 @@ from fractions import Fraction
 
 from momentbound.errors import InfeasibleMoments, InvalidArgument
 
+from .certificate import polynomial_minimum
 from .dominance import DominanceProgram, DominanceSolution, Stretch, solve_dominance
 from .problem import Event, MomentProblem, Support, SupportKind
 
@@ -260,8 +261,9 @@ def check_unimodal_moments(problem: MomentProblem, mode: Fraction) -> None:
 def mode_range(problem: MomentProblem) -> tuple[Fraction, Fraction]:
     """Where the mode of a unimodal law with these moments can lie (in ``x``), exact and outward.
 
-    ``|mode - mean| <= sqrt(3) s`` (Johnson and Rogers, 1951), intersected with the support;
-    with a moment box, the widest such range over the box.
+    ``|mode - mean| <= sqrt(3) s`` (Johnson and Rogers, 1951), intersected with the support
+    and with ``2 mu - c <= mode <= 2 mu - a`` for a support ``[a, c]`` (``E[Y] = 2 (mu - m)``
+    and ``a - m <= Y <= c - m``); with a moment box, the widest such range over the box.
     """
     mom = problem.exact_moments
     if problem.moment_box is not None:
@@ -274,6 +276,10 @@ def mode_range(problem: MomentProblem) -> tuple[Fraction, Fraction]:
         var_hi = mom[2] - mom[1] ** 2 if problem.order >= 2 else None
     sup = problem.support
     lo, hi = sup.lo, sup.hi
+    if center_lo is not None and sup.hi is not None:
+        lo = max(lo, 2 * center_lo - sup.hi) if lo is not None else 2 * center_lo - sup.hi
+    if center_hi is not None and sup.lo is not None:
+        hi = min(hi, 2 * center_hi - sup.lo) if hi is not None else 2 * center_hi - sup.lo
     if center_lo is not None and var_hi is not None:
         den = 1 << 30
         r = Fraction(math.isqrt(math.ceil(3 * max(var_hi, Fraction(0)) * den * den)) + 1, den)
@@ -290,13 +296,15 @@ def mode_range(problem: MomentProblem) -> tuple[Fraction, Fraction]:
 @dataclass(frozen=True)
 class ModeEnvelope:
     """The worst case over mode intervals: its value, the worst interval (in ``x``), the number of
-    intervals and how many of them got the trivial bound 1 (no verified dual)."""
+    intervals, how many of them got the trivial bound 1 (no verified dual) and how many were
+    excluded by a verified Farkas polynomial (no unimodal law has its mode there)."""
 
     value: Fraction
     solution: DominanceSolution | None
     worst: tuple[Fraction, Fraction]
     intervals: int
     trivial: int
+    excluded: int = 0
 
 
 def mode_envelope(
@@ -309,8 +317,17 @@ def mode_envelope(
     """
     amap, _ = problem.affine_to_unit()
 
+    excluded: list[tuple[Fraction, Fraction]] = []
+
     def solve(a: Fraction, b: Fraction) -> tuple[Fraction, DominanceSolution | None]:
-        sol = solve_dominance(unimodal_program(problem, event, amap.to_unit(a), amap.to_unit(b)), tol=tol)
+        ua, ub = amap.to_unit(a), amap.to_unit(b)
+        try:
+            sol = solve_dominance(unimodal_program(problem, event, ua, ub), tol=tol)
+        except InfeasibleMoments:
+            if unimodal_farkas(problem, ua, ub, tol=tol):
+                excluded.append((a, b))
+                return Fraction(-1), None  # proven: no law has its mode here, so no contribution
+            return Fraction(1), None
         if sol is None or not sol.verified:
             return Fraction(1), None  # the trivial bound, proven without a certificate
         return min(Fraction(1), sol.value), sol
@@ -320,8 +337,11 @@ def mode_envelope(
     if width == 0:
         cells[(lo, hi)] = solve(lo, hi)
     else:
-        for i in range(pieces):
-            a, b = lo + i * width, lo + (i + 1) * width
+        # the event's breakpoints are cell ends: no cell straddles one, and bisection never
+        # leaves a sliver of a piece between a cell end and a breakpoint (ill-conditioned)
+        cuts = {v for sp in event.spans() for v in (sp.lo, sp.hi) if v is not None and lo < v < hi}
+        ends = sorted({lo + i * width for i in range(pieces + 1)} | cuts)
+        for a, b in zip(ends[:-1], ends[1:]):
             cells[(a, b)] = solve(a, b)
     for _ in range(refine):
         (a, b), _v = max(cells.items(), key=lambda kv: kv[1][0])
@@ -332,8 +352,47 @@ def mode_envelope(
         cells[(a, mid)] = solve(a, mid)
         cells[(mid, b)] = solve(mid, b)
     worst, (value, sol) = max(cells.items(), key=lambda kv: kv[1][0])
-    trivial = sum(1 for _, s in cells.values() if s is None)
-    return ModeEnvelope(value, sol, worst, len(cells), trivial)
+    if value < 0:
+        raise InfeasibleMoments(
+            f"no unimodal law on {problem.support} has these moments: every mode in [{lo}, {hi}] is excluded "
+            "by a verified Farkas polynomial",
+            condition="unimodal",
+        )
+    trivial = sum(1 for v, s in cells.values() if s is None and v == 1)
+    return ModeEnvelope(value, sol, worst, len(cells), trivial, sum(1 for v, _ in cells.values() if v < 0))
+
+
+def unimodal_farkas(problem: MomentProblem, mode_lo: Fraction, mode_hi: Fraction, *, tol: float = 1e-9) -> bool:
+    """Whether a verified polynomial proves that no law unimodal about a mode in ``[mode_lo, mode_hi]``
+    (scaled units) has the problem's (exact) moments.
+
+    The certificate is a ``q`` meeting the constraints of :func:`unimodal_program` for the empty
+    event (``int (q) >= 0`` to the right, ``<= 0`` to the left, ``q >= 0`` on the modes), so
+    ``E[q(X)] >= 0`` for every such law, together with ``E[q(X)] < 0`` from the moments.
+    """
+    if problem.moment_box is not None:
+        return False
+    base = unimodal_program(problem, Event.lt(problem.support.lo) if problem.support.lo is not None else Event.ge(0),
+                            mode_lo, mode_hi)
+    homogeneous = [Stretch(st.lo, st.hi, st.matrix, (Fraction(0),) * len(st.offset), st.divisor, st.label)
+                   for st in base.stretches]
+    # normalisation E[q] >= -1 as a constraint at the point z = 0 (keeps the program bounded)
+    c = [sum((base.objective_map[k][j] * base.moment_box[k][0] for k in range(len(base.objective_map))), Fraction(0))
+         for j in range(base.nvar)]
+    norm = Stretch(Fraction(0), Fraction(0), (tuple(c),), (Fraction(-1),), None, "normalisation")
+    program = DominanceProgram(base.nvar, (*homogeneous, norm), base.objective_map, base.moment_box, base.shift)
+    try:
+        sol = solve_dominance(program, tol=tol)
+    except InfeasibleMoments:
+        return False
+    if sol is None:
+        return False
+    y = list(sol.y)
+    ok = all(
+        (chk := st.checked(st.polynomial(y))) is not None and polynomial_minimum(chk, st.lo, st.hi) >= 0
+        for st in homogeneous
+    )
+    return ok and base.value(y) < 0
 
 
 # ----------------------------------------------------------------------------- symmetric

@@ -119,6 +119,8 @@ def _unimodal_side(problem: MomentProblem, event: Event, opts: dict[str, Any]) -
             f"mode intervals, worst [{float(a):.6g}, {float(b):.6g}]")
     if env.trivial:
         note += f"; {env.trivial} interval(s) without a verified dual got the trivial bound 1"
+    if env.excluded:
+        note += f"; {env.excluded} interval(s) excluded by a verified Farkas polynomial (no law has its mode there)"
     return _Side(env.value, env.solution, True, note, _identity)
 
 
