@@ -260,6 +260,14 @@ def test_degenerate_box_equals_exact_moments():
     assert abs(exact.upper - box.upper) < 1e-8 and abs(exact.lower - box.lower) < 1e-8
 
 
+def test_box_on_a_grid_is_the_discrete_lp():
+    ev = Event.parse("union:le:1,between:3:4")
+    lp = bound(MomentProblem((1, 3, 11, 45), Support.grid(0, 6), ev), "lp")
+    box = bound(MomentProblem.from_box([3, 11, 45], [3, 11, 45], Support.grid(0, 6), ev), "sos")
+    assert lp.status.value == "optimal" and abs(box.upper - lp.upper) < 1e-8 and abs(box.lower - lp.lower) < 1e-8
+    assert box.exact_upper >= lp.exact_upper and box.exact_lower <= lp.exact_lower  # verified, so never tighter
+
+
 def test_box_worst_case_markov_regime():
     # worst case of min(mu/t, Cantelli) over mu in [0.9, 1.1], E[X^2] in [3.9, 4.1]: 1.1 / 2
     r = bound(MomentProblem.from_box(["0.9", "3.9"], ["1.1", "4.1"], Support.halfline(0), Event.ge(2)), "sos")

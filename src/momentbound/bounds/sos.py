@@ -27,7 +27,7 @@ from momentbound.errors import InvalidArgument
 
 from .dominance import DominanceProgram, DominanceSolution, Stretch, solve_dominance
 from .feasibility import check_feasible
-from .problem import AffineMap, Event, MomentProblem, ShapeKind, SupportKind
+from .problem import AffineMap, Event, MomentProblem, ShapeKind, Support, SupportKind
 from .registry import BoundMethod, register
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status, round_down, round_up
 from .shape import (
@@ -43,13 +43,16 @@ from .shape import (
 __all__ = ["SOSMethod", "plain_program", "variant"]
 
 _CONTINUOUS = (SupportKind.INTERVAL, SupportKind.HALFLINE, SupportKind.REAL)
+#: grids up to this size are handled point by point (sharp); larger ones by their hull
+DENSE_GRID = 2000
 
 
 def plain_program(problem: MomentProblem, event: Event) -> DominanceProgram:
     """``min E[q(X)]`` (worst case over a moment box) subject to ``q >= 1_E`` on the support.
 
-    A grid is relaxed to the interval between its ends (valid, not sharp); a finite support
-    gives one point constraint per point.
+    A finite support, and a grid of at most :data:`DENSE_GRID` points, give one point
+    constraint per point (the discrete moment LP with inequality rows for a box); a larger
+    grid is relaxed to the interval between its ends (valid, not sharp).
     """
     amap, _ = problem.affine_to_unit()
     n = problem.order
@@ -58,13 +61,12 @@ def plain_program(problem: MomentProblem, event: Event) -> DominanceProgram:
     zero = (Fraction(0),) * n
     sup = problem.support
     stretches = []
-    if sup.kind is SupportKind.FINITE:
-        for x in sup.points:  # type: ignore[union-attr]
+    if sup.is_discrete and sup.size <= DENSE_GRID:  # type: ignore[operator]
+        points = sup.points if sup.kind is SupportKind.FINITE else range(int(sup.lo), int(sup.hi) + 1)  # type: ignore[arg-type]
+        for x in points:  # type: ignore[union-attr]
             u = amap.to_unit(x)
             stretches.append(Stretch(u, u, ident, (Fraction(int(event.indicator(x))),) + zero))
     else:
-        from .problem import Support
-
         hull = Support.interval(sup.lo, sup.hi) if sup.kind is SupportKind.GRID else sup
         for piece in event.pieces(hull):
             lo = None if piece.lo is None else amap.to_unit(piece.lo)
@@ -201,6 +203,8 @@ class SOSMethod(BoundMethod):
             mode = problem.shape.mode
             if mode is not None and not problem.support.contains(mode):
                 return f"the mode {mode} lies outside the support {problem.support}"
+            if problem.shape.kind is ShapeKind.SYMMETRIC and problem.moment_box is not None:
+                return "a symmetric shape needs exactly known moments (its centre is the mean); drop the moment box"
         return None
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:
