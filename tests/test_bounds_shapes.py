@@ -130,8 +130,8 @@ def test_bertsimas_popescu_both_regimes(mean, m2, t):
     cf = bound(p, "closed-form")
     assert cf.exact_upper == sharp
     assert ("not attained" in cf.message) == (d < C2)
-    for method in ("sdp", "sos"):
-        r = bound(p, method)
+    box = MomentProblem.from_box([M, m2], [M, m2], p.support, p.event)  # sos: a degenerate box
+    for r in (bound(p, "sdp"), bound(box, "sos")):
         assert r.certified and sharp <= r.exact_upper <= sharp + F(1, 10**7)
 
 
@@ -255,14 +255,16 @@ def test_shape_parse():
 
 # ----------------------------------------------------------------------------- moment boxes
 def test_degenerate_box_equals_exact_moments():
-    exact = bound(MomentProblem((1, 1, 4), Support.halfline(0), Event.ge(2)), "sos")
+    exact = bound(MomentProblem((1, 1, 4), Support.halfline(0), Event.ge(2)), "sdp")
     box = bound(MomentProblem.from_box([1, 4], [1, 4], Support.halfline(0), Event.ge(2)), "sos")
     assert abs(exact.upper - box.upper) < 1e-8 and abs(exact.lower - box.lower) < 1e-8
 
 
 def test_box_on_a_grid_is_the_discrete_lp():
     ev = Event.parse("union:le:1,between:3:4")
-    lp = bound(MomentProblem((1, 3, 11, 45), Support.grid(0, 6), ev), "lp")
+    plain = MomentProblem((1, 3, 11, 45), Support.grid(0, 6), ev)
+    assert "sos" not in [r.method for r in bound(plain, "all")]  # sos is for shapes and boxes
+    lp = bound(plain, "lp")
     box = bound(MomentProblem.from_box([3, 11, 45], [3, 11, 45], Support.grid(0, 6), ev), "sos")
     assert lp.status.value == "optimal" and abs(box.upper - lp.upper) < 1e-8 and abs(box.lower - lp.lower) < 1e-8
     assert box.exact_upper >= lp.exact_upper and box.exact_lower <= lp.exact_lower  # verified, so never tighter
@@ -285,7 +287,7 @@ def test_box_validation():
 
 # ----------------------------------------------------------------------------- certificates
 def test_plain_sos_certificate_checks_independently():
-    p = MomentProblem((1, 1, 4), Support.halfline(0), Event.ge(2))
+    p = MomentProblem.from_box([1, 4], [1, 4], Support.halfline(0), Event.ge(2))
     r = bound(p, "sos")
     lower, upper = r.certificates
     for cert in (lower, upper):
@@ -328,10 +330,11 @@ def nonnegative_laws(draw):
 @settings(max_examples=25, **FAST)
 def test_half_line_bounds_contain_the_truth(case):
     pmf, event, order = case
-    p = MomentProblem(moments_of(pmf, order), Support.halfline(0), event)
+    mom = moments_of(pmf, order)
+    p = MomentProblem(mom, Support.halfline(0), event)
+    box = MomentProblem.from_box(mom[1:], mom[1:], p.support, event)
     truth = prob_of(pmf, event)
-    for method in ("sdp", "sos"):
-        r = bound(p, method)
+    for r in (bound(p, "sdp"), bound(box, "sos")):
         assert r.certified and r.lower - 1e-12 <= truth <= r.upper + 1e-12
 
 

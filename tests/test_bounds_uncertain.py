@@ -86,7 +86,7 @@ def _rows(res):
 
 def test_cli_half_line_and_deviation():
     rows = _rows(_run(["--moments", "1,1,4", "--support", "halfline:0", "--event", "ge:2", "--json"]))
-    assert rows["closed-form"]["upper"] == 0.5 and abs(rows["sos"]["upper"] - 0.5) < 1e-7
+    assert rows["closed-form"]["upper"] == 0.5 and abs(rows["sdp"]["upper"] - 0.5) < 1e-7
     assert "lp" not in rows
     rows = _rows(_run(["--moments", "1,0,1", "--support", "real", "--event", "dev:0:2", "--method", "sdp", "--json"]))
     assert abs(rows["sdp"]["upper"] - 0.25) < 1e-7

@@ -195,6 +195,8 @@ class SOSMethod(BoundMethod):
     features = frozenset({"shape", "moment-box"})
 
     def applies(self, problem: MomentProblem) -> str | None:
+        if not problem.features:
+            return "sos is for shape constraints and moment boxes; lp, sdp and closed-form cover the plain problem"
         if problem.order < 1:
             return "needs at least the mean"
         if problem.shape is not None:
