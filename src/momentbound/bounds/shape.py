@@ -317,20 +317,20 @@ def mode_envelope(
     """
     amap, _ = problem.affine_to_unit()
 
-    excluded: list[tuple[Fraction, Fraction]] = []
-
     def solve(a: Fraction, b: Fraction) -> tuple[Fraction, DominanceSolution | None]:
         ua, ub = amap.to_unit(a), amap.to_unit(b)
         try:
             sol = solve_dominance(unimodal_program(problem, event, ua, ub), tol=tol)
         except InfeasibleMoments:
-            if unimodal_farkas(problem, ua, ub, tol=tol):
-                excluded.append((a, b))
-                return Fraction(-1), None  # proven: no law has its mode here, so no contribution
-            return Fraction(1), None
-        if sol is None or not sol.verified:
-            return Fraction(1), None  # the trivial bound, proven without a certificate
-        return min(Fraction(1), sol.value), sol
+            sol = None
+        if sol is not None and sol.verified and sol.value <= 1 + Fraction(1, 10**6):
+            # a verified negative value also proves that no law has its mode in the cell
+            return (min(Fraction(1), sol.value), sol) if sol.value >= 0 else (Fraction(-1), sol)
+        # no useful dual (q = 1 already gives 1, so a larger value means an ill-conditioned cell,
+        # typically at the edge of the feasible modes): is the cell empty?
+        if unimodal_farkas(problem, ua, ub, tol=tol):
+            return Fraction(-1), None  # proven: no law has its mode here, so no contribution
+        return Fraction(1), None  # the trivial bound, proven without a certificate
 
     width = (hi - lo) / pieces
     cells: dict[tuple[Fraction, Fraction], tuple[Fraction, DominanceSolution | None]] = {}
@@ -358,7 +358,7 @@ def mode_envelope(
             "by a verified Farkas polynomial",
             condition="unimodal",
         )
-    trivial = sum(1 for v, s in cells.values() if s is None and v == 1)
+    trivial = sum(1 for v, s in cells.values() if s is None and v == 1)  # no verified dual at all
     return ModeEnvelope(value, sol, worst, len(cells), trivial, sum(1 for v, _ in cells.values() if v < 0))
 
 
