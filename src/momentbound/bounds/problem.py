@@ -262,8 +262,9 @@ def _merge_spans(spans: Iterable[Span]) -> tuple[Span, ...]:
     """Sorted disjoint spans covering the union of ``spans`` (empty spans dropped)."""
     live = []
     for sp in spans:
-        if sp.lo is not None and sp.hi is not None and (sp.lo > sp.hi or (sp.lo == sp.hi and not (sp.lo_closed and sp.hi_closed))):
-            continue
+        if sp.lo is not None and sp.hi is not None:
+            if sp.lo > sp.hi or (sp.lo == sp.hi and not (sp.lo_closed and sp.hi_closed)):
+                continue
         live.append(sp)
     key = lambda sp: (sp.lo is not None, sp.lo if sp.lo is not None else 0, not sp.lo_closed)  # noqa: E731
     out: list[Span] = []

@@ -115,7 +115,9 @@ def unimodal_one_sided_bound(lam: float) -> float:
 
 
 # ----------------------------------------------------------------------------- shared pieces
-def moment_objective(problem: MomentProblem, nvar: int) -> tuple[tuple[tuple[Fraction, ...], ...], tuple[tuple[Fraction, Fraction], ...]]:
+def moment_objective(
+    problem: MomentProblem, nvar: int
+) -> tuple[tuple[tuple[Fraction, ...], ...], tuple[tuple[Fraction, Fraction], ...]]:
     """Objective map and moment intervals for a dual ``q(u) = sum_k y_k u^k`` (``u`` scaled).
 
     Exact moments use the scaled moments directly; a moment box is applied to the raw
@@ -168,7 +170,9 @@ def _interior(a: Fraction | None, b: Fraction | None) -> Fraction:
     return Fraction(0)
 
 
-def _segments(cuts: Sequence[Fraction], lo: Fraction | None, hi: Fraction | None) -> list[tuple[Fraction | None, Fraction | None]]:
+def _segments(
+    cuts: Sequence[Fraction], lo: Fraction | None, hi: Fraction | None
+) -> list[tuple[Fraction | None, Fraction | None]]:
     inner = [c for c in cuts if (lo is None or c > lo) and (hi is None or c < hi)]
     ends: list[Fraction | None] = [lo, *inner, hi]
     return list(zip(ends[:-1], ends[1:]))
@@ -201,7 +205,8 @@ def unimodal_program(problem: MomentProblem, event: Event, mode_lo: Fraction, mo
     ident = _identity_rows(nvar, length)
     points = {mode_lo, mode_hi} | {c for c in cuts if mode_lo < c < mode_hi}
     for p in sorted(points):
-        stretches.append(Stretch(p, p, ident, (Fraction(_inside(problem, event, p)),) + (Fraction(0),) * (length - 1), None, "mode"))
+        target = (Fraction(_inside(problem, event, p)),) + (Fraction(0),) * (length - 1)
+        stretches.append(Stretch(p, p, ident, target, None, "mode"))
     for a, b in _segments(cuts, mode_lo, mode_hi) if mode_lo < mode_hi else []:
         tgt = Fraction(_inside(problem, event, _interior(a, b)))
         stretches.append(Stretch(a, b, ident, (tgt,) + (Fraction(0),) * (length - 1), None, "mode"))
@@ -399,12 +404,16 @@ def unimodal_farkas(problem: MomentProblem, mode_lo: Fraction, mode_hi: Fraction
 def symmetric_program(problem: MomentProblem, event: Event) -> DominanceProgram:
     """The dual program of ``sup P(X in event)`` over laws symmetric about the mean, in ``V = (u - c)^2``."""
     if problem.moment_box is not None:
-        raise InvalidArgument("a symmetric shape needs exactly known moments (the centre is the mean); drop the moment box")
+        raise InvalidArgument(
+            "a symmetric shape needs exactly known moments (the centre is the mean); drop the moment box"
+        )
     _, mu = problem.affine_to_unit()
     c = mu[1]
     n = problem.order // 2
     nvar = n + 1
-    central = [sum((math.comb(k, j) * (-c) ** (k - j) * mu[j] for j in range(k + 1)), Fraction(0)) for k in range(2 * n + 1)]
+    central = [
+        sum((math.comb(k, j) * (-c) ** (k - j) * mu[j] for j in range(k + 1)), Fraction(0)) for k in range(2 * n + 1)
+    ]
     s_lo, s_hi = _unit_support(problem)
     radius = None
     for end in (s_lo, s_hi):
@@ -424,7 +433,8 @@ def symmetric_program(problem: MomentProblem, event: Event) -> DominanceProgram:
     for a, b in zip(ends[:-1], ends[1:]):
         if b is not None and b == a:
             continue
-        stretches.append(Stretch(a * a, None if b is None else b * b, ident, (h(_interior(a, b)),) + zero, None, "piece"))  # type: ignore[operator]
+        hi = None if b is None else b * b
+        stretches.append(Stretch(a * a, hi, ident, (h(_interior(a, b)),) + zero, None, "piece"))  # type: ignore[operator]
     rows = _identity_rows(nvar, nvar)
     box = tuple((central[2 * j], central[2 * j]) for j in range(nvar))
     return DominanceProgram(nvar, tuple(stretches), rows, box, (Fraction(1),) + zero)
@@ -439,6 +449,7 @@ def check_symmetric_moments(problem: MomentProblem) -> None:
         tol = 0 if problem.is_exact else 1e-9 * max(1.0, float(abs(mom[k])))
         if abs(central) > tol:
             raise InfeasibleMoments(
-                f"a law symmetric about its mean has zero odd central moments, but E[(X - mu)^{k}] = {float(central):.6g}",
+                "a law symmetric about its mean has zero odd central moments, "
+                f"but E[(X - mu)^{k}] = {float(central):.6g}",
                 condition="symmetry",
             )

@@ -62,7 +62,8 @@ def plain_program(problem: MomentProblem, event: Event) -> DominanceProgram:
     sup = problem.support
     stretches = []
     if sup.is_discrete and sup.size <= DENSE_GRID:  # type: ignore[operator]
-        points = sup.points if sup.kind is SupportKind.FINITE else range(int(sup.lo), int(sup.hi) + 1)  # type: ignore[arg-type]
+        ends = (int(sup.lo), int(sup.hi) + 1) if sup.kind is SupportKind.GRID else (0, 0)  # type: ignore[arg-type]
+        points = sup.points if sup.kind is SupportKind.FINITE else range(*ends)
         for x in points:  # type: ignore[union-attr]
             u = amap.to_unit(x)
             stretches.append(Stretch(u, u, ident, (Fraction(int(event.indicator(x))),) + zero))
@@ -97,8 +98,10 @@ def _single(program: DominanceProgram, tol: float, note: str, to_u: Callable[...
         return _Side(Fraction(1), None, True, note + "; no dominating polynomial: trivial bound 1", to_u)
     if not sol.verified:
         # the trivial bound 1 is proven without a certificate; say why the dual was not used
-        return _Side(Fraction(1), None, True, note + f"; dual not verified (min slack {sol.min_slack:.3g}): trivial bound 1", to_u)
-    return _Side(min(Fraction(1), sol.value), sol, True, note + ("; dual shifted to verify" if sol.shifted else ""), to_u)
+        why = f"; dual not verified (min slack {sol.min_slack:.3g}): trivial bound 1"
+        return _Side(Fraction(1), None, True, note + why, to_u)
+    shifted = "; dual shifted to verify" if sol.shifted else ""
+    return _Side(min(Fraction(1), sol.value), sol, True, note + shifted, to_u)
 
 
 def _plain_side(problem: MomentProblem, event: Event, opts: dict[str, Any]) -> _Side:
@@ -109,7 +112,8 @@ def _plain_side(problem: MomentProblem, event: Event, opts: dict[str, Any]) -> _
 def _unimodal_mode_side(problem: MomentProblem, event: Event, opts: dict[str, Any]) -> _Side:
     amap, _ = problem.affine_to_unit()
     m = amap.to_unit(problem.shape.mode)  # type: ignore[union-attr]
-    return _single(unimodal_program(problem, event, m, m), opts["tol"], f"unimodal about {problem.shape.mode}")  # type: ignore[union-attr]
+    note = f"unimodal about {problem.shape.mode}"  # type: ignore[union-attr]
+    return _single(unimodal_program(problem, event, m, m), opts["tol"], note)
 
 
 def _unimodal_side(problem: MomentProblem, event: Event, opts: dict[str, Any]) -> _Side:
@@ -138,7 +142,8 @@ def _symmetric_side(problem: MomentProblem, event: Event, opts: dict[str, Any]) 
                 out[i] += rj * math.comb(2 * j, i) * (-c) ** (2 * j - i)
         return tuple(out)
 
-    return _single(symmetric_program(problem, event), opts["tol"], f"symmetric about the mean {problem.moments[1]}", to_u)
+    note = f"symmetric about the mean {problem.moments[1]}"
+    return _single(symmetric_program(problem, event), opts["tol"], note, to_u)
 
 
 #: how each variant of the problem bounds one side (literal registry)
