@@ -101,6 +101,23 @@ def test_union_grid_pieces_match_the_indicator(parts):
     assert covered == {x: int(ev.indicator(x)) for x in range(-8, 9)}
 
 
+def test_union_masks_and_series_use_the_spans():
+    from momentbound.bounds.sampling import event_mask
+
+    ev = Event.parse("union:lt:-1,between:0:1,gt:3")
+    xs = [-2, -1, 0, 1, 2, 3, 4]
+    want = [ev.indicator(x) for x in xs]
+    assert event_mask(ev, np.array(xs)).tolist() == want
+    assert event_mask(ev, np.array(xs, dtype=float)).tolist() == want
+    normal = MomentProblem((1, 0, 1, 0, 3), Support.real(), ev)
+    approx = bound(normal, "series")
+    # the Edgeworth series of the normal moments is the normal law itself
+    from scipy.stats import norm
+
+    truth = norm.cdf(-1) + (norm.cdf(1) - norm.cdf(0)) + norm.sf(3)
+    assert approx.kind.value == "approximation" and approx.lower == pytest.approx(truth, abs=1e-6)
+
+
 def test_union_event_lp_matches_brute_force_lp():
     from scipy.optimize import linprog
 
