@@ -453,7 +453,10 @@ def test_symmetric_bounds_contain_the_truth(data):
     t = F(data.draw(st.integers(-10, 10)), 2)
     event = data.draw(st.sampled_from([Event.ge(t), Event.lt(t), Event.between(t, t + 1),
                                        Event.union(Event.le(t), Event.ge(t + 3))]))
-    p = MomentProblem(moments_of(pmf, order), Support.real(), event, shape=Shape.symmetric())
+    reach = max(abs(x - c) for x, _ in pmf)
+    support = data.draw(st.sampled_from([Support.real(), Support.interval(c - reach, c + reach + 3),
+                                         Support.halfline(c - reach - 1)]))
+    p = MomentProblem(moments_of(pmf, order), support, event, shape=Shape.symmetric())
     truth = prob_of(pmf, event)
     r = bound(p, "sos")
     assert r.certified and r.lower - 1e-12 <= truth <= r.upper + 1e-12
