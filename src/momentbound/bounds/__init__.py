@@ -10,7 +10,7 @@ from __future__ import annotations
 from .api import available_methods, bound, get_method
 from .certificate import certify, verify_polynomial_dominates
 from .feasibility import check_feasible
-from .problem import AffineMap, Event, EventKind, MomentProblem, Support, SupportKind
+from .problem import AffineMap, Event, EventKind, MomentProblem, Shape, ShapeKind, Span, Support, SupportKind
 from .registry import METHODS, BoundMethod, register
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status
 
@@ -25,6 +25,8 @@ from . import gd  # noqa: E402,F401
 from . import series  # noqa: E402,F401
 from . import sampling  # noqa: E402,F401
 from . import joint  # noqa: E402,F401
+from . import shape_closed_form  # noqa: E402,F401
+from . import sos  # noqa: E402,F401
 
 __all__ = [
     "AffineMap",
@@ -37,6 +39,9 @@ __all__ = [
     "Kind",
     "METHODS",
     "MomentProblem",
+    "Shape",
+    "ShapeKind",
+    "Span",
     "Status",
     "Support",
     "SupportKind",

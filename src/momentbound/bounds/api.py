@@ -31,7 +31,7 @@ def available_methods(problem: MomentProblem | None = None) -> tuple[str, ...]:
     """Registered method names (those applicable to ``problem`` if given), in preference order."""
     if problem is None:
         return tuple(METHODS)
-    return tuple(name for name, cls in METHODS.items() if cls().applies(problem) is None)
+    return tuple(name for name, cls in METHODS.items() if cls().unsupported(problem) is None)
 
 
 def bound(
@@ -64,7 +64,7 @@ def bound(
         results = []
         for name, cls in METHODS.items():
             inst = cls()
-            if inst.applies(problem) is not None:
+            if inst.unsupported(problem) is not None:
                 continue
             try:
                 results.append(_checked(inst.solve(problem), allow_unverified))

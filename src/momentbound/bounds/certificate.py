@@ -30,7 +30,14 @@ from .basis import chebyshev_to_monomial_coeffs
 from .problem import AffineMap, Event, MomentProblem, Piece, Support, SupportKind
 from .result import Certificate
 
-__all__ = ["Verification", "verify_polynomial_dominates", "slack_minimum", "certify", "certificate_value"]
+__all__ = [
+    "Verification",
+    "verify_polynomial_dominates",
+    "slack_minimum",
+    "polynomial_minimum",
+    "certify",
+    "certificate_value",
+]
 
 _DENSE_LIMIT = 64  # integer ranges this short are simply enumerated
 _MAX_CANDIDATES = 4096
@@ -200,6 +207,22 @@ def _continuous_piece_min(
         best = _frac(r(flint.fmpq(0)))
         arg = amap.from_unit(0)
     return best, arg
+
+
+def polynomial_minimum(poly: flint.fmpq_poly, lo: Fraction | None, hi: Fraction | None) -> Fraction:
+    """Rigorous lower bound of the exact polynomial ``poly`` on the closed interval ``[lo, hi]``.
+
+    ``None`` marks an infinite end; a polynomial unbounded below there gives ``-10**30``.
+
+    Example
+    -------
+    >>> polynomial_minimum(flint.fmpq_poly([1, -2, 1]), Fraction(-1), None)   # (z - 1)^2
+    Fraction(0, 1)
+    """
+    if lo is not None and hi is not None and lo == hi:
+        return _frac(poly(_fmpq(lo)))
+    value, _ = _continuous_piece_min(poly, lo, hi, AffineMap(Fraction(0), Fraction(1)))
+    return value
 
 
 def slack_minimum(

@@ -107,19 +107,26 @@ def _tail(ev: Event) -> tuple[str, Fraction, bool] | None:
 
 def _upper_tail_bounds(mu: Fraction, m2: Fraction | None, t: Fraction, a: Fraction | None, b: Fraction | None,
                        real: bool, order: int) -> list[Candidate]:
-    """Upper bounds on P(X >= t) with mu < t (the dual polynomials also cover P(X > t))."""
+    """Upper bounds on P(X >= t) with mu < t (the dual polynomials also cover P(X > t)).
+
+    On a half-line ``[a, oo)`` (``b`` is None) with two moments the smaller of Markov and
+    Cantelli is the sharp Bertsimas-Popescu (1, 2, R+) bound, so both are marked sharp.
+    """
     out: list[Candidate] = []
+    halfline = a is not None and b is None
     if m2 is not None:
         s2 = m2 - mu * mu
         if s2 > 0:
             x0 = mu - s2 / (t - mu)
             d = t - x0
             poly = (x0 * x0 / (d * d), -2 * x0 / (d * d), 1 / (d * d))
-            out.append(Candidate("cantelli", "upper", s2 / (s2 + (t - mu) ** 2), poly, None, real and order == 2))
+            out.append(Candidate("cantelli", "upper", s2 / (s2 + (t - mu) ** 2), poly, None,
+                                 (real or halfline) and order == 2))
     if a is not None and a < t:
+        name = "markov" if halfline else ("interval-mean" if m2 is None else "interval-two-moment")
         out.append(Candidate(
-            "interval-mean" if m2 is None else "interval-two-moment", "upper", (mu - a) / (t - a),
-            (-a / (t - a), 1 / (t - a)), None, m2 is None and b is not None))
+            name, "upper", (mu - a) / (t - a),
+            (-a / (t - a), 1 / (t - a)), None, (m2 is None and b is not None) or (halfline and order <= 2)))
         if m2 is not None and b is not None and t <= b:
             k = 1 / ((t - a) * (b - a))
             val = 1 - k * (m2 - (t + b) * mu + t * b)
@@ -288,7 +295,7 @@ def closed_form_candidates(problem: MomentProblem) -> list[Candidate]:
     mu = mom[1]
     m2 = mom[2] if problem.order >= 2 else None
     real = sup.kind is SupportKind.REAL
-    a, b = (sup.lo, sup.hi) if sup.is_bounded else (None, None)
+    a, b = sup.lo, sup.hi  # None for an infinite end
     out: list[Candidate] = []
     tail = _tail(ev)
     if tail is not None:
@@ -316,21 +323,41 @@ def closed_form_candidates(problem: MomentProblem) -> list[Candidate]:
                     -mu, m2, -thr, None if b is None else -b, None if a is None else -a, real, problem.order)]
             else:
                 cands = []
-            if sup.is_bounded and a is not None and a >= 0 and target_dir == "upper" and thr > 0:
+            if a is not None and a >= 0 and target_dir == "upper" and thr > 0:
                 cands += [Candidate("bertsimas-popescu-(1,2,R+)", "upper", mu / thr, (Fraction(0), 1 / thr), None,
                                     False)]
             out += [_complement_side(c) for c in cands] if comp else cands
-    elif ev.kind in (EventKind.BETWEEN, EventKind.OUTSIDE) and m2 is not None and ev.b is not None:
+    elif ev.kind in (EventKind.BETWEEN, EventKind.OUTSIDE, EventKind.UNION) and m2 is not None and ev.b is not None:
         s2 = m2 - mu * mu
         k = mu - ev.a
-        if k > 0 and ev.b - mu == k and s2 > 0:
+        two_tails = ev.kind is not EventKind.UNION or (
+            len(ev.parts) == 2 and ev.parts[0].lo is None and ev.parts[1].hi is None
+        )
+        if two_tails and k > 0 and ev.b - mu == k and s2 > 0:
             # P(|X - mu| > k) <= s2/k^2 with dual ((x - mu)/k)^2 (also bounds the closed version)
             poly = (mu * mu / (k * k), -2 * mu / (k * k), 1 / (k * k))
             c = Candidate("chebyshev-two-sided", "upper", s2 / (k * k), poly, None, False)
-            out.append(c if ev.kind is EventKind.OUTSIDE else _complement_side(c))
+            out.append(c if ev.kind is not EventKind.BETWEEN else _complement_side(c))
     out += _boros_prekopa(problem)
     out += _cms(problem)
     return out
+
+
+def _attainment_notes(problem: MomentProblem, winner: Candidate | None) -> list[str]:
+    """Say whether a sharp upper bound on an unbounded support is attained.
+
+    Markov's bound on a half-line with a known variance larger than Markov's extremal law
+    allows (``d < C^2`` in Bertsimas-Popescu's notation) is a supremum approached by moving a
+    vanishing mass to infinity, never attained; Cantelli's is attained by two atoms.
+    """
+    if winner is None or not winner.sharp or problem.support.kind is not SupportKind.HALFLINE:
+        return []
+    if winner.name == "markov" and problem.order >= 2:
+        mu, m2, a = problem.exact_moments[1], problem.exact_moments[2], problem.support.lo
+        t = a + (mu - a) / winner.value  # type: ignore[operator]
+        if (m2 - mu * mu) > (mu - a) * (t - mu):  # type: ignore[operator]
+            return ["upper is a supremum, not attained (a vanishing mass escapes to infinity)"]
+    return ["upper is the sharp supremum, attained"]
 
 
 @register
@@ -377,6 +404,9 @@ class ClosedFormMethod(BoundMethod):
         shifted = bool((up and up[3]) or (lo and lo[3]))
         status = Status.SHIFTED if shifted else (Status.OPTIMAL if sharp else Status.VALID)
         names = f"lower: {lo[2].name if lo else 'trivial 0'}; upper: {up[2].name if up else 'trivial 1'}"
+        notes = _attainment_notes(problem, up[2] if up else None)
+        if notes:
+            names += "; " + "; ".join(notes)
         certs = tuple(x[1] for x in (lo, up) if x)
         return BoundResult(
             round_down(lower),
@@ -387,7 +417,7 @@ class ClosedFormMethod(BoundMethod):
             f"{'sharp' if sharp else 'valid'}; {names}",
             certificates=certs,
             certified=True,
-            diagnostics=Diagnostics(formula=names),
+            diagnostics=Diagnostics(formula=names, notes=tuple(notes)),
             exact_lower=lower,
             exact_upper=upper,
         )

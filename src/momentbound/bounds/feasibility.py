@@ -7,7 +7,8 @@ truncated; Krein-Nudelman):
 * ``m = 2n``: ``[mu_{i+j}]_{i,j<=n}`` and ``[mu_{i+j} - mu_{i+j+2}]_{i,j<n}`` are PSD;
 * ``m = 2n+1``: ``[mu_{i+j} + mu_{i+j+1}]`` and ``[mu_{i+j} - mu_{i+j+1}]`` (``i,j<=n``) are PSD.
 
-On the real line the Hankel matrix must be PSD.  On an integer grid these conditions are
+On the real line the Hankel matrix must be PSD; on a half-line ``[a, oo)`` also the
+localizing matrix ``[mu_{i+j+1} - a mu_{i+j}]`` (Stieltjes).  On an integer grid these conditions are
 necessary but not sufficient; the discrete LP methods certify the rest (a Farkas
 polynomial).  PSD-ness is decided exactly by a symmetric LDL^T sweep on Fractions: a
 negative pivot, or a zero pivot with a nonzero remaining column, proves the matrix is
@@ -51,6 +52,25 @@ def _hankel(mu: Sequence[Fraction], n: int, shift: int = 0) -> list[list[Fractio
     return [[mu[i + j + shift] for j in range(n + 1)] for i in range(n + 1)]
 
 
+def _halfline_condition(problem: MomentProblem, mu: Sequence[Fraction], tol: Fraction) -> None:
+    """Stieltjes localizing condition on ``[A, oo)``: ``[E[(u - a) u^(i+j)]]`` is PSD (``a`` = A scaled)."""
+    m = problem.order
+    amap, _ = problem.affine_to_unit()
+    a = amap.to_unit(problem.support.lo)  # type: ignore[arg-type]
+    n = (m - 1) // 2
+    if m >= 1 and mu[1] < a - tol:
+        raise InfeasibleMoments(
+            f"mean {float(problem.moments[1])!r} lies below the half-line {problem.support}", condition="support"
+        )
+    mat = [[mu[i + j + 1] - a * mu[i + j] for j in range(n + 1)] for i in range(n + 1)]
+    if m >= 1 and not is_psd_exact(mat, tol):
+        raise InfeasibleMoments(
+            f"moments violate the localizing condition (u - a) for the support {problem.support}: "
+            "no distribution on this half-line has these moments",
+            condition="localizing",
+        )
+
+
 def check_feasible(problem: MomentProblem) -> None:
     """Raise :class:`InfeasibleMoments` if no law on the support has these moments.
 
@@ -71,7 +91,7 @@ def check_feasible(problem: MomentProblem) -> None:
         return
     _, mu = problem.affine_to_unit()
     tol = Fraction(0) if problem.is_exact else Fraction(1, 10**9)
-    bounded = problem.support.kind is not SupportKind.REAL
+    bounded = problem.support.is_bounded
     if bounded and not (-1 - tol <= mu[1] <= 1 + tol):
         raise InfeasibleMoments(
             f"mean {float(problem.moments[1])!r} lies outside the support {problem.support}", condition="support"
@@ -98,6 +118,8 @@ def check_feasible(problem: MomentProblem) -> None:
                     "no distribution on this support has these moments",
                     condition="localizing",
                 )
+    if problem.support.kind is SupportKind.HALFLINE:
+        _halfline_condition(problem, mu, tol)
     if m >= 2 and problem.is_exact:
         var = mu[2] - mu[1] ** 2
         if var == 0 and any(mu[k] != mu[1] ** k for k in range(m + 1)):

@@ -639,7 +639,7 @@ class _LPBase(BoundMethod):
     formulation = "primal"
 
     def applies(self, problem: MomentProblem) -> str | None:
-        if problem.support.kind is SupportKind.REAL:
+        if not problem.support.is_bounded:
             return "the LP needs a bounded support (grid, finite set or interval); use closed-form or sdp on R"
         return None
 

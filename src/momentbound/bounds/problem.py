@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
 from functools import cached_property
@@ -26,8 +26,11 @@ __all__ = [
     "EventKind",
     "Event",
     "Piece",
+    "Span",
     "AffineMap",
     "MomentProblem",
+    "Shape",
+    "ShapeKind",
     "as_exact",
 ]
 
@@ -93,6 +96,7 @@ class SupportKind(Enum):
     GRID = "grid"
     FINITE = "finite"
     INTERVAL = "interval"
+    HALFLINE = "halfline"  # [lo, oo)
     REAL = "real"
 
 
@@ -100,7 +104,8 @@ class SupportKind(Enum):
 class Support:
     """Where the random variable lives.
 
-    Use the constructors :meth:`grid`, :meth:`finite`, :meth:`interval`, :meth:`real`.
+    Use the constructors :meth:`grid`, :meth:`finite`, :meth:`interval`, :meth:`halfline`,
+    :meth:`real`.
     A grid may hold 10^8+ points and is never enumerated blindly.
 
     Example
@@ -138,13 +143,18 @@ class Support:
         return cls(SupportKind.INTERVAL, *_ordered_pair("interval", a, c, ("a", "c")))
 
     @classmethod
+    def halfline(cls, a: Number) -> Support:
+        """The closed half-line ``[a, oo)`` (``X >= a``; ``a = 0`` for a nonnegative variable)."""
+        return cls(SupportKind.HALFLINE, as_exact(a, "a"), None)
+
+    @classmethod
     def real(cls) -> Support:
         """The whole real line (unbounded)."""
         return cls(SupportKind.REAL, None, None)
 
     @classmethod
     def parse(cls, text: str) -> Support:
-        """Parse ``grid:LO:HI``, ``interval:A:C``, ``finite:x1,x2,...`` or ``real``."""
+        """Parse ``grid:LO:HI``, ``interval:A:C``, ``finite:x1,x2,...``, ``halfline:A`` or ``real``."""
         parts = text.strip().split(":")
         head = parts[0].lower()
         try:
@@ -154,12 +164,14 @@ class Support:
                 return cls.interval(as_exact(parts[1], "A"), as_exact(parts[2], "C"))
             if head == "finite" and len(parts) == 2:
                 return cls.finite(as_exact(p, "points") for p in parts[1].split(",") if p.strip())
+            if head == "halfline" and len(parts) == 2:
+                return cls.halfline(as_exact(parts[1], "A"))
             if head == "real" and len(parts) == 1:
                 return cls.real()
         except ValueError as exc:
             raise InvalidArgument(f"cannot parse support {text!r}: {exc}") from exc
         raise InvalidArgument(
-            f"support must look like 'grid:LO:HI', 'interval:A:C', 'finite:x1,x2' or 'real', got {text!r}"
+            f"support must look like 'grid:LO:HI', 'interval:A:C', 'finite:x1,x2', 'halfline:A' or 'real', got {text!r}"
         )
 
     @property
@@ -168,7 +180,7 @@ class Support:
 
     @property
     def is_bounded(self) -> bool:
-        return self.kind is not SupportKind.REAL
+        return self.kind not in (SupportKind.REAL, SupportKind.HALFLINE)
 
     @property
     def size(self) -> int | None:
@@ -185,6 +197,8 @@ class Support:
             return True
         if self.kind is SupportKind.FINITE:
             return v in self.points  # type: ignore[operator]
+        if self.kind is SupportKind.HALFLINE:
+            return v >= self.lo  # type: ignore[operator]
         inside = self.lo <= v <= self.hi  # type: ignore[operator]
         return inside and (self.kind is SupportKind.INTERVAL or v.denominator == 1)
 
@@ -195,6 +209,8 @@ class Support:
             return f"interval:{self.lo}:{self.hi}"
         if self.kind is SupportKind.FINITE:
             return "finite:" + ",".join(str(p) for p in self.points)  # type: ignore[union-attr]
+        if self.kind is SupportKind.HALFLINE:
+            return f"halfline:{self.lo}"
         return "real"
 
 
@@ -207,6 +223,84 @@ class EventKind(Enum):
     LE = "le"
     BETWEEN = "between"  # closed interval [a, b]
     OUTSIDE = "outside"  # complement of [a, b]: x < a or x > b
+    UNION = "union"  # a finite union of disjoint intervals (``Event.parts``)
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """One interval of an event: ``lo < x < hi`` with each end closed or open (``None`` = infinite).
+
+    Example
+    -------
+    >>> Span(Fraction(1), Fraction(2), True, False).contains(Fraction(2))
+    False
+    """
+
+    lo: Fraction | None
+    hi: Fraction | None
+    lo_closed: bool = True
+    hi_closed: bool = True
+
+    def contains(self, v: Fraction) -> bool:
+        above = self.lo is None or v > self.lo or (self.lo_closed and v == self.lo)
+        below = self.hi is None or v < self.hi or (self.hi_closed and v == self.hi)
+        return above and below
+
+    def __str__(self) -> str:
+        lo, hi = self.lo, self.hi
+        if lo is None and hi is None:
+            return "real"
+        if lo is None:
+            return f"{'le' if self.hi_closed else 'lt'}:{hi}"
+        if hi is None:
+            return f"{'ge' if self.lo_closed else 'gt'}:{lo}"
+        name = {(True, True): "between", (False, False): "open", (False, True): "lopen", (True, False): "ropen"}
+        return f"{name[(self.lo_closed, self.hi_closed)]}:{lo}:{hi}"
+
+
+def _merge_spans(spans: Iterable[Span]) -> tuple[Span, ...]:
+    """Sorted disjoint spans covering the union of ``spans`` (empty spans dropped)."""
+    live = []
+    for sp in spans:
+        if sp.lo is not None and sp.hi is not None:
+            if sp.lo > sp.hi or (sp.lo == sp.hi and not (sp.lo_closed and sp.hi_closed)):
+                continue
+        live.append(sp)
+    key = lambda sp: (sp.lo is not None, sp.lo if sp.lo is not None else 0, not sp.lo_closed)  # noqa: E731
+    out: list[Span] = []
+    for sp in sorted(live, key=key):
+        if out:
+            last = out[-1]
+            touch = last.hi is None or sp.lo is None or sp.lo < last.hi or (
+                sp.lo == last.hi and (sp.lo_closed or last.hi_closed)
+            )
+            if touch:
+                if last.hi is None or sp.hi is None:
+                    hi, hc = None, True
+                elif sp.hi > last.hi or (sp.hi == last.hi and sp.hi_closed):
+                    hi, hc = sp.hi, sp.hi_closed
+                else:
+                    hi, hc = last.hi, last.hi_closed
+                out[-1] = Span(last.lo, hi, last.lo_closed, hc)
+                continue
+        out.append(sp)
+    return tuple(out)
+
+
+def _complement_spans(spans: tuple[Span, ...]) -> tuple[Span, ...]:
+    out: list[Span] = []
+    cur: Fraction | None = None
+    cur_closed = True
+    started = False
+    for sp in spans:
+        if sp.lo is not None:
+            out.append(Span(cur if started else None, sp.lo, cur_closed, not sp.lo_closed))
+        started = True
+        if sp.hi is None:
+            return _merge_spans(out)
+        cur, cur_closed = sp.hi, not sp.hi_closed
+    out.append(Span(cur if started else None, None, cur_closed, True))
+    return _merge_spans(out)
 
 
 @dataclass(frozen=True)
@@ -227,17 +321,20 @@ class Piece:
 
 @dataclass(frozen=True)
 class Event:
-    """An event ``{X > t}``, ``{X >= t}``, ``{X < t}``, ``{X <= t}``, ``{a <= X <= b}`` or its complement.
+    """An event ``{X > t}``, ``{X >= t}``, ``{X < t}``, ``{X <= t}``, ``{a <= X <= b}``, its complement,
+    or a finite union of intervals (:meth:`union`, :meth:`deviation`).
 
     Example
     -------
-    >>> Event.gt(0).indicator(1), Event.parse("le:2").complement()
-    (True, Event(kind=<EventKind.GT: 'gt'>, a=Fraction(2, 1), b=None))
+    >>> Event.gt(0).indicator(1), str(Event.parse("le:2").complement())
+    (True, 'gt:2')
     """
 
     kind: EventKind
     a: Fraction
     b: Fraction | None = None
+    #: the disjoint sorted intervals of a ``UNION`` event (empty for the other kinds)
+    parts: tuple[Span, ...] = ()
 
     @classmethod
     def gt(cls, t: Number) -> Event:
@@ -264,10 +361,105 @@ class Event:
         return cls(EventKind.OUTSIDE, *_ordered_pair("outside", a, b))
 
     @classmethod
-    def parse(cls, text: str) -> Event:
-        """Parse ``gt:T``, ``ge:T``, ``lt:T``, ``le:T``, ``between:A:B`` or ``outside:A:B``."""
+    def from_spans(cls, spans: Iterable[Span]) -> Event:
+        """The union of ``spans``; a single interval becomes the simple event it is.
+
+        Example
+        -------
+        >>> str(Event.from_spans([Span(None, Fraction(1)), Span(Fraction(5), None)]))
+        'union:le:1,ge:5'
+        """
+        merged = _merge_spans(spans)
+        if len(merged) == 1:
+            sp = merged[0]
+            if sp.lo is None and sp.hi is not None:
+                return cls(EventKind.LE if sp.hi_closed else EventKind.LT, sp.hi)
+            if sp.hi is None and sp.lo is not None:
+                return cls(EventKind.GE if sp.lo_closed else EventKind.GT, sp.lo)
+            if sp.lo is not None and sp.hi is not None and sp.lo_closed and sp.hi_closed:
+                return cls(EventKind.BETWEEN, sp.lo, sp.hi)
+        if len(merged) == 2:
+            first, second = merged
+            if (first.lo is None and second.hi is None and not first.hi_closed and not second.lo_closed):
+                return cls(EventKind.OUTSIDE, first.hi, second.lo)  # type: ignore[arg-type]
+        ends = [v for sp in merged for v in (sp.lo, sp.hi) if v is not None]
+        a = ends[0] if ends else Fraction(0)
+        return cls(EventKind.UNION, a, ends[-1] if ends else None, merged)
+
+    @classmethod
+    def union(cls, *events: Event) -> Event:
+        """``{X in E_1 or X in E_2 or ...}`` (overlapping parts are merged).
+
+        Example
+        -------
+        >>> Event.union(Event.le(1), Event.ge(5)).indicator(3)
+        False
+        """
+        if not events:
+            raise InvalidArgument("union needs at least one event, got none")
+        for i, ev in enumerate(events):
+            if not isinstance(ev, Event):
+                raise InvalidArgument(f"union: argument {i} must be an Event, got {ev!r}")
+        return cls.from_spans(sp for ev in events for sp in ev.spans())
+
+    @classmethod
+    def deviation(cls, mu: Number, t: Number) -> Event:
+        """The two-sided deviation ``{|X - mu| >= t}`` (``t > 0``)."""
+        m, r = as_exact(mu, "mu"), as_exact(t, "t")
+        if r <= 0:
+            raise InvalidArgument(f"deviation needs t > 0, got t={t!r}; |X - mu| >= 0 always holds")
+        return cls.from_spans([Span(None, m - r), Span(m + r, None)])
+
+    def spans(self) -> tuple[Span, ...]:
+        """The event as sorted disjoint intervals with open/closed ends."""
+        k, a, b = self.kind, self.a, self.b
+        if k is EventKind.UNION:
+            return self.parts
+        table = {
+            EventKind.GT: lambda: (Span(a, None, False),),
+            EventKind.GE: lambda: (Span(a, None, True),),
+            EventKind.LT: lambda: (Span(None, a, True, False),),
+            EventKind.LE: lambda: (Span(None, a, True, True),),
+            EventKind.BETWEEN: lambda: (Span(a, b),),
+            EventKind.OUTSIDE: lambda: (Span(None, a, True, False), Span(b, None, False)),
+        }
+        return table[k]()
+
+    @classmethod
+    def _parse_part(cls, text: str) -> tuple[Span, ...]:
         parts = text.strip().split(":")
         head = parts[0].lower()
+        two = {"between": (True, True), "open": (False, False), "lopen": (False, True), "ropen": (True, False)}
+        if head in two and len(parts) == 3:
+            lo, hi = _ordered_pair(head, as_exact(parts[1], "A"), as_exact(parts[2], "B"))
+            return (Span(lo, hi, *two[head]),)
+        return cls.parse(text).spans()
+
+    @classmethod
+    def parse(cls, text: str) -> Event:
+        """Parse ``gt:T``, ``ge:T``, ``lt:T``, ``le:T``, ``between:A:B``, ``outside:A:B``, ``dev:MU:T``
+        (``|X - MU| >= T``) or ``union:PART,PART,...``.
+
+        A union part is a simple event or an interval ``between:A:B`` (closed), ``open:A:B``,
+        ``lopen:A:B`` (``A < x <= B``) or ``ropen:A:B`` (``A <= x < B``).
+
+        Example
+        -------
+        >>> str(Event.parse("union:le:1,between:2:3,ge:5"))
+        'union:le:1,between:2:3,ge:5'
+        >>> str(Event.parse("dev:0:2"))
+        'union:le:-2,ge:2'
+        """
+        parts = text.strip().split(":")
+        head = parts[0].lower()
+        if head == "union" and len(parts) >= 2:
+            body = text.strip()[len(parts[0]) + 1 :]
+            pieces = [p for p in body.split(",") if p.strip()]
+            if not pieces:
+                raise InvalidArgument(f"union needs at least one part, e.g. 'union:le:1,ge:5', got {text!r}")
+            return cls.from_spans(sp for p in pieces for sp in cls._parse_part(p))
+        if head == "dev" and len(parts) == 3:
+            return cls.deviation(as_exact(parts[1], "MU"), as_exact(parts[2], "T"))
         single = {"gt": cls.gt, "ge": cls.ge, "lt": cls.lt, "le": cls.le}
         if head in single and len(parts) == 2:
             return single[head](as_exact(parts[1], "T"))
@@ -275,13 +467,16 @@ class Event:
             ctor = cls.between if head == "between" else cls.outside
             return ctor(as_exact(parts[1], "A"), as_exact(parts[2], "B"))
         raise InvalidArgument(
-            f"event must look like 'gt:T', 'ge:T', 'lt:T', 'le:T', 'between:A:B' or 'outside:A:B', got {text!r}"
+            "event must look like 'gt:T', 'ge:T', 'lt:T', 'le:T', 'between:A:B', 'outside:A:B', 'dev:MU:T' "
+            f"or 'union:le:1,ge:5', got {text!r}"
         )
 
     def indicator(self, x: Number) -> bool:
         """Whether ``x`` belongs to the event (exact comparison)."""
         v = x if isinstance(x, (Fraction, int)) else as_exact(x, "x")
         k, a, b = self.kind, self.a, self.b
+        if k is EventKind.UNION:
+            return any(sp.contains(Fraction(v)) for sp in self.parts)
         if k is EventKind.GT:
             return v > a
         if k is EventKind.GE:
@@ -294,6 +489,8 @@ class Event:
         return inside if k is EventKind.BETWEEN else not inside
 
     def complement(self) -> Event:
+        if self.kind is EventKind.UNION:
+            return Event.from_spans(_complement_spans(self.parts))
         flip = {
             EventKind.GT: EventKind.LE,
             EventKind.LE: EventKind.GT,
@@ -305,6 +502,8 @@ class Event:
         return Event(flip[self.kind], self.a, self.b)
 
     def __str__(self) -> str:
+        if self.kind is EventKind.UNION:
+            return "union:" + ",".join(str(sp) for sp in self.parts)
         if self.b is None:
             return f"{self.kind.value}:{self.a}"
         return f"{self.kind.value}:{self.a}:{self.b}"
@@ -312,6 +511,8 @@ class Event:
     def inside_intervals(self) -> tuple[tuple[Fraction | None, Fraction | None], ...]:
         """Closure of the event as closed intervals (``None`` = infinite end)."""
         k, a, b = self.kind, self.a, self.b
+        if k is EventKind.UNION:
+            return tuple((sp.lo, sp.hi) for sp in self.parts)
         if k in (EventKind.GT, EventKind.GE):
             return ((a, None),)
         if k in (EventKind.LT, EventKind.LE):
@@ -355,6 +556,8 @@ class Event:
             inside = [(lo, fl(a))]
         elif k is EventKind.BETWEEN:
             inside = [(ce(a), fl(b))]  # type: ignore[arg-type]
+        elif k is EventKind.UNION:
+            inside = [_integer_range(sp, lo, hi) for sp in self.parts]
         else:
             inside = [(lo, ce(a) - 1), (fl(b) + 1, hi)]  # type: ignore[arg-type]
         ins = sorted((max(x, lo), min(y, hi)) for x, y in inside if max(x, lo) <= min(y, hi))
@@ -368,6 +571,13 @@ class Event:
         if cur <= hi:
             pieces.append(Piece(Fraction(cur), Fraction(hi), 0, True))
         return tuple(pieces)
+
+
+def _integer_range(sp: Span, lo: int, hi: int) -> tuple[int, int]:
+    """The integers of ``sp`` within ``lo..hi`` as an inclusive range (possibly empty)."""
+    first = lo if sp.lo is None else (math.ceil(sp.lo) if sp.lo_closed else math.floor(sp.lo) + 1)
+    last = hi if sp.hi is None else (math.floor(sp.hi) if sp.hi_closed else math.ceil(sp.hi) - 1)
+    return first, last
 
 
 @dataclass(frozen=True)
@@ -387,6 +597,53 @@ class AffineMap:
         return (x - float(self.shift)) / float(self.scale)
 
 
+class ShapeKind(Enum):
+    """A shape constraint on the law of ``X`` (continuous supports only)."""
+
+    UNIMODAL = "unimodal"  # unimodal about a mode (known or unknown)
+    SYMMETRIC = "symmetric"  # symmetric about its mean
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A shape constraint: unimodal (mode known or not) or symmetric about the mean.
+
+    Example
+    -------
+    >>> str(Shape.parse("unimodal:0")), Shape.unimodal().mode is None
+    ('unimodal:0', True)
+    """
+
+    kind: ShapeKind
+    mode: Fraction | None = None
+
+    @classmethod
+    def unimodal(cls, mode: Number | None = None) -> Shape:
+        """Unimodal about ``mode`` (``None``: the mode is unknown)."""
+        return cls(ShapeKind.UNIMODAL, None if mode is None else as_exact(mode, "mode"))
+
+    @classmethod
+    def symmetric(cls) -> Shape:
+        """Symmetric about the mean ``E[X]``."""
+        return cls(ShapeKind.SYMMETRIC)
+
+    @classmethod
+    def parse(cls, text: str) -> Shape:
+        """Parse ``unimodal``, ``unimodal:M`` (mode ``M``) or ``symmetric``."""
+        parts = text.strip().split(":")
+        head = parts[0].lower()
+        if head == "unimodal" and len(parts) in (1, 2):
+            return cls.unimodal(as_exact(parts[1], "mode") if len(parts) == 2 else None)
+        if head == "symmetric" and len(parts) == 1:
+            return cls.symmetric()
+        raise InvalidArgument(f"shape must be 'unimodal', 'unimodal:M' or 'symmetric', got {text!r}")
+
+    def __str__(self) -> str:
+        if self.mode is not None:
+            return f"{self.kind.value}:{self.mode}"
+        return self.kind.value
+
+
 @dataclass(frozen=True)
 class MomentProblem:
     """Known moments ``(m0 = 1, m1, ..., mk)`` of ``X``, its support, and the event to bound.
@@ -403,6 +660,13 @@ class MomentProblem:
         For the ``sampling`` method.
     name : str
         Free label used in reports.
+    shape : Shape, optional
+        A shape constraint (unimodal, symmetric); only methods declaring the ``"shape"``
+        feature accept it.
+    moment_box : optional ``((lo_1, hi_1), ..., (lo_k, hi_k))``
+        Moments known only to lie in intervals: ``lo_j <= E[X^j] <= hi_j``.  ``moments`` then
+        holds the midpoints (use :meth:`from_box`); only methods declaring the
+        ``"moment-box"`` feature accept it, and they bound the worst case over the box.
 
     Example
     -------
@@ -417,8 +681,24 @@ class MomentProblem:
     pmf: tuple[tuple[Fraction, Fraction], ...] | None = None
     statistic_sampler: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
     name: str = ""
+    shape: Shape | None = None
+    moment_box: tuple[tuple[Fraction, Fraction], ...] | None = None
 
     def __post_init__(self) -> None:
+        self._check_fields()
+        if self.shape is not None and not isinstance(self.shape, Shape):
+            raise InvalidArgument(f"shape must be a Shape (e.g. Shape.unimodal()), got {self.shape!r}")
+        if self.moment_box is not None:
+            box = tuple(_ordered_pair(f"moment_box[{j}]", *pair, names=(f"lo_{j + 1}", f"hi_{j + 1}"))
+                        for j, pair in enumerate(self.moment_box))
+            if len(box) != len(self.moments) - 1:
+                raise InvalidArgument(
+                    f"moment_box has {len(box)} intervals but moments has order {len(self.moments) - 1}; "
+                    "give one (lo, hi) pair per moment E[X^1..X^k] (MomentProblem.from_box does this)"
+                )
+            object.__setattr__(self, "moment_box", box)
+
+    def _check_fields(self) -> None:
         if not isinstance(self.support, Support):
             raise InvalidArgument(f"support must be a Support (e.g. Support.grid(lo, hi)), got {self.support!r}")
         if not isinstance(self.event, Event):
@@ -470,6 +750,38 @@ class MomentProblem:
             )
         return cls(tuple(raw), support, event, **kwargs)
 
+    @classmethod
+    def from_box(
+        cls, lo: Sequence[Number], hi: Sequence[Number], support: Support, event: Event, **kwargs: Any
+    ) -> MomentProblem:
+        """A problem whose moments ``E[X^j]`` (``j = 1..k``) are only known to lie in ``[lo_j, hi_j]``.
+
+        ``lo`` and ``hi`` start at the first moment (``m0 = 1`` is implied).
+
+        Example
+        -------
+        >>> p = MomentProblem.from_box([0, 1], [1, 2], Support.real(), Event.ge(3))
+        >>> p.moments, p.features
+        ((Fraction(1, 1), Fraction(1, 2), Fraction(3, 2)), frozenset({'moment-box'}))
+        """
+        if isinstance(lo, (str, bytes)) or isinstance(hi, (str, bytes)) or len(lo) != len(hi):
+            raise InvalidArgument(f"moments lo and hi must be sequences of the same length, got {lo!r} and {hi!r}")
+        if len(lo) == 0:
+            raise InvalidArgument("a moment box needs at least one moment interval (E[X] in [lo_1, hi_1])")
+        pairs = tuple((as_exact(a, f"lo[{j}]"), as_exact(b, f"hi[{j}]")) for j, (a, b) in enumerate(zip(lo, hi)))
+        mid = (Fraction(1),) + tuple((a + b) / 2 for a, b in pairs)
+        return cls(mid, support, event, moment_box=pairs, **kwargs)
+
+    @property
+    def features(self) -> frozenset[str]:
+        """What a method must handle to solve this problem: ``"shape"``, ``"moment-box"``."""
+        out = set()
+        if self.shape is not None:
+            out.add("shape")
+        if self.moment_box is not None:
+            out.add("moment-box")
+        return frozenset(out)
+
     @property
     def order(self) -> int:
         """Highest known moment ``k``."""
@@ -489,10 +801,11 @@ class MomentProblem:
         """The same problem with only the moments up to ``order``."""
         if not 0 <= order <= self.order:
             raise InvalidArgument(f"order must be in 0..{self.order}, got {order}")
-        return MomentProblem(self.moments[: order + 1], self.support, self.event, self.pmf, self.statistic_sampler, self.name)
+        box = None if self.moment_box is None else self.moment_box[:order]
+        return replace(self, moments=self.moments[: order + 1], moment_box=box)
 
     def with_event(self, event: Event) -> MomentProblem:
-        return MomentProblem(self.moments, self.support, event, self.pmf, self.statistic_sampler, self.name)
+        return replace(self, event=event)
 
     @cached_property
     def _unit(self) -> tuple[AffineMap, tuple[Fraction, ...]]:

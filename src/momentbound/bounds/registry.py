@@ -40,10 +40,20 @@ class BoundMethod:
     options: ClassVar[Mapping[str, Any]] = {}
     #: run the generic feasibility check and point-mass handling before ``_solve``
     handles_degenerate: ClassVar[bool] = True
+    #: problem features (``MomentProblem.features``: "shape", "moment-box") the method honours
+    features: ClassVar[frozenset[str]] = frozenset()
 
     def applies(self, problem: MomentProblem) -> str | None:
         """``None`` if this method can handle ``problem``, else the reason it cannot."""
         return None
+
+    def unsupported(self, problem: MomentProblem) -> str | None:
+        """``None`` if the method honours every feature of ``problem`` and :meth:`applies`, else why not."""
+        missing = sorted(problem.features - self.features)
+        if missing:
+            able = [name for name, cls in METHODS.items() if problem.features <= cls.features]
+            return f"it ignores the problem's {' and '.join(missing)}; methods that honour it: {', '.join(able) or 'none'}"
+        return self.applies(problem)
 
     def solve(self, problem: MomentProblem, **options: Any) -> BoundResult:
         """Validate, handle degenerate cases, time and run the method.
@@ -64,7 +74,7 @@ class BoundMethod:
             known = ", ".join(sorted(self.options)) or "none"
             raise InvalidArgument(f"method {self.name!r} got unknown option(s) {unknown}; declared options: {known}")
         merged = {**self.options, **options}
-        reason = self.applies(problem)
+        reason = self.unsupported(problem)
         if reason is not None:
             raise InvalidArgument(f"method {self.name!r} does not apply to this problem: {reason}")
         start = time.perf_counter()

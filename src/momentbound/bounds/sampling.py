@@ -130,6 +130,16 @@ def event_mask(event: Event, values: np.ndarray) -> np.ndarray:
         lhs = v * q if v.dtype != object else np.array([x * q for x in v.ravel()], dtype=object).reshape(v.shape)
         return {"gt": lhs > p, "ge": lhs >= p, "lt": lhs < p, "le": lhs <= p}[op]
 
+    if k is EventKind.UNION:
+        out = np.zeros(v.shape, dtype=bool)
+        for sp in event.spans():
+            part = np.ones(v.shape, dtype=bool)
+            if sp.lo is not None:
+                part &= event_mask(Event.ge(sp.lo) if sp.lo_closed else Event.gt(sp.lo), v)
+            if sp.hi is not None:
+                part &= event_mask(Event.le(sp.hi) if sp.hi_closed else Event.lt(sp.hi), v)
+            out |= part
+        return out
     if np.issubdtype(v.dtype, np.floating):
         a = float(event.a)
         b = None if event.b is None else float(event.b)

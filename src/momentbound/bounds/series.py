@@ -258,6 +258,12 @@ def event_probability(approx: SeriesApproximation, problem: MomentProblem, conti
         v = 1.0 - lt(a)
     elif k is EventKind.BETWEEN:
         v = le(b) - lt(a)  # type: ignore[arg-type]
+    elif k is EventKind.UNION:
+        v = 0.0
+        for sp in ev.spans():
+            top = 1.0 if sp.hi is None else (le(sp.hi) if sp.hi_closed else lt(sp.hi))
+            bottom = 0.0 if sp.lo is None else (lt(sp.lo) if sp.lo_closed else le(sp.lo))
+            v += top - bottom
     else:
         v = 1.0 - (le(b) - lt(a))  # type: ignore[arg-type]
     return min(1.0, max(0.0, v))

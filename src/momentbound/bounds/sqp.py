@@ -286,7 +286,7 @@ def _solve_lp(c: np.ndarray, V: np.ndarray, R: np.ndarray, m: int, box: float = 
 
 
 def _check_common(problem: MomentProblem) -> str | None:
-    if problem.support.kind is SupportKind.REAL:
+    if not problem.support.is_bounded:
         return "needs a bounded support (grid, finite or interval); use 'sdp' or 'closed-form' on the real line"
     return None
 
