@@ -8,6 +8,7 @@ Solver libraries (cvxpy, highspy) are imported inside the methods, not here.
 from __future__ import annotations
 
 from .api import available_methods, bound, get_method
+from .band import CdfBand, cdf_band
 from .certificate import certify, verify_polynomial_dominates
 from .feasibility import check_feasible
 from .problem import AffineMap, Event, EventKind, MomentProblem, Support, SupportKind
@@ -30,6 +31,7 @@ __all__ = [
     "AffineMap",
     "BoundMethod",
     "BoundResult",
+    "CdfBand",
     "Certificate",
     "Diagnostics",
     "Event",
@@ -42,6 +44,7 @@ __all__ = [
     "SupportKind",
     "available_methods",
     "bound",
+    "cdf_band",
     "certify",
     "check_feasible",
     "get_method",
