@@ -412,6 +412,25 @@ def _warm_point(lp: _WarmLP, problem: MomentProblem, method: str) -> BoundResult
     )
 
 
+def _edge_point(problem: MomentProblem, method: str) -> BoundResult | None:
+    """``F(t) = 0`` below a bounded support and ``1`` from its top on: exact, constant certificates."""
+    sup, t = problem.support, problem.event.a
+    if not sup.is_bounded or sup.lo <= t < sup.hi:  # type: ignore[operator]
+        return None
+    v = Fraction(0) if t < sup.lo else Fraction(1)  # type: ignore[operator]
+    amap, _ = problem.affine_to_unit()
+    certs = tuple(
+        Certificate(side, (v,), "monomial", amap, v, True, 0.0, "constant: X <= t is impossible or certain")
+        for side in ("lower", "upper")
+    )
+    return BoundResult(
+        float(v), float(v), method, Kind.BOUND, Status.OPTIMAL,
+        f"t = {t} is {'below' if v == 0 else 'at or above'} the support {sup}: F(t) = {v} exactly",
+        certificates=certs, certified=True, diagnostics=Diagnostics(formula="band-edge"),
+        exact_lower=v, exact_upper=v,
+    )
+
+
 def _independent_point(problem: MomentProblem, method: str, options: dict[str, Any]) -> BoundResult:
     try:
         out = bound(problem, method, allow_unverified=True, **options)
@@ -465,7 +484,7 @@ def cdf_band(
     -------
     >>> b = cdf_band((1, 3, 11), "grid:0:6")
     >>> [str(r.exact_upper) for r in b.results][:3]
-    ['2/11', '1/3', '9/16']
+    ['1/6', '1/3', '2/3']
     """
     start = time.perf_counter()
     get_method(method)  # an unknown method fails before any work
@@ -494,10 +513,12 @@ def cdf_band(
     for t in ts:
         pr = base.with_event(Event.le(t))
         t0 = time.perf_counter()
-        res = _warm_point(lp, pr, method) if lp is not None else None
+        res = _edge_point(pr, method)
+        if res is None and lp is not None:
+            res = _warm_point(lp, pr, method)
         if res is not None:
             results.append(replace(res, seconds=time.perf_counter() - t0))
-            warm_flags.append(True)
+            warm_flags.append(res.diagnostics.formula == "band-warm-start")
             continue
         if lp is not None:
             notes.append(f"t = {t}: warm-start finish did not verify; solved independently")
