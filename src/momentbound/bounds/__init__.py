@@ -11,6 +11,7 @@ from .api import available_methods, bound, get_method
 from .band import CdfBand, cdf_band
 from .certificate import certify, verify_polynomial_dominates
 from .feasibility import check_feasible
+from .multivariate import DiscreteLaw, MultivariateBound, multivariate_bound
 from .problem import AffineMap, Event, EventKind, MomentProblem, Support, SupportKind
 from .registry import METHODS, BoundMethod, register
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status
@@ -34,11 +35,13 @@ __all__ = [
     "CdfBand",
     "Certificate",
     "Diagnostics",
+    "DiscreteLaw",
     "Event",
     "EventKind",
     "Kind",
     "METHODS",
     "MomentProblem",
+    "MultivariateBound",
     "Status",
     "Support",
     "SupportKind",
@@ -48,6 +51,7 @@ __all__ = [
     "certify",
     "check_feasible",
     "get_method",
+    "multivariate_bound",
     "register",
     "verify_polynomial_dominates",
 ]
