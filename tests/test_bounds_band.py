@@ -101,6 +101,26 @@ def test_interval_band_is_pointwise_bound_and_contains_random_laws():
     assert band.results[-1].exact_lower == 1  # F(6) = 1 on [0, 6]
 
 
+def test_interval_warm_band_is_certified_sharp_and_at_least_as_tight_as_lp():
+    mean, var = Fraction(6), Fraction(21, 5)
+    mom = (1, mean, var + mean**2)
+    band = cdf_band(mom, "interval:0:20", points=15)
+    assert all(band.warm[:-1]) and band.certified
+    for t, r in zip(band.t, band.results):
+        assert r.status in (Status.VALID, Status.SHIFTED, Status.OPTIMAL)
+        lower_cert, upper_cert = r.certificates
+        if t < 20:
+            assert verify_polynomial_dominates(upper_cert, Support.interval(0, 20), Event.le(t)).ok
+            ref = bound(MomentProblem(mom, Support.interval(0, 20), Event.le(t)), "lp")
+            assert r.lower >= ref.lower - 1e-9 and r.upper <= ref.upper + 1e-9
+        s = float(t - mean)
+        if t < 20 and s > 0 and float(mean) - float(var) / s >= 0:  # Cantelli's two-point law fits in [0, 20]
+            assert abs(r.lower - (1 - float(var) / (float(var) + s * s))) < 1e-9
+        if s < 0 and float(mean) - float(var) / s <= 20:
+            assert abs(r.upper - float(var) / (float(var) + s * s)) < 1e-9
+    assert all(x <= y + 1e-12 for x, y in zip(band.lower, band.lower[1:]))
+
+
 def test_a_failing_point_is_reported_not_hidden(monkeypatch):
     real_bound = band_mod.bound
 
