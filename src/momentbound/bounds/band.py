@@ -34,7 +34,6 @@ from __future__ import annotations
 import bisect
 import math
 import os
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -50,6 +49,7 @@ from .api import bound, get_method
 from .basis import PolyBasis, choose_basis
 from .certificate import certify, slack_minimum
 from .feasibility import check_feasible
+from .figures import save_png
 from .problem import Event, EventKind, MomentProblem, Support, SupportKind, as_exact
 from .registry import trivial_result
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status, round_down, round_up
@@ -156,8 +156,8 @@ class CdfBand:
             ax.fill_between(x, self.lower, self.upper, alpha=0.18, color="tab:blue")
         draw(self.upper, color="tab:blue", lw=1.4, label="sharp upper bound")
         draw(self.lower, color="tab:blue", lw=1.4, ls="--", label="sharp lower bound")
-        if self.truth is not None:
-            draw(np.array(self.truth), color="black", lw=1.1, label="true cdf")
+        if self.truth is not None:  # a cdf is right-continuous: steps between the points
+            ax.step(x, np.array(self.truth), where="post", color="black", lw=1.1, label="true cdf")
         bad = [i for i, r in enumerate(self.results) if not r.certified]
         if bad:
             ax.plot(x[bad], self.upper[bad], "rx", label="not certified")
@@ -170,20 +170,7 @@ class CdfBand:
 
     def plot(self, path: str | os.PathLike[str], title: str | None = None) -> Path:
         """Write the band as a PNG (to a temporary name, then renamed into place)."""
-        target = Path(path)
-        if target.suffix.lower() != ".png":
-            raise InvalidArgument(f"plot path must end in .png, got {str(path)!r}")
-        fig = self.figure(title)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".band-", suffix=".png", dir=target.parent)
-        os.close(fd)
-        try:
-            fig.savefig(tmp, dpi=110)
-            os.replace(tmp, target)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-        return target
+        return save_png(self.figure(title), path)
 
 
 # -- inputs -------------------------------------------------------------------------

@@ -33,15 +33,18 @@ and mass in ``C`` and compares them with the data and the bound.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from momentbound.errors import InvalidArgument, SolverFailed
 
+from .figures import save_png
 from .result import Kind, Status
 
 __all__ = ["DiscreteLaw", "MultivariateBound", "multivariate_bound", "CHECK_TOL"]
@@ -94,10 +97,60 @@ class MultivariateBound:
     solver: str
     seconds: float
     message: str = ""
+    mean: np.ndarray | None = None
+    cov: np.ndarray | None = None
+    constraints: tuple[np.ndarray, ...] = ()
 
     @property
     def certified(self) -> bool:
         return self.status is Status.OPTIMAL
+
+    def figure(self, title: str | None = None) -> Any:
+        """A matplotlib ``Figure`` (two dimensions): ``C``, the mean, a covariance ellipse and both extremal laws."""
+        from matplotlib.figure import Figure
+
+        if self.mean is None or self.cov is None or self.mean.size != 2:
+            raise InvalidArgument("the extremal-distribution plot is drawn in two dimensions only")
+        fig = Figure(figsize=(6.0, 6.6), layout="constrained")
+        ax = fig.add_subplot()
+        half = 4 * float(np.sqrt(np.max(np.diag(self.cov))))  # one scale for both axes (circles stay round)
+        lo, hi = self.mean - half, self.mean + half
+        gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], 400), np.linspace(lo[1], hi[1], 400))
+        pts = np.stack([gx, gy, np.ones_like(gx)], axis=-1)
+        worst = np.max([np.einsum("...i,ij,...j->...", pts, G, pts) for G in self.constraints], axis=0)
+        ax.contourf(gx, gy, worst, levels=[-np.inf, 0], colors=["tab:green"], alpha=0.15)
+        ax.contour(gx, gy, worst, levels=[0], colors=["tab:green"], linewidths=1.2)
+        w, V = np.linalg.eigh(self.cov)
+        ang = np.linspace(0, 2 * np.pi, 200)
+        ring = self.mean[:, None] + V @ (np.sqrt(np.maximum(w, 0))[:, None] * np.vstack([np.cos(ang), np.sin(ang)]))
+        ax.plot(ring[0], ring[1], color="gray", lw=0.8, ls=":", label="mean +- 1 sd (covariance ellipse)")
+        ax.plot(*self.mean, "k+", ms=12, label="mean")
+        for law, colour, marker, name, value in (
+            (self.lower_law, "tab:red", "o", "attains the lower bound", self.lower),
+            (self.upper_law, "tab:blue", "s", "attains the upper bound", self.upper),
+        ):
+            if law is None:
+                continue
+            shown = np.all((law.atoms >= lo) & (law.atoms <= hi), axis=1)
+            off = int((~shown).sum())
+            label = f"{name} ({value:.4f})" + (f"; {off} far atom(s) of tiny weight off the plot" if off else "")
+            ax.scatter(law.atoms[shown, 0], law.atoms[shown, 1], s=30 + 600 * law.weights[shown], c=colour,
+                       marker=marker, alpha=0.6, edgecolors="k", label=label)
+        ax.set_xlim(lo[0], hi[0])
+        ax.set_ylim(lo[1], hi[1])
+        ax.set_xlabel("x1")
+        ax.set_ylabel("x2")
+        ax.set_title(title or f"P(X in C) in [{self.lower:.4f}, {self.upper:.4f}]  (C shaded; marker area ~ weight)", fontsize=10)
+        ax.set_aspect("equal")
+        legend = ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), fontsize=8, ncol=1)
+        for handle in legend.legend_handles:
+            if hasattr(handle, "set_sizes"):
+                handle.set_sizes([40])
+        return fig
+
+    def plot(self, path: str | os.PathLike[str], title: str | None = None) -> Path:
+        """Write :meth:`figure` as a PNG (to a temporary name, then renamed into place)."""
+        return save_png(self.figure(title), path)
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready fields, including the extremal atoms and weights."""
@@ -368,7 +421,8 @@ def _upper_side(M: np.ndarray, gs: list[np.ndarray], box: Any, solver: str | Non
 
     First candidate: the part in ``C`` collapsed to one atom at its mean.  Second (one
     constraint only): the part split by Sturm-Zhang into atoms with ``g <= 0``, i.e. inside
-    ``C``, which keeps the law inside a support box when the remainder has no mass.
+    ``C``, which keeps the law inside a support box when the remainder has no mass.  Third:
+    the part split into rank-one terms of equal height (checked like the others).
     """
     import cvxpy as cp
 
@@ -393,6 +447,8 @@ def _upper_side(M: np.ndarray, gs: list[np.ndarray], box: Any, solver: str | Non
     if len(gs) == 1 and lam > 1e-12:
         atoms, weights, _ = _atoms_from_terms(_sturm_zhang(X, -gs[0]), n)
         laws.append(_finish([(atoms, weights)], M - X, n))
+    if lam > 1e-12:  # the part in C split into equal-height rank-one terms (keeps its spread)
+        laws.append(_finish([_atoms_equal_last(X)], M - X, n))
     return value, laws
 
 
@@ -507,4 +563,4 @@ def multivariate_bound(
         "the numbers are solver values, not verified"
     )
     return MultivariateBound(lower, upper, Kind.BOUND, status, lower_law, upper_law, checks,
-                             solver or "CLARABEL", time.perf_counter() - start, message)
+                             solver or "CLARABEL", time.perf_counter() - start, message, mu, Sigma, tuple(gs))

@@ -38,9 +38,10 @@ def _square(values: list[float], n: int, name: str) -> list[list[float]]:
 @click.option("--shape", default=None, help="The ellipsoid's P row by row [default: identity].")
 @click.option("--box", default=None, help="Support box lo1,...,lon:hi1,...,hin (X in the box almost surely).")
 @click.option("--solver", default=None, help="A cvxpy solver name [default: CLARABEL].")
+@click.option("--plot", "plot_path", default=None, help="Two dimensions: draw C and the extremal distributions to a PNG.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (with the extremal distributions).")
 def command(mean: str, cov: str, polyhedron: str | None, ellipsoid: str | None, shape: str | None,
-            box: str | None, solver: str | None, as_json: bool) -> None:
+            box: str | None, solver: str | None, plot_path: str | None, as_json: bool) -> None:
     """Sharp lower and upper bounds on P(X in C) for a polyhedron or an ellipsoid C (Vandenberghe-Boyd-Comanor)."""
     from momentbound.bounds.multivariate import multivariate_bound
     from momentbound.errors import InvalidArgument, MomentboundError
@@ -72,11 +73,18 @@ def command(mean: str, cov: str, polyhedron: str | None, ellipsoid: str | None, 
             if not sep:
                 raise InvalidArgument(f"--box must look like lo1,...,lon:hi1,...,hin, got {box!r}")
             supp = (_floats(lo, "--box"), _floats(hi, "--box"))
+        if plot_path is not None and n != 2:
+            raise InvalidArgument(f"--plot draws two-dimensional problems only; this one has dimension {n}")
         result = multivariate_bound(mu, sigma, polyhedron=poly, ellipsoid=ell, support=supp, solver=solver)
+        if plot_path is not None:
+            result.plot(plot_path)
     except MomentboundError as exc:
         raise _UserError(f"{type(exc).__name__}: {exc}") from exc
     if as_json:
-        emit_json(result.summary())
+        doc = result.summary()
+        if plot_path is not None:
+            doc["plot"] = plot_path
+        emit_json(doc)
         return
     cols = ["bound", "value", "status", "atoms", "seconds"]
     rows = [
@@ -86,3 +94,5 @@ def command(mean: str, cov: str, polyhedron: str | None, ellipsoid: str | None, 
     worst = max(result.checks.values()) if result.checks else math.nan
     print_table(f"P(X in C), X in R^{n}, solver {result.solver} (largest check error {worst:.2g})", cols, rows)
     click.echo(result.message)
+    if plot_path is not None:
+        click.echo(f"plot: {plot_path}")
