@@ -585,8 +585,8 @@ def cdf_band(
     Example
     -------
     >>> b = cdf_band((1, 3, 11), "grid:0:6")
-    >>> [str(r.exact_upper) for r in b.results][:3]
-    ['1/6', '1/3', '2/3']
+    >>> tuple(str(b.results[i].exact_upper) for i in range(3))
+    ('1/6', '1/3', '2/3')
     """
     start = time.perf_counter()
     get_method(method)  # an unknown method fails before any work
