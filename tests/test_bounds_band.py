@@ -160,6 +160,10 @@ def test_bad_inputs_raise_before_work():
         cdf_band((1, 3, 11), "grid:0:6", truth=[(0, Fraction(1, 2))])
     with pytest.raises(InfeasibleMoments):
         cdf_band((1, 3, 8), "grid:0:6")
+    with pytest.raises(InvalidArgument, match="does not apply to this band"):
+        cdf_band((1, 3, 11), "interval:0:6", method="prekopa")
+    with pytest.raises(InvalidArgument, match="unknown option"):
+        cdf_band((1, 3, 11), "grid:0:6", tol_typo=1)
     problem = MomentProblem((1, 3, 11), Support.grid(0, 6), Event.gt(0))
     with pytest.raises(InvalidArgument, match="differs from the problem's support"):
         cdf_band(problem, "grid:0:7")
@@ -187,3 +191,17 @@ def test_cli_json_table_plot_and_errors(tmp_path):
     ]:
         res = _cli(args)
         assert res.exit_code == 2 and msg in res.output and "Traceback" not in res.output, res.output
+
+
+def test_real_line_band_is_pointwise_closed_form():
+    band = cdf_band((1, 0, 1), "real", points=9, method="closed-form")
+    assert band.t[0] == -4 and band.t[-1] == 4 and not any(band.warm)  # mean +- 4 standard deviations
+    for t, r in zip(band.t, band.results):
+        s = float(t)
+        if t == 0:  # no closed form at the mean: the point is reported as failed, with the trivial [0, 1]
+            assert r.status is Status.FAILED and "does not apply at t = 0" in r.message and (r.lower, r.upper) == (0, 1)
+            continue
+        ref = bound(MomentProblem((1, 0, 1), Support.real(), Event.le(t)), "closed-form")
+        assert (r.lower, r.upper) == (ref.lower, ref.upper) and r.certified
+        if s > 0:
+            assert abs(r.lower - s * s / (1 + s * s)) < 1e-12  # Cantelli

@@ -137,3 +137,21 @@ def test_cli_json_and_errors():
     ]:
         res = run(*args)
         assert res.exit_code == 2 and msg in res.output and "Traceback" not in res.output, res.output
+
+
+def test_extremal_distribution_plot(tmp_path):
+    r = multivariate_bound([0, 0], [[1, 0.3], [0.3, 2]], polyhedron=([[-1, -1], [-1, 0.5]], [-2, -0.5]))
+    # Marshall-Olkin: the nearest point of C in the Mahalanobis metric is the vertex (1, 1)
+    assert abs(r.upper - 1 / (1 + 2.4 / 1.91)) < TOL
+    heavy = r.upper_law.atoms[np.argmax(r.upper_law.weights)]
+    assert np.allclose(heavy, [1, 1], atol=1e-5)
+    out = r.plot(tmp_path / "law.png")
+    assert out.read_bytes()[:4] == b"\x89PNG" and [p.name for p in tmp_path.iterdir()] == ["law.png"]
+    res = CliRunner().invoke(main, ["mvbound", "--mean", "0,0", "--cov", "1,0,0,1", "--ellipsoid", "0,0:2",
+                                    "--plot", str(tmp_path / "cli.png"), "--json"])
+    assert res.exit_code == 0 and json.loads(res.output)["plot"].endswith("cli.png") and (tmp_path / "cli.png").exists()
+    one = multivariate_bound([0], [[1]], polyhedron=([[1]], [1]))
+    with pytest.raises(InvalidArgument, match="two dimensions"):
+        one.figure()
+    res = CliRunner().invoke(main, ["mvbound", "--mean", "0", "--cov", "1", "--polyhedron", "1,1", "--plot", "x.png"])
+    assert res.exit_code == 2 and "two-dimensional" in res.output

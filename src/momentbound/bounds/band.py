@@ -200,7 +200,8 @@ def band_points(problem: MomentProblem, points: int | Sequence[Any] | None) -> t
     """The points ``t`` of a band: explicit values, ``K`` evenly spaced, or the default.
 
     Default: every support point of a discrete support with at most 201 points, else 101
-    evenly spaced points over the support (mean +- 4 standard deviations on the real line).
+    evenly spaced points over the support (an unbounded end is replaced by the mean -+ 4
+    standard deviations).
     """
     sup = problem.support
     if points is not None and not isinstance(points, (int, np.integer)):
@@ -217,14 +218,17 @@ def band_points(problem: MomentProblem, points: int | Sequence[Any] | None) -> t
             return tuple(sup.points)  # type: ignore[arg-type]
         return tuple(Fraction(x) for x in range(int(sup.lo), int(sup.hi) + 1))  # type: ignore[arg-type]
     k = DEFAULT_POINTS if points is None else int(points)
-    if sup.is_bounded:
-        lo, hi = Fraction(sup.lo), Fraction(sup.hi)  # type: ignore[arg-type]
-    else:
-        mom = problem.exact_moments
-        mean = mom[1] if len(mom) > 1 else Fraction(0)
-        var = mom[2] - mom[1] ** 2 if len(mom) > 2 else Fraction(1)
-        sd = Fraction(math.sqrt(float(var))).limit_denominator(1 << 20) if var > 0 else Fraction(1)
-        lo, hi = mean - 4 * sd, mean + 4 * sd
+    mom = problem.exact_moments
+    mean = mom[1] if len(mom) > 1 else Fraction(0)
+    var = mom[2] - mom[1] ** 2 if len(mom) > 2 else Fraction(1)
+    sd = Fraction(math.sqrt(float(var))).limit_denominator(1 << 20) if var > 0 else Fraction(1)
+    # a missing end (the real line, a half-line) is replaced by mean -+ 4 standard deviations
+    lo = Fraction(sup.lo) if sup.lo is not None else mean - 4 * sd
+    hi = Fraction(sup.hi) if sup.hi is not None else mean + 4 * sd
+    if sup.lo is not None and sup.hi is None:
+        hi = max(hi, lo + 8 * sd)
+    if sup.hi is not None and sup.lo is None:
+        lo = min(lo, hi - 8 * sd)
     return tuple(lo + (hi - lo) * i / (k - 1) for i in range(k))
 
 
@@ -517,9 +521,11 @@ class _WarmInterval:
 def _edge_point(problem: MomentProblem, method: str) -> BoundResult | None:
     """``F(t) = 0`` below a bounded support and ``1`` from its top on: exact, constant certificates."""
     sup, t = problem.support, problem.event.a
-    if not sup.is_bounded or sup.lo <= t < sup.hi:  # type: ignore[operator]
+    below = sup.lo is not None and t < sup.lo
+    above = sup.hi is not None and t >= sup.hi
+    if not (below or above):
         return None
-    v = Fraction(0) if t < sup.lo else Fraction(1)  # type: ignore[operator]
+    v = Fraction(0) if below else Fraction(1)
     amap, _ = problem.affine_to_unit()
     certs = tuple(
         Certificate(side, (v,), "monomial", amap, v, True, 0.0, "constant: X <= t is impossible or certain")
@@ -534,6 +540,10 @@ def _edge_point(problem: MomentProblem, method: str) -> BoundResult | None:
 
 
 def _independent_point(problem: MomentProblem, method: str, options: dict[str, Any]) -> BoundResult:
+    reason = get_method(method).applies(problem)
+    if reason is not None:  # e.g. a closed form that has no formula at this t: reported, not hidden
+        msg = f"method {method!r} does not apply at t = {problem.event.a}: {reason}"
+        return BoundResult(0.0, 1.0, method, Kind.BOUND, Status.FAILED, msg, diagnostics=Diagnostics(notes=(msg,)))
     try:
         out = bound(problem, method, allow_unverified=True, **options)
     except SolverFailed as exc:
@@ -589,11 +599,17 @@ def cdf_band(
     ('1/6', '1/3', '2/3')
     """
     start = time.perf_counter()
-    get_method(method)  # an unknown method fails before any work
+    inst = get_method(method)  # an unknown method fails before any work
     if not isinstance(warm, bool):
         raise InvalidArgument(f"warm must be True or False, got {warm!r}")
     base = _base_problem(problem_or_moments, support)
     ts = band_points(base, points)
+    unknown = sorted(set(options) - set(inst.options))
+    if unknown:
+        raise InvalidArgument(f"method {method!r} got unknown option(s) {unknown}; declared: {sorted(inst.options)}")
+    if all(inst.applies(base.with_event(Event.le(t))) is not None for t in ts):
+        reason = inst.applies(base.with_event(Event.le(ts[0])))
+        raise InvalidArgument(f"method {method!r} does not apply to this band: {reason}")
     truth_vals = _truth_values(truth, ts)
     check_feasible(base.with_event(Event.le(ts[0])))
     notes: list[str] = []
