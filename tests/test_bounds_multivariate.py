@@ -155,3 +155,20 @@ def test_extremal_distribution_plot(tmp_path):
         one.figure()
     res = CliRunner().invoke(main, ["mvbound", "--mean", "0", "--cov", "1", "--polyhedron", "1,1", "--plot", "x.png"])
     assert res.exit_code == 2 and "two-dimensional" in res.output
+
+
+def test_reported_bounds_are_verified_certificate_values(monkeypatch):
+    from fractions import Fraction
+
+    from momentbound.bounds import multivariate as mv
+
+    r = multivariate_bound([0.0], [[1.0]], polyhedron=([[1.0], [-1.0]], [2.0, 2.0]))
+    assert isinstance(r.exact_lower, Fraction) and r.exact_lower <= Fraction(3, 4) and r.lower <= r.exact_lower
+    assert Fraction(3, 4) - r.exact_lower < Fraction(1, 10**7)  # the dual quadratic is Chebyshev's, barely shifted
+    boxed = multivariate_bound([0, 0], [[1, 0.3], [0.3, 1]], polyhedron=([[1, 1], [1, -1]], [1, 1.5]),
+                               support=([-2, -2], [2, 2]))
+    assert boxed.certified and boxed.status in (Status.OPTIMAL, Status.VALID)
+    monkeypatch.setattr(mv, "_exact_pd", lambda S: False)  # a certificate that fails its exact check
+    bad = multivariate_bound([0.0], [[1.0]], polyhedron=([[1.0]], [2.0]))
+    assert bad.status is Status.UNVERIFIED and not bad.certified and bad.exact_lower is None
+    assert "could not be verified" in bad.message
