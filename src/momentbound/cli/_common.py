@@ -81,3 +81,24 @@ def quiet_highs_banner() -> None:
         os.dup2(saved, 1)
         os.close(saved)
         os.close(devnull)
+
+
+class UserError(click.ClickException):
+    """A bad input reported as one line ``Error: ...`` with exit status 2 (no usage text, no traceback)."""
+
+    exit_code = 2
+
+
+def check_plot_path(path: str | None) -> None:
+    """Fail before any work if ``--plot`` is not a .png whose directory exists or can be made."""
+    if path is None:
+        return
+    from pathlib import Path
+
+    target = Path(path)
+    if target.suffix.lower() != ".png":
+        raise UserError(f"--plot must name a .png file, got {path!r}")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--plot: cannot create the directory {str(target.parent)!r}: {exc}") from exc

@@ -7,13 +7,7 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import emit_json, parse_str_list, print_table, quiet_highs_banner
-
-
-class _UserError(click.ClickException):
-    """A bad input: one line, exit status 2."""
-
-    exit_code = 2
+from momentbound.cli._common import UserError, check_plot_path, emit_json, parse_str_list, print_table, quiet_highs_banner
 
 
 def parse_truth(text: str) -> tuple[tuple[Fraction, Fraction], ...]:
@@ -64,6 +58,7 @@ def command(
     from momentbound.bounds.problem import as_exact
     from momentbound.errors import MomentboundError
 
+    check_plot_path(plot_path)
     try:
         pmf = parse_truth(truth) if truth is not None else None
         if moments is not None:
@@ -81,7 +76,9 @@ def command(
         if plot_path is not None:
             band.plot(plot_path)
     except MomentboundError as exc:
-        raise _UserError(f"{type(exc).__name__}: {exc}") from exc
+        raise UserError(f"{type(exc).__name__}: {exc}") from exc
+    except OSError as exc:  # e.g. --plot into a directory that cannot be written
+        raise UserError(f"cannot write the plot: {exc}") from exc
     if as_json:
         doc = band.summary()
         if plot_path is not None:

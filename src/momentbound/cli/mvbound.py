@@ -6,13 +6,7 @@ import math
 
 import click
 
-from momentbound.cli._common import emit_json, print_table
-
-
-class _UserError(click.ClickException):
-    """A bad input: one line, exit status 2."""
-
-    exit_code = 2
+from momentbound.cli._common import UserError, check_plot_path, emit_json, print_table
 
 
 def _floats(text: str, name: str) -> list[float]:
@@ -46,6 +40,7 @@ def command(mean: str, cov: str, polyhedron: str | None, ellipsoid: str | None, 
     from momentbound.bounds.multivariate import multivariate_bound
     from momentbound.errors import InvalidArgument, MomentboundError
 
+    check_plot_path(plot_path)
     try:
         mu = _floats(mean, "--mean")
         n = len(mu)
@@ -79,7 +74,9 @@ def command(mean: str, cov: str, polyhedron: str | None, ellipsoid: str | None, 
         if plot_path is not None:
             result.plot(plot_path)
     except MomentboundError as exc:
-        raise _UserError(f"{type(exc).__name__}: {exc}") from exc
+        raise UserError(f"{type(exc).__name__}: {exc}") from exc
+    except OSError as exc:  # e.g. --plot into a directory that cannot be written
+        raise UserError(f"cannot write the plot: {exc}") from exc
     if as_json:
         doc = result.summary()
         if plot_path is not None:
