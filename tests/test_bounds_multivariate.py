@@ -1,4 +1,4 @@
-"""P(X in C) in R^n from the mean and covariance: one-dimensional oracles, random laws, extremal laws."""
+"""P(X in C) in R^n from the mean and covariance: one-dimensional closed forms, random laws, extremal laws."""
 
 from __future__ import annotations
 
