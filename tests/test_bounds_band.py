@@ -121,6 +121,15 @@ def test_interval_warm_band_is_certified_sharp_and_at_least_as_tight_as_lp():
     assert all(x <= y + 1e-12 for x, y in zip(band.lower, band.lower[1:]))
 
 
+def test_auto_method_picks_lp_on_bounded_supports_and_sdp_on_the_real_line():
+    assert cdf_band((1, 3, 11), "grid:0:6").method == "lp"
+    band = cdf_band((1, 0, 1), "real", points=5)
+    assert band.method == "sdp" and band.certified
+    for t, r in zip(band.t, band.results):
+        if t > 0:  # Cantelli, to the SDP's accuracy
+            assert abs(r.lower - float(t * t / (1 + t * t))) < 1e-6
+
+
 def test_a_failing_point_is_reported_not_hidden(monkeypatch):
     real_bound = band_mod.bound
 

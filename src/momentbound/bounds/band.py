@@ -60,6 +60,8 @@ __all__ = ["CdfBand", "cdf_band", "band_points", "WARM_METHODS", "WARM_INTERVAL_
 WARM_METHODS = ("lp", "lp-dual", "prekopa")
 #: methods whose answer on an interval is the verified semi-infinite LP value
 WARM_INTERVAL_METHODS = ("lp", "lp-dual")
+#: ``method="auto"`` takes the first of these that applies to the problem
+AUTO_METHODS = ("lp", "sdp", "closed-form")
 #: discrete supports with at most this many points use the warm-started LP
 WARM_SIZE_LIMIT = 4096
 #: discrete supports with at most this many points are banded at every point by default
@@ -560,7 +562,7 @@ def cdf_band(
     support: Support | str | None = None,
     *,
     points: int | Sequence[Any] | None = None,
-    method: str = "lp",
+    method: str = "auto",
     truth: Callable[[float], float] | Sequence[tuple[Any, Any]] | None = None,
     warm: bool = True,
     **options: Any,
@@ -578,7 +580,9 @@ def cdf_band(
         ``K`` evenly spaced points over the support, or explicit ``t`` values.  Default:
         every support point of a discrete support with at most 201 points, else 101 points.
     method : str
-        A registered bound method (``bound(..., method)`` is what every point equals).
+        A registered bound method (``bound(..., method)`` is what every point equals), or
+        ``"auto"``: the first of ``lp``, ``sdp``, ``closed-form`` that applies (``lp`` on grids,
+        finite sets and intervals, ``sdp`` on the real line).
     truth : callable or sequence of (x, p), optional
         The true cdf ``F(t)`` or pmf, stored for tables and plots.
     warm : bool
@@ -599,11 +603,14 @@ def cdf_band(
     ('1/6', '1/3', '2/3')
     """
     start = time.perf_counter()
-    inst = get_method(method)  # an unknown method fails before any work
     if not isinstance(warm, bool):
         raise InvalidArgument(f"warm must be True or False, got {warm!r}")
     base = _base_problem(problem_or_moments, support)
     ts = band_points(base, points)
+    if method == "auto":
+        probe = base.with_event(Event.le(ts[len(ts) // 2]))
+        method = next((m for m in AUTO_METHODS if get_method(m).applies(probe) is None), AUTO_METHODS[0])
+    inst = get_method(method)  # an unknown method fails before any work
     unknown = sorted(set(options) - set(inst.options))
     if unknown:
         raise InvalidArgument(f"method {method!r} got unknown option(s) {unknown}; declared: {sorted(inst.options)}")

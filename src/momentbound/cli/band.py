@@ -44,7 +44,8 @@ def parse_truth(text: str) -> tuple[tuple[Fraction, Fraction], ...]:
 @click.option("--support", required=True, help="grid:LO:HI | interval:A:C | finite:x1,x2,... | real")
 @click.option("--points", type=int, default=None,
               help="K evenly spaced t values [default: every point of a grid with <= 201 points, else 101].")
-@click.option("--method", default="lp", show_default=True, help="A registered bound method.")
+@click.option("--method", default="auto", show_default=True,
+              help="A registered bound method, or auto (lp on bounded supports, sdp on the real line).")
 @click.option("--truth", default=None, help="The true law, drawn and tabulated: binomial:N:P | pmf:x1=p1,x2=p2,...")
 @click.option("--order", type=int, default=None, help="With --truth and no --moments: use its moments 0..ORDER.")
 @click.option("--plot", "plot_path", default=None, help="Write the band as a PNG to this file.")
