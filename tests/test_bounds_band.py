@@ -130,6 +130,20 @@ def test_auto_method_picks_lp_on_bounded_supports_and_sdp_on_the_real_line():
             assert abs(r.lower - float(t * t / (1 + t * t))) < 1e-6
 
 
+def test_problems_with_extra_structure_are_solved_point_by_point():
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class ShapedProblem(MomentProblem):  # stands for any constraint beyond moments and support
+        shape: str = "unimodal"
+
+    problem = ShapedProblem((1, 3, 11), Support.grid(0, 6), Event.le(0))
+    band = cdf_band(problem)
+    plain = cdf_band(MomentProblem((1, 3, 11), Support.grid(0, 6), Event.le(0)))
+    assert not any(band.warm) and all(plain.warm[:-1])
+    assert [r.exact_upper for r in band.results] == [r.exact_upper for r in plain.results]
+
+
 def test_a_failing_point_is_reported_not_hidden(monkeypatch):
     real_bound = band_mod.bound
 

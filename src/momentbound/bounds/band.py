@@ -257,8 +257,18 @@ def _truth_values(truth: Any, ts: Sequence[Fraction]) -> tuple[float, ...] | Non
 
 
 def _is_plain(problem: MomentProblem) -> bool:
-    """Whether the problem is only moments + support (no extra constraints of any kind)."""
-    return problem == MomentProblem(problem.moments, problem.support, problem.event, problem.pmf, name=problem.name)
+    """Whether the problem is only moments + support (no extra constraints of any kind).
+
+    Any field beyond those (a shape, a moment box, a subclass) makes the rebuilt problem differ,
+    and the band then solves each point with ``bound``, which honours it.
+    """
+    try:
+        plain = MomentProblem(
+            moments=problem.moments, support=problem.support, event=problem.event, pmf=problem.pmf, name=problem.name
+        )
+    except (InvalidArgument, TypeError):
+        return False
+    return problem == plain
 
 
 # -- the warm-started exact LP ------------------------------------------------------------
