@@ -8,9 +8,11 @@ Solver libraries (cvxpy, highspy) are imported inside the methods, not here.
 from __future__ import annotations
 
 from .api import available_methods, bound, get_method
+from .band import CdfBand, cdf_band
 from .certificate import certify, verify_polynomial_dominates
 from .feasibility import check_feasible
 from .problem import AffineMap, Event, EventKind, MomentProblem, Shape, ShapeKind, Span, Support, SupportKind
+from .multivariate import DiscreteLaw, MultivariateBound, multivariate_bound
 from .registry import METHODS, BoundMethod, register
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status
 
@@ -32,8 +34,10 @@ __all__ = [
     "AffineMap",
     "BoundMethod",
     "BoundResult",
+    "CdfBand",
     "Certificate",
     "Diagnostics",
+    "DiscreteLaw",
     "Event",
     "EventKind",
     "Kind",
@@ -42,14 +46,17 @@ __all__ = [
     "Shape",
     "ShapeKind",
     "Span",
+    "MultivariateBound",
     "Status",
     "Support",
     "SupportKind",
     "available_methods",
     "bound",
+    "cdf_band",
     "certify",
     "check_feasible",
     "get_method",
+    "multivariate_bound",
     "register",
     "verify_polynomial_dominates",
 ]

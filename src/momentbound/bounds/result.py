@@ -112,6 +112,19 @@ class Certificate:
             vals = tuple(u**k for k in range(len(self.coefficients)))
         return sum((Fraction(c) * v for c, v in zip(self.coefficients, vals)), Fraction(0))
 
+    def complement_lower(self) -> Certificate:
+        """The lower-bound certificate ``1 - p`` of ``P(E)`` from this upper certificate ``p`` of ``P(not E)``."""
+        return Certificate(
+            "lower",
+            tuple([1 - Fraction(self.coefficients[0])] + [-Fraction(v) for v in self.coefficients[1:]]),
+            self.basis,
+            self.domain_map,
+            1 - self.value,
+            self.verified,
+            self.min_slack,
+            self.how,
+        )
+
 
 @dataclass(frozen=True)
 class Diagnostics:

@@ -56,3 +56,49 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
         table.add_row(*(str(v) for v in r))
     # piped or captured output has no terminal width: do not crush numbers into "0.16…"
     Console(width=None if sys.stdout.isatty() else 160).print(table)
+
+
+def quiet_highs_banner() -> None:
+    """Print HiGHS's once-per-process copyright banner to /dev/null instead of stdout.
+
+    The banner is written by the C++ library to file descriptor 1 when the first solver
+    instance is created; building that instance with fd 1 pointed at /dev/null keeps
+    ``--json`` output a single JSON document.
+    """
+    import os
+
+    try:
+        import highspy
+    except ImportError:  # pragma: no cover - highspy is a dependency
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+class UserError(click.ClickException):
+    """A bad input reported as one line ``Error: ...`` with exit status 2 (no usage text, no traceback)."""
+
+    exit_code = 2
+
+
+def check_plot_path(path: str | None) -> None:
+    """Fail before any work if ``--plot`` is not a .png whose directory exists or can be made."""
+    if path is None:
+        return
+    from pathlib import Path
+
+    target = Path(path)
+    if target.suffix.lower() != ".png":
+        raise UserError(f"--plot must name a .png file, got {path!r}")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--plot: cannot create the directory {str(target.parent)!r}: {exc}") from exc

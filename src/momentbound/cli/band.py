@@ -1,0 +1,95 @@
+"""``momentbound band``: the sharp certified cdf band F(t) = P[X <= t] at many points."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import click
+
+from momentbound.cli._common import UserError, check_plot_path, emit_json, parse_str_list, print_table, quiet_highs_banner
+
+
+def parse_truth(text: str) -> tuple[tuple[Fraction, Fraction], ...]:
+    """``binomial:N:P`` or ``pmf:x1=p1,x2=p2,...`` as an exact pmf ((x, p), ...)."""
+    from math import comb
+
+    from momentbound.bounds.problem import as_exact
+    from momentbound.errors import InvalidArgument
+
+    head, _, rest = text.strip().partition(":")
+    if head == "binomial":
+        parts = rest.split(":")
+        if len(parts) != 2 or not parts[0].strip().isdigit():
+            raise InvalidArgument(f"--truth binomial needs binomial:N:P (e.g. binomial:20:3/10), got {text!r}")
+        n, p = int(parts[0]), as_exact(parts[1], "--truth p")
+        if not 0 <= p <= 1:
+            raise InvalidArgument(f"--truth binomial:N:P needs 0 <= P <= 1, got P={parts[1]!r}")
+        return tuple((Fraction(k), comb(n, k) * p**k * (1 - p) ** (n - k)) for k in range(n + 1))
+    if head == "pmf":
+        pairs = []
+        for item in parse_str_list(rest):
+            x, eq, p = item.partition("=")
+            if not eq:
+                raise InvalidArgument(f"--truth pmf needs pmf:x1=p1,x2=p2,..., got the item {item!r}")
+            pairs.append((as_exact(x, "--truth x"), as_exact(p, "--truth p")))
+        if not pairs or sum(p for _, p in pairs) != 1 or any(p < 0 for _, p in pairs):
+            raise InvalidArgument(f"--truth pmf probabilities must be >= 0 and sum to 1 exactly, got {text!r}")
+        return tuple(sorted(pairs))
+    raise InvalidArgument(f"--truth must look like 'binomial:N:P' or 'pmf:x1=p1,x2=p2', got {text!r}")
+
+
+@click.command("band")
+@click.option("--moments", default=None, help="Raw moments m0,m1,...,mk (or give --truth and --order).")
+@click.option("--support", required=True, help="grid:LO:HI | interval:A:C | finite:x1,x2,... | real")
+@click.option("--points", type=int, default=None,
+              help="K evenly spaced t values [default: every point of a grid with <= 201 points, else 101].")
+@click.option("--method", default="auto", show_default=True,
+              help="A registered bound method, or auto (lp on bounded supports, sdp on the real line).")
+@click.option("--truth", default=None, help="The true law, drawn and tabulated: binomial:N:P | pmf:x1=p1,x2=p2,...")
+@click.option("--order", type=int, default=None, help="With --truth and no --moments: use its moments 0..ORDER.")
+@click.option("--plot", "plot_path", default=None, help="Write the band as a PNG to this file.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of a table.")
+def command(
+    moments: str | None, support: str, points: int | None, method: str, truth: str | None, order: int | None,
+    plot_path: str | None, as_json: bool,
+) -> None:
+    """The sharp lower and upper cdf F(t) = P[X <= t] from moments, certified at every point."""
+    from momentbound.bounds import Support, cdf_band
+    from momentbound.bounds.problem import as_exact
+    from momentbound.errors import MomentboundError
+
+    check_plot_path(plot_path)
+    try:
+        pmf = parse_truth(truth) if truth is not None else None
+        if moments is not None:
+            if order is not None:
+                raise click.UsageError("--order is for deriving moments from --truth; drop it when --moments is given")
+            mom: tuple[Any, ...] = tuple(as_exact(t, "--moments") for t in parse_str_list(moments))
+        elif pmf is not None and order is not None:
+            if order < 0:
+                raise click.UsageError(f"--order must be >= 0, got {order}")
+            mom = tuple(sum((p * x**k for x, p in pmf), Fraction(0)) for k in range(order + 1))
+        else:
+            raise click.UsageError("give --moments, or --truth with --order to use the moments of the true law")
+        quiet_highs_banner()
+        band = cdf_band(mom, Support.parse(support), points=points, method=method, truth=pmf)
+        if plot_path is not None:
+            band.plot(plot_path)
+    except MomentboundError as exc:
+        raise UserError(f"{type(exc).__name__}: {exc}") from exc
+    except OSError as exc:  # e.g. --plot into a directory that cannot be written
+        raise UserError(f"cannot write the plot: {exc}") from exc
+    if as_json:
+        doc = band.summary()
+        if plot_path is not None:
+            doc["plot"] = plot_path
+        emit_json(doc)
+        return
+    cols = ["t", "lower", "upper", "status", "certified"] + (["truth"] if pmf is not None else [])
+    table = [[f"{r[c]:.6g}" if isinstance(r[c], float) else str(r[c]) for c in cols] for r in band.rows()]
+    title = (f"P[X <= t] from {band.order} moments on {band.support} ({band.method}, "
+             f"{len(band.t)} points, {band.seconds:.3g} s)")
+    print_table(title, cols, table)
+    if plot_path is not None:
+        click.echo(f"plot: {plot_path}")
