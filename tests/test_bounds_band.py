@@ -131,17 +131,17 @@ def test_auto_method_picks_lp_on_bounded_supports_and_sdp_on_the_real_line():
 
 
 def test_problems_with_extra_structure_are_solved_point_by_point():
-    from dataclasses import dataclass
+    from momentbound.bounds import Shape, bound
 
-    @dataclass(frozen=True)
-    class ShapedProblem(MomentProblem):  # stands for any constraint beyond moments and support
-        shape: str = "unimodal"
-
-    problem = ShapedProblem((1, 3, 11), Support.grid(0, 6), Event.le(0))
-    band = cdf_band(problem)
-    plain = cdf_band(MomentProblem((1, 3, 11), Support.grid(0, 6), Event.le(0)))
-    assert not any(band.warm) and all(plain.warm[:-1])
-    assert [r.exact_upper for r in band.results] == [r.exact_upper for r in plain.results]
+    # a unimodal X with mode 0, mean 0 and variance 1: the band goes through the shape's method
+    problem = MomentProblem((1, 0, 1), Support.real(), Event.le(0), shape=Shape.unimodal(0))
+    band = cdf_band(problem, points=[-2, 2], method="sos")
+    assert not any(band.warm)
+    for t, r in zip(band.t, band.results):
+        ref = bound(problem.with_event(Event.le(t)), "sos")
+        assert (r.lower, r.upper) == pytest.approx((ref.lower, ref.upper), abs=1e-9)
+    # Gauss: P[|X| >= 2] <= 1/9, so F(-2) <= 1/9 and F(2) >= 8/9
+    assert band.results[0].upper <= 1 / 9 + 1e-6 and band.results[1].lower >= 8 / 9 - 1e-6
 
 
 def test_a_failing_point_is_reported_not_hidden(monkeypatch):
