@@ -10,10 +10,26 @@ from momentbound.estimators.moments import (
     make_engine,
 )
 from momentbound.estimators.montecarlo import MonteCarloMoments, monte_carlo_moments
+from momentbound.estimators.registry import SPLITTERS, as_splitter, make_splitter
+from momentbound.estimators.repeated import (
+    RepeatedKFold,
+    RepeatedStratifiedKFold,
+    ShuffleSplit,
+    StratifiedShuffleSplit,
+)
+from momentbound.estimators.stratified import StratifiedKFold
 from momentbound.estimators.symmetry import input_symmetries
 from momentbound.estimators.sweep import SWEEP_AXES, SweepResult, sweep, sweep_estimators
 
 __all__ = [
+    "SPLITTERS",
+    "as_splitter",
+    "make_splitter",
+    "RepeatedKFold",
+    "RepeatedStratifiedKFold",
+    "ShuffleSplit",
+    "StratifiedKFold",
+    "StratifiedShuffleSplit",
     "GE",
     "HoldOut",
     "KFold",

@@ -523,6 +523,9 @@ def estimator_moments(
     ----------
     Dhurandhar & Dobra, Section 4 (Theorems 1-3); SPEC sections 2-3 (exact covariance).
     """
+    from momentbound.estimators.registry import as_splitter
+
+    estimator = as_splitter(estimator)
     _check_args(model, estimator, covariance)
     if engine is None:
         engine = make_engine(model, classifier=classifier, backend=backend)

@@ -432,6 +432,9 @@ def monte_carlo_moments(
 
     start = time.perf_counter()
     classifier = as_classifier(NaiveBayes() if classifier is None else classifier)
+    from momentbound.estimators.registry import as_splitter
+
+    estimator = as_splitter(estimator)
     _check(model, N, estimator, classifier, draws, confidence, rng)
     split = estimator.split(N)  # validates N and the split (ImpossibleSplit)
     N = split.N
