@@ -1,6 +1,6 @@
 """Moments of GE, hold-out, v-fold CV and leave-one-out (SPEC sections 2-3)."""
 
-from momentbound.estimators.estimators import GE, Estimator, HoldOut, KFold, LeaveOneOut, Split
+from momentbound.estimators.estimators import GE, Estimator, ExactParts, HoldOut, KFold, LeaveOneOut, Split, Splitter
 from momentbound.estimators.intervals import Interval
 from momentbound.estimators.moments import (
     COVARIANCE_RULES,
@@ -36,6 +36,8 @@ __all__ = [
     "LeaveOneOut",
     "Estimator",
     "Split",
+    "Splitter",
+    "ExactParts",
     "EstimatorMoments",
     "Interval",
     "MomentEngine",

@@ -317,10 +317,13 @@ class Simulation:
 
         return sample
 
-    def folds(self, sizes: tuple[int, ...], sampler: Any) -> SimulatedParts:
-        """Moments of ``CE = sum_i err_i / N`` from fold tables drawn by ``sampler``."""
+    def folds(self, sizes: tuple[int, ...], sampler: Any, tested: int | None = None) -> SimulatedParts:
+        """Moments of ``CE = sum_i err_i / n`` from fold tables drawn by ``sampler``, the errors summed
+        over the first ``tested`` folds (all by default) and ``n`` their number of points."""
         st, R = self.stats, self.draws
         N = int(sum(sizes))
+        if tested is not None and tested < len(sizes):
+            return self._some_folds(sizes, sampler, tested)
         v = len(sizes)
         s = np.array(sizes, dtype=float)
         E, C, ge_last = _cv_draws(self.model, sizes, sampler, R, self.rng)
@@ -336,6 +339,22 @@ class Simulation:
             mean, variance, st.mean(ge_last), st.variance(ge_last), N - N // v, None, v, tuple(sizes),
             fold_variance, fold_covariance,
         )
+
+    def _some_folds(self, sizes: tuple[int, ...], sampler: Any, tested: int) -> SimulatedParts:
+        st, R, m = self.stats, self.draws, self.model
+        n_test = float(sum(sizes[:tested]))
+        E = np.empty((R, tested))
+        C = np.empty((R, tested))
+        ge = np.empty(R)
+        chunk = max(1, _CHUNK_ENTRIES // max(1, len(sizes) * m.p.size))
+        for start in range(0, R, chunk):
+            r = min(chunk, R - start)
+            E[start:start + r], C[start:start + r], ge[start:start + r] = _fold_errors(m, sampler(r, self.rng), tested)
+        mean = st.mean(E.sum(axis=1) / n_test)
+        variance = st.variance(E.sum(axis=1) / n_test, C.sum(axis=1) / n_test**2)
+        N = int(sum(sizes))
+        return SimulatedParts(mean, variance, st.mean(ge), st.variance(ge), N - int(sizes[tested - 1]),
+                              None, len(sizes), tuple(sizes))
 
     def repeated(self, sizes: tuple[int, ...], tested: int, sampler: Any, repeats: float) -> SimulatedParts:
         """The mean of ``repeats`` independent re-partitions of the same data (repeated CV, or
