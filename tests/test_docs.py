@@ -33,3 +33,62 @@ def test_every_figure_linked_from_the_docs_exists() -> None:
     for page in docs.glob("*.md"):
         for target in re.findall(r"!\[[^\]]*\]\(([^)]+\.png)\)", page.read_text()):
             assert (docs / target).is_file(), f"{page.name} links a missing figure {target}"
+
+
+# References to documents that are not part of the repository (design notes, work logs, the
+# people or sessions that wrote the code). The project cites docs/mathematics.md and papers.
+_OUTSIDE_REFERENCES = re.compile(
+    r"\bSPEC\b|\bORACLES\b|\bSTYLE\.md\b|\b[Hh]elpers?(?:'s)?[- ][A-Z]\d?\b"
+    r"|(?i:\bissues? #?\d|\bissue-\d|\bsessions?\b|/work/|estimators_contract)"
+)
+_SCANNED = ("src", "docs", "notebooks", "benchmarks", "tests", "README.md", "Makefile", "mkdocs.yml")
+_TEXT_SUFFIXES = {".py", ".md", ".ipynb", ".yml", ".yaml", ".toml", ".txt", ".cfg", ".ini", ".json", ".csv", ""}
+
+
+def _scanned_texts() -> list[tuple[str, str]]:
+    """``(label, text)`` of every text file in the scanned places; notebooks by cell and output."""
+    import json
+
+    texts: list[tuple[str, str]] = []
+    for name in _SCANNED:
+        base = ROOT / name
+        files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
+        for path in files:
+            rel = path.relative_to(ROOT).as_posix()
+            if path.suffix not in _TEXT_SUFFIXES or "__pycache__" in rel or rel == "tests/test_docs.py":
+                continue
+            if path.suffix == ".ipynb":
+                nb = json.loads(path.read_text())
+                for i, cell in enumerate(nb["cells"]):
+                    texts.append((f"{rel} cell {i}", "".join(cell.get("source", ""))))
+                    for out in cell.get("outputs", []):
+                        text = out.get("text") or out.get("data", {}).get("text/plain", "")
+                        texts.append((f"{rel} cell {i} output", "".join(text)))
+            else:
+                try:
+                    texts.append((rel, path.read_text()))
+                except UnicodeDecodeError:
+                    continue
+    return texts
+
+
+def test_the_pattern_catches_outside_references() -> None:
+    for bad in ("(SPEC section 3)", "see ORACLES.md", "STYLE.md", "issue 2", "Issue #4", "issue-3",
+                "helper A", "helper C1's", "helper-A", "the first session", "/work/notes/x.md"):
+        assert _OUTSIDE_REFERENCES.search(bad), bad
+    for good in ("docs/mathematics.md, section 'Cross-validation'", "Helpers shared by the CLI",
+                 "special", "the issue of ties", "Table 4"):
+        assert not _OUTSIDE_REFERENCES.search(good), good
+
+
+def test_no_reference_to_documents_outside_the_repository() -> None:
+    texts = _scanned_texts()
+    assert any(label.startswith("src/") for label, _ in texts)
+    assert any(".ipynb" in label for label, _ in texts)
+    hits = []
+    for label, text in texts:
+        for lineno, line in enumerate(text.splitlines(), 1):
+            match = _OUTSIDE_REFERENCES.search(line)
+            if match:
+                hits.append(f"{label}:{lineno}: {match.group(0)!r} in {line.strip()[:120]}")
+    assert not hits, "references to documents outside the repository:\n" + "\n".join(hits)

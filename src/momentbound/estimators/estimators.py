@@ -1,4 +1,5 @@
-"""The error estimators whose moments momentbound computes (SPEC section 3).
+"""The error estimators whose moments momentbound computes (docs/mathematics.md, sections
+'Hold-out' and 'Cross-validation').
 
 Each estimator is a small frozen, validated dataclass that knows how it splits ``N`` points:
 

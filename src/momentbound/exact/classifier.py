@@ -7,7 +7,8 @@ arithmetic), never in floating point, so ties are real ties.
 
 References
 ----------
-Dhurandhar & Dobra, Sections 6-7 (SPEC section 4); /work/notes/estimators_contract.md.
+Dhurandhar & Dobra, Sections 6-7; docs/mathematics.md, sections 'The naive Bayes classifier' and
+'Tie rules'.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class NaiveBayes:
     -----
     Score of class ``k`` at ``x``: ``(N_k/N) prod_j (N_{j,x^j,k} + alpha)/(N_k + alpha a_j)``;
     a class with ``N_k = 0`` scores 0. With ``alpha = 0`` and two classes that are both
-    present, class 0 wins iff ``Z_x > 0`` (SPEC section 4).
+    present, class 0 wins iff ``Z_x > 0`` (docs/mathematics.md, section 'The decision statistic Z').
 
     Examples
     --------
