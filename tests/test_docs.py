@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -26,6 +28,26 @@ def test_mkdocs_build_strict(tmp_path: Path) -> None:
     assert "run_study" in api and "run_sweep" in api  # mkdocstrings rendered the reference
     findings = (tmp_path / "site" / "findings" / "index.html").read_text()
     assert "Lemma 2" in findings
+    for page in ("mathematics", "bounds", "estimators", "moments", "findings"):
+        html = (tmp_path / "site" / page / "index.html").read_text()
+        # formulas reach the page as LaTeX for KaTeX, and no $ is left unconverted
+        assert html.count('class="arithmatex"') >= 5, page
+        assert "katex.min.js" in html and "javascripts/katex.js" in html, page
+        text = re.sub(r'<(span|div) class="arithmatex">.*?</\1>', "", html, flags=re.S)
+        text = re.sub(r"<(code|pre|script|style)[^>]*>.*?</\1>", "", text, flags=re.S)
+        assert "$" not in text, f"{page}: a formula was not converted: {text[text.index('$') - 80:][:160]}"
+    assert (tmp_path / "site" / "javascripts" / "katex.js").is_file()
+
+
+_FORMULA_IN_CODE = re.compile(r"\^|sum_|\bE\[|\bP\[|\bP\(|>=|<=|!=|\bmu\b|zeta|sqrt")
+
+
+@pytest.mark.parametrize("page", ["mathematics.md", "bounds.md", "estimators.md", "moments.md", "findings.md"])
+def test_formulas_are_latex_not_code(page: str) -> None:
+    text = re.sub(r"```.*?```", "", (ROOT / "docs" / page).read_text(), flags=re.S)
+    spans = [s for s in re.findall(r"`([^`\n]+)`", text) if _FORMULA_IN_CODE.search(s)]
+    allowed = {"test_size >= N"}  # an argument condition, not a formula
+    assert not [s for s in spans if s not in allowed], f"{page}: formulas in code spans: {spans}"
 
 
 def test_every_figure_linked_from_the_docs_exists() -> None:
