@@ -341,3 +341,31 @@ def test_every_number_on_the_page_is_checked() -> None:
     assert not unchecked, f"numbers on findings.md without a check in tests/test_findings.py: {unchecked}"
     stale = sorted(t for t in _NOT_COMPUTED if not re.search(r"(?<![\d.])" + re.escape(t) + r"(?![\d])", PAGE))
     assert not stale, f"numbers listed as not computed that are no longer on findings.md: {stale}"
+
+
+# --------------------------------------------------------------------------- docs/studies.md is generated
+
+_SECONDS = re.compile(r"\d+(?:\.\d+)? s\b")
+
+
+def _section(markdown: str, name: str) -> str:
+    """The section of study ``name`` in a report, with timings masked (they vary by run)."""
+    match = re.search(r"^## [^\n]*: `" + re.escape(name) + r"`\n.*?(?=^## |\Z)", markdown, flags=re.S | re.M)
+    assert match, f"no section for {name!r}"
+    return _SECONDS.sub("<t> s", match.group(0))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["holdout", "cv"])
+def test_studies_page_is_what_the_code_generates(name: str) -> None:
+    """The exact studies' sections of docs/studies.md (claims, verdicts, evidence) are what
+    ``momentbound reproduce all --report`` writes today, up to timings."""
+    import matplotlib.pyplot as plt
+
+    from momentbound.studies.registry import run_study
+    from momentbound.studies.report import markdown_report
+
+    result = run_study(name)
+    plt.close(result.figure)
+    generated = markdown_report([result.to_document()])
+    assert _section(generated, name) == _section(STUDIES, name)
