@@ -1,4 +1,4 @@
-"""Table 4 workload of the paper (issue 3): every cdf method on P[Z_(0,0) > 0] of the 2x2x2
+"""Table 4 workload of the paper: every cdf method on P[Z_(0,0) > 0] of the 2x2x2
 equal-cells model with 6 moments, N = 10, 100, 1000, plus the baselines timed in the same run:
 
 * plain LP over the fully enumerated integer grid in raw monomials (scipy HiGHS), where it fits

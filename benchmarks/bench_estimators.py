@@ -1,4 +1,4 @@
-"""Benchmark of the estimator moments (issue 4) against simulation of the real procedure.
+"""Benchmark of the estimator moments against simulation of the real procedure.
 
 Workloads:
 

@@ -1,4 +1,4 @@
-"""Benchmark of the exact laws (issue 3's ``exact`` truth, issue 4's exact GE moments).
+"""Benchmark of the exact laws (the ``exact`` truth of the bounds and the exact GE moments).
 
 Workloads (timed in one run, wall-clock and CPU seconds):
 

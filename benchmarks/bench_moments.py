@@ -1,4 +1,4 @@
-"""Benchmark of the moment engine against naive sympy expansion (issue 2).
+"""Benchmark of the moment engine against naive sympy expansion.
 
 Workloads, all for the 2x2x2 naive Bayes statistic Z_(0,0) of the paper's second model
 (class-0 cells 1/10, class-1 cells 3/20):

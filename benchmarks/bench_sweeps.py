@@ -1,4 +1,4 @@
-"""Dask sweep against the same sweep run serially (issue 5).
+"""Dask sweep against the same sweep run serially.
 
 Workload: E[GE] and Var(GE) of the 1-D classifier of Fig. 1 (N = 1000, prior 0.3) at 16
 values of the correlation c, one estimator_moments call per configuration. The baseline is a

@@ -26,7 +26,7 @@ def test_cantelli_on_the_real_line(mu, s2, t):
         assert r.exact_lower == 0
     assert "upper: cantelli" in r.message
     _check(r, prob)
-    # P(X > 0) with mu > 0: infimum mu^2/(s2 + mu^2) (ORACLES item 1)
+    # P(X > 0) with mu > 0: infimum mu^2/(s2 + mu^2) (Cantelli)
     prob = MomentProblem((1, 2, 5), Support.real(), Event.gt(0))
     r = bound(prob, "closed-form")
     assert r.exact_lower == F(4, 5)

@@ -1,6 +1,6 @@
 """The sharp discrete LP (lp, lp-dual): exact answers against independent witnesses.
 
-Witnesses: hand-computed oracles (ORACLES item 7), brute-force enumeration of every basis
+Witnesses: hand-computed oracles (docs/mathematics.md, section 'Closed-form bounds'), brute-force enumeration of every basis
 of the discrete moment LP in exact rational arithmetic, true cdfs of known laws (binomial,
 the exact law of the naive Bayes statistic), direct evaluation of certificates at every
 support point."""

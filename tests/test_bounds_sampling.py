@@ -1,6 +1,6 @@
 """Tests of the Monte Carlo method (bounds/sampling.py).
 
-Witnesses: the helper-A statistic's exact scalar ``evaluate`` (vectorised evaluator), the
+Witnesses: the statistic's exact scalar ``evaluate`` (vectorised evaluator), the
 exact law of Z by brute-force enumeration of count tables (estimates), scipy's own exact
 binomial interval (Clopper-Pearson), the paper's Table 5 widths (Chebyshev interval), and
 coverage frequencies over many seeds.

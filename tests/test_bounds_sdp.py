@@ -1,6 +1,6 @@
 """Tests of the Bertsimas-Popescu SDP bounds (bounds/sdp.py).
 
-Witnesses: closed forms (ORACLES items 1, 2, 5, 7), exact sums of random pmfs on small
+Witnesses: closed forms (docs/mathematics.md, section 'Closed-form bounds'), exact sums of random pmfs on small
 grids, the exact binomial cdf, and an independent exact law of the 2x2x2 naive Bayes
 statistic (written here from its structure, checked against brute-force enumeration).
 """
@@ -118,7 +118,7 @@ def test_z_law_witness_matches_enumeration() -> None:
 
 # ----------------------------------------------------------------------------- closed forms
 def test_sostools_example_one_over_37() -> None:
-    """ORACLES 2: support [0, 5], mean 1, sd 1/2, event [4, 5]: sharp upper bound 1/37."""
+    """docs/mathematics.md, section 'Closed-form bounds': support [0, 5], mean 1, sd 1/2, event [4, 5]: sharp upper bound 1/37."""
     p = MomentProblem((1, 1, F(5, 4)), Support.interval(0, 5), Event.between(4, 5))
     r = bound(p, method="sdp")
     assert r.certified and r.status in (Status.VALID, Status.SHIFTED)
@@ -132,7 +132,7 @@ def test_sostools_example_one_over_37() -> None:
 
 
 def test_chebyshev_markov_stieltjes_normal_on_real_line() -> None:
-    """ORACLES 5: moments (1, 0, 1, 0, 3) on R give 1/6 <= F(0-) <= F(0) <= 5/6."""
+    """Chebyshev-Markov-Stieltjes: moments (1, 0, 1, 0, 3) on R give 1/6 <= F(0-) <= F(0) <= 5/6."""
     mom = (1, 0, 1, 0, 3)
     le = bound(MomentProblem(mom, Support.real(), Event.le(0)), method="sdp")
     lt = bound(MomentProblem(mom, Support.real(), Event.lt(0)), method="sdp")
@@ -144,7 +144,7 @@ def test_chebyshev_markov_stieltjes_normal_on_real_line() -> None:
 
 @pytest.mark.parametrize("mu,s2", [(F(-1), F(1)), (F(-1, 2), F(2)), (F(-3), F(4))])
 def test_cantelli_on_real_line(mu: F, s2: F) -> None:
-    """ORACLES 1: mu < 0 gives sup P(X > 0) = s2 / (s2 + mu^2)."""
+    """Cantelli: mu < 0 gives sup P(X > 0) = s2 / (s2 + mu^2)."""
     r = bound(MomentProblem((1, mu, s2 + mu**2), Support.real(), Event.gt(0)), method="sdp")
     target = s2 / (s2 + mu**2)
     assert r.exact_upper >= target
@@ -152,7 +152,7 @@ def test_cantelli_on_real_line(mu: F, s2: F) -> None:
 
 
 def test_two_moment_interval_formula() -> None:
-    """ORACLES 4: sup P(X >= t) on [a, b] is the smallest of three closed forms."""
+    """Two moments on an interval: sup P(X >= t) on [a, b] is the smallest of three closed forms."""
     a, b, mu, s2, t = F(0), F(10), F(3), F(4), F(6)
     m2 = s2 + mu**2
     target = min(s2 / (s2 + (t - mu) ** 2), (mu - a) / (t - a), 1 - (m2 - (t + b) * mu + t * b) / ((t - a) * (b - a)))
@@ -162,7 +162,7 @@ def test_two_moment_interval_formula() -> None:
 
 
 def test_small_exact_instance_is_relaxed_on_grid() -> None:
-    """ORACLES 7: the sharp discrete bounds are [0, 1/3] and [1/20, 4/15]; the interval
+    """docs/mathematics.md, section 'Closed-form bounds': the sharp discrete bounds are [0, 1/3] and [1/20, 4/15]; the interval
     relaxation must contain them (it is valid but weaker)."""
     r2 = bound(MomentProblem((1, 3, 11), Support.grid(0, 6), Event.ge(5)), method="sdp")
     assert r2.exact_lower <= 0 and r2.exact_upper >= F(1, 3)
@@ -199,7 +199,7 @@ def test_finite_support_relaxation_contains_truth() -> None:
 
 
 def test_binomial_16_moments_certified() -> None:
-    """Issue 3: works to 16 moments on a binomial(40, 0.3) cdf."""
+    """Works to 16 moments on a binomial(40, 0.3) cdf."""
     pmf = binomial_pmf(40, F(3, 10))
     event = Event.le(12)
     truth = prob(pmf, event)
@@ -213,7 +213,7 @@ def test_binomial_16_moments_certified() -> None:
 
 
 def test_naive_bayes_z_12_moments_at_N100() -> None:
-    """Issue 3: 12 moments of Z_x for the 2x2x2 model at N = 100, against the exact law."""
+    """12 moments of Z_x for the 2x2x2 model at N = 100, against the exact law."""
     from momentbound.model import equal_cells_model
     from momentbound.model.statistics import naive_bayes_statistic
     from momentbound.moments.core import raw_moments

@@ -1,6 +1,7 @@
 """Tests of the exchange (sqp) and descent (gd, gdts) methods.
 
-Witnesses: closed forms (ORACLES items 2, 7), the exact rational LP on small grids
+Witnesses: closed forms (docs/mathematics.md, section 'Closed-form bounds': the sums-of-squares
+example and the small exact instance), the exact rational LP on small grids
 (solved here independently by enumerating vertices of the tiny primal LP with exact
 Fractions), exact sums of random pmfs, and the exact binomial cdf.
 """
@@ -68,7 +69,7 @@ OPTS = {"sqp": {}, "gd": {}, "gdts": {"rng": 7, "rounds": 1, "neighbours": 2, "m
 
 @pytest.mark.parametrize("method", METHODS)
 def test_small_exact_instance(method: str) -> None:
-    """ORACLES 7: [0, 1/3] with two moments, [1/20, 4/15] with three."""
+    """docs/mathematics.md, section 'Closed-form bounds': [0, 1/3] with two moments, [1/20, 4/15] with three."""
     r2 = bound(MomentProblem((1, 3, 11), Support.grid(0, 6), Event.ge(5)), method=method, **OPTS[method])
     r3 = bound(MomentProblem((1, 3, 11, 45), Support.grid(0, 6), Event.ge(5)), method=method, **OPTS[method])
     assert r2.certified and r3.certified
@@ -221,8 +222,8 @@ def test_gd_concentrated_law_makes_progress() -> None:
 
 
 def test_sqp_twelve_moments_of_z_at_N100() -> None:
-    """Issue 3: 12 moments of Z_x at N = 100 (a concentrated law: the large coefficient box makes
-    HiGHS fail, the exchange restarts from a small box); valid against C1's exact law."""
+    """12 moments of Z_x at N = 100 (a concentrated law: the large coefficient box makes
+    HiGHS fail, the exchange restarts from a small box); valid against the exact law."""
     from momentbound.bounds.compare import table4_problem
     from momentbound.exact import prob_z_positive
     from momentbound.model import equal_cells_model

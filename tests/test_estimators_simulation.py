@@ -106,7 +106,7 @@ def check_estimator(name, n, estimator, ties, alpha, r, seed, *, precision=0.05,
     agree(f"{label} variance", sim.variance_estimate(values), res.variance, precision)
     if he is not None:
         v = he.shape[1]
-        if n % v == 0:  # the identities of SPEC section 3 hold to rounding for equal folds
+        if n % v == 0:  # the identities of docs/mathematics.md hold to rounding for equal folds
             assert abs(float(res.mean) - float(res.ge_mean)) <= 1e-12
             ident = float(res.fold_variance) / v + (v - 1) / v * float(res.fold_covariance)
             assert abs(float(res.variance) - ident) <= 1e-12
@@ -215,7 +215,7 @@ def test_first_rule_sklearn(case):
 # ------------------------------------------------------------------ the printed Lemma 2
 def test_printed_lemma2_disagrees_with_real_two_fold_cv():
     """2-fold CV: the simulated covariance of the two fold errors is clearly positive, equal to
-    the exact covariance, and far from the printed Lemma 2's zero (SPEC section 3)."""
+    the exact covariance, and far from the printed Lemma 2's zero (docs/mathematics.md, section 'Cross-validation')."""
     _, _, KFold, *_ = api()
     n = 30
     est = KFold(2)

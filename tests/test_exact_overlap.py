@@ -156,7 +156,7 @@ def test_paper_covariance_for_more_than_two_folds_equals_enumeration(ties, alpha
 
 
 def test_paper_covariance_differs_from_exact_for_three_folds():
-    """The printed Lemma 2 misses the dependence through the test points (SPEC section 3)."""
+    """The printed Lemma 2 misses the dependence through the test points (docs/mathematics.md, section 'Cross-validation')."""
     model, clf = MODELS["1d"], NaiveBayes()
     exact = estimator_moments(model, 6, KFold(3), classifier=clf)
     paper = estimator_moments(model, 6, KFold(3), classifier=clf, covariance="paper")

@@ -1,7 +1,7 @@
 """Sanity tests of the test oracles themselves (tests/oracles), independent of momentbound.
 
 Witnesses: scikit-learn's CategoricalNB (the classifier), a literal enumeration of point
-sequences and coin outcomes (the count-table enumeration), closed forms of SPEC section 3
+sequences and coin outcomes (the count-table enumeration), closed forms of docs/mathematics.md
 (hold-out second moment, E[CE] = E[GE at N - s]) and simulation (the vectorised simulator).
 """
 
@@ -71,7 +71,7 @@ def test_scores_by_hand():
 
 
 def test_paper_two_class_rule_is_z_sign():
-    """With alpha = 0 and K = 2, class 0 wins iff Z_x > 0 (SPEC section 4)."""
+    """With alpha = 0 and K = 2, class 0 wins iff Z_x > 0 (docs/mathematics.md, section 'The decision statistic Z')."""
     arities = (2, 2)
     cells = cells_of(arities, 2)
     rng = np.random.default_rng(11)

@@ -330,7 +330,7 @@ class BruteForce:
         )
 
     def paper_pair_second(self, n_common: int, s_i: int, s_j: int) -> Fraction:
-        """The printed Lemma 2's pair term E[GE(zeta_i) GE(zeta_j)] (SPEC section 3).
+        """The printed Lemma 2's pair term E[GE(zeta_i) GE(zeta_j)] (docs/mathematics.md, section 'Cross-validation').
 
         zeta_i is trained on C + D_j and zeta_j on C + D_i (C the n_common points shared by both
         training sets); only the classifiers' generalization errors enter, not the fact that

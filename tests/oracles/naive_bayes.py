@@ -1,6 +1,7 @@
 """Direct scalar naive Bayes classifier in exact arithmetic (test oracle).
 
-Written from the contract (notes/estimators_contract.md) without looking at the package:
+Written from docs/mathematics.md (sections 'The naive Bayes classifier' and 'Tie rules') without
+looking at the package:
 class ``k``'s score at ``x`` is
 
     (N_k / N) * prod_j (N_{j, x^j, k} + alpha) / (N_k + alpha * a_j)

@@ -1,4 +1,5 @@
-"""Certified bounds on a cdf from moments (SPEC section 6).
+"""Certified bounds on a cdf from moments (docs/mathematics.md, section 'Bounds on a probability
+from moments').
 
 ``bound(problem, method=...)`` is the entry point; methods register themselves in
 :data:`METHODS` when their module is imported below (one import line per module).

@@ -5,7 +5,7 @@ Moments arrive as exact raw moments of the scaled variable ``u`` (see
 Chebyshev moments ``E[T_k(u)]`` exactly, and only then to floats for a solver.  Dual
 polynomials live in the Chebyshev basis; converting them to monomials is done only in
 exact rational arithmetic (floating-point conversion is catastrophic at high degree,
-see ORACLES.md).
+see docs/mathematics.md, section 'Numerical conditioning').
 """
 
 from __future__ import annotations

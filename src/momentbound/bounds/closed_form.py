@@ -1,6 +1,7 @@
 """``closed-form``: classical closed-form moment bounds, each with its dual polynomial.
 
-Formulas (ORACLES.md; mean ``mu``, variance ``s2``, ``m2 = E[X^2]``):
+Formulas (docs/mathematics.md, section 'Closed-form bounds'; mean ``mu``, variance ``s2``,
+``m2 = E[X^2]``):
 
 * **Cantelli** (one-sided Chebyshev), any support: ``P(X >= mu + t) <= s2/(s2 + t^2)``,
   dual ``((x - x0)/(t' - x0))^2``; sharp on the real line with two moments.  Two-sided

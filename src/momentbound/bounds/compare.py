@@ -8,7 +8,7 @@ value from :func:`momentbound.exact.prob_z_positive`.  The CLI ``momentbound com
 
 References
 ----------
-Dhurandhar & Dobra, Section 7.3, Tables 4-6 (SPEC section 8).
+Dhurandhar & Dobra, Section 7.3, Tables 4-6; docs/mathematics.md, section 'The paper's studies'.
 """
 
 from __future__ import annotations

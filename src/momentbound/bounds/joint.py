@@ -1,11 +1,12 @@
-"""Bounds on joint events ``P[X > tx and Y > ty]`` of two integer statistics (SPEC section 7).
+"""Bounds on joint events ``P[X > tx and Y > ty]`` of two integer statistics (docs/mathematics.md,
+section 'Joint events and the bird polynomial').
 
 Three routes, all returning :class:`~momentbound.bounds.result.BoundResult`:
 
 * :func:`frechet_bounds`: from bounds ``[lx, ux]`` on ``P[X > tx]`` and ``[ly, uy]`` on
   ``P[Y > ty]``, ``max(0, lx + ly - 1) <= P[both] <= min(ux, uy)`` (certified when both inputs are).
 * :func:`bird_bound`: the paper's bird polynomial ``W`` with ``W > 0 iff X > 0 and Y > 0`` on
-  ``[-a, a]^2``; its moments (helper A's :func:`momentbound.moments.bird.bird_moments`)
+  ``[-a, a]^2``; its moments (:func:`momentbound.moments.bird.bird_moments`)
   feed a one-dimensional method.  The degree grows linearly in ``a`` (``DegreeCapExceeded``
   beyond the cap), so this only works for small ranges.
 * :func:`joint_sdp`: a bivariate moment relaxation (Lasserre).  The law on the box is split

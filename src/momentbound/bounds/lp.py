@@ -1,8 +1,10 @@
 """``lp`` and ``lp-dual``: the sharp discrete moment LP with column generation and an exact finish.
 
-Primal (SPEC section 6): ``max sum_{x in E} q_x`` s.t. ``sum_x T_k(u_x) q_x = tau_k``,
+Primal (docs/mathematics.md, section 'Bounds on a probability from moments'):
+``max sum_{x in E} q_x`` s.t. ``sum_x T_k(u_x) q_x = tau_k``,
 ``q >= 0``, with ``u_x`` the support point scaled to ``[-1, 1]`` and ``tau_k = E[T_k(u)]``
-the exact Chebyshev moments (well conditioned, see ORACLES.md).  Its dual is the
+the exact Chebyshev moments (well conditioned, see docs/mathematics.md, section 'Numerical
+conditioning').  Its dual is the
 certificate: ``min tau . y`` s.t. ``p_y(x) = sum_k y_k T_k(u_x) >= 1_E(x)`` on the support.
 
 Huge grids are never enumerated: the restricted LP starts from a few Chebyshev-spaced

@@ -1,4 +1,5 @@
-"""The moment problem: known moments, a support, and an event (SPEC section 6).
+"""The moment problem: known moments, a support, and an event (docs/mathematics.md, section
+'Bounds on a probability from moments').
 
 Numbers given exactly (``int``, ``Fraction``) stay exact; floats are accepted for
 moments and converted to exact rationals (``Fraction(float)`` is exact) only where exact

@@ -167,7 +167,8 @@ def event_mask(event: Event, values: np.ndarray) -> np.ndarray:
 def naive_bayes_z(model: Any, counts: np.ndarray, x: Sequence[int] | int, classes: Sequence[int] = (0, 1)) -> np.ndarray:
     """``Z_x^{k,l}`` for every row of ``counts`` (shape ``(draws, n_cells)``), exact integers.
 
-    ``Z = N_l^(d-1) prod_j N^j_{x^j,k} - N_k^(d-1) prod_j N^j_{x^j,l}`` (SPEC section 4).
+    ``Z = N_l^(d-1) prod_j N^j_{x^j,k} - N_k^(d-1) prod_j N^j_{x^j,l}`` (docs/mathematics.md,
+    section 'The decision statistic Z').
     Uses int64 when ``N^(2d-1)`` fits, Python integers otherwise.
 
     Example

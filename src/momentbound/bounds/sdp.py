@@ -1,4 +1,5 @@
-"""Bertsimas-Popescu semidefinite bounds (SPEC section 6, method ``"sdp"``).
+"""Bertsimas-Popescu semidefinite bounds (docs/mathematics.md, section 'Bounds on a probability
+from moments', method ``"sdp"``).
 
 The dual of the moment problem asks for the cheapest polynomial ``p`` (degree ``m``, the
 number of known moments) with ``p >= 1_E`` on the support.  On every piece of the support

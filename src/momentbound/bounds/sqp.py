@@ -4,7 +4,8 @@ The dual of the moment problem,
 
     min  sum_k y_k c_k   s.t.   p(u) = sum_k y_k T_k(u) >= 1_E(u)  for every u in the support,
 
-has ``m + 1`` unknowns and infinitely many constraints (SPEC section 6).  The paper's SQP
+has ``m + 1`` unknowns and infinitely many constraints (docs/mathematics.md, section 'Bounds on a
+probability from moments').  The paper's SQP
 keeps a finite set of constraints, solves the (linear, since the objective is affine)
 subproblem, and adds the most violated constraints of the current iterate, each found as
 the minimum of a polynomial over an interval from the real roots of its derivative.  Here
@@ -275,7 +276,8 @@ def _full_solve(
 
 
 def _solve_lp(c: np.ndarray, V: np.ndarray, R: np.ndarray, m: int, box: float = _COEF_BOX) -> Any:
-    """The exchange subproblem with HiGHS: tight tolerances first (ORACLES: defaults mislead)."""
+    """The exchange subproblem with HiGHS: tight tolerances first (docs/mathematics.md, section
+    'Numerical conditioning': defaults mislead)."""
     from scipy.optimize import linprog
 
     for method, opts in _HIGHS_LADDER:

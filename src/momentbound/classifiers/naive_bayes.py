@@ -11,7 +11,8 @@ This module holds the one implementation of its score and tie rules: :func:`scor
 
 References
 ----------
-Dhurandhar & Dobra, Sections 6-7; ``docs/mathematics.md`` ("Naive Bayes").
+Dhurandhar & Dobra, Sections 6-7; docs/mathematics.md, sections 'The naive Bayes classifier' and
+'Tie rules'.
 """
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ class NaiveBayes:
     -----
     Score of class ``k`` at ``x``: ``(N_k/N) prod_j (N_{j,x^j,k} + alpha)/(N_k + alpha a_j)``;
     a class with ``N_k = 0`` scores 0. With ``alpha = 0`` and two classes that are both
-    present, class 0 wins iff ``Z_x > 0`` (SPEC section 4).
+    present, class 0 wins iff ``Z_x > 0`` (docs/mathematics.md, section 'The decision statistic Z').
 
     Examples
     --------

@@ -1,4 +1,5 @@
-"""Moments of GE, hold-out, v-fold CV and leave-one-out (SPEC sections 2-3)."""
+"""Moments of GE, hold-out, v-fold CV and leave-one-out (docs/mathematics.md, sections
+'Generalization error' to 'Cross-validation')."""
 
 from momentbound.estimators.estimators import GE, Estimator, ExactParts, HoldOut, KFold, LeaveOneOut, Split, Splitter
 from momentbound.estimators.intervals import Interval

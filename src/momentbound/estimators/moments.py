@@ -1,4 +1,5 @@
-"""Moments of GE, hold-out, v-fold CV and leave-one-out from prediction probabilities (SPEC 2-3).
+"""Moments of GE, hold-out, v-fold CV and leave-one-out from prediction probabilities
+(docs/mathematics.md).
 
 Everything here is assembled from three prediction-probability terms of a backend
 (``momentbound.probability``): ``single`` (one prediction), ``pair`` (two predictions of the
@@ -104,7 +105,8 @@ class EstimatorMoments:
     backend, kind:
         Name of the prediction-probability backend and what its numbers are (``Kind``).
     covariance:
-        ``"exact"`` or ``"paper"`` (the printed, incorrect Lemma 2; SPEC section 3).
+        ``"exact"`` or ``"paper"`` (the printed, incorrect Lemma 2; docs/mathematics.md, section
+        'Cross-validation').
     classifier:
         The classifier whose errors are analysed.
     seconds:
@@ -388,7 +390,8 @@ class MomentEngine:
         return total
 
     def _paper_errors(self, n_common: int, s: int, t: int) -> Value:
-        """The printed Lemma 2: ``E[GE(zeta_i) GE(zeta_j)]`` (incorrect; SPEC section 3)."""
+        """The printed Lemma 2: ``E[GE(zeta_i) GE(zeta_j)]`` (incorrect; docs/mathematics.md,
+        section 'Cross-validation')."""
         if n_common == 0:
             # 2-fold CV: the two classifiers are trained on disjoint, independent folds
             return self.ge_first(t) * self.ge_first(s)
@@ -490,7 +493,7 @@ def estimator_moments(
         Prediction-probability backend: a registered name (``"exact"``, ``"sampling"``,
         ``"bound:<method>"``, ``"series"``) or a backend object. Its ``kind`` is the result's kind.
     covariance:
-        ``"exact"`` (default; SPEC section 3) or ``"paper"``: the printed Lemma 2,
+        ``"exact"`` (default) or ``"paper"``: the printed Lemma 2,
         ``E[HE_i HE_j] = E[GE(zeta_i) GE(zeta_j)]``, which ignores that each fold's test points
         train the other fold's classifier. It is **incorrect** (for 2-fold CV it gives a zero
         covariance where the real one is positive) and is offered only to show the difference.
@@ -521,7 +524,8 @@ def estimator_moments(
 
     References
     ----------
-    Dhurandhar & Dobra, Section 4 (Theorems 1-3); SPEC sections 2-3 (exact covariance).
+    Dhurandhar & Dobra, Section 4 (Theorems 1-3); docs/mathematics.md, section 'Cross-validation'
+    (exact covariance).
     """
     from momentbound.estimators.registry import as_splitter
 

@@ -1,4 +1,4 @@
-"""Conditional Monte Carlo moments of GE, hold-out, v-fold CV and leave-one-out (issue 4).
+"""Conditional Monte Carlo moments of GE, hold-out, v-fold CV and leave-one-out.
 
 Only training **count tables** are sampled; everything given the tables is computed exactly:
 

@@ -3,7 +3,8 @@
 Given the class counts ``(n_0..n_{K-1})`` (multinomial over the class priors), the
 classes of an iid training set are independent, and the naive Bayes score of class
 ``k`` at an input ``x`` depends only on ``n_k`` and the agreement counts
-``A_jk(x) = N_{j, x^j, k}`` (SPEC section 4). For one or two inputs, the agreement counts of a
+``A_jk(x) = N_{j, x^j, k}`` (docs/mathematics.md, section 'The decision statistic Z'). For one or
+two inputs, the agreement counts of a
 class are linear functions of the counts of a few *components* ``(j, v)`` ("attribute ``j``
 equals ``v``"); the law of those component counts given ``n_k`` is built by a recursion over
 points on a dense grid. The engine then sums over class counts and per-class states:
@@ -347,7 +348,8 @@ def cross_probabilities(
     clf: NaiveBayes,
     mode: str,
 ) -> np.ndarray:
-    """``E[g_{x_a}(a | C + B' + point_b) g_{x_b}(b | C + A' + point_a)]`` (SPEC section 3).
+    """``E[g_{x_a}(a | C + B' + point_b) g_{x_b}(b | C + A' + point_a)]`` (docs/mathematics.md,
+    section 'Cross-validation').
 
     Given ``C``, the two predictions are independent; the sum runs over the class counts
     and per-class agreement states of ``C``, each weighted by the exact conditional
@@ -387,7 +389,7 @@ def overlap_probabilities(
 ) -> np.ndarray:
     """``E[g_{x_a}(a | C + B) g_{x_b}(b | C + A)]`` with ``C``, ``A``, ``B`` independent iid samples
     of sizes ``n_common``, ``n_a``, ``n_b`` and no fixed points (the printed Lemma 2's pair term,
-    SPEC section 3); shape ``(K, K)``.
+    docs/mathematics.md, section 'Cross-validation'); shape ``(K, K)``.
 
     The sum of :func:`cross_probabilities` without the two test points: given ``C`` the two
     classifiers are independent; the sum runs over the class counts and per-class agreement

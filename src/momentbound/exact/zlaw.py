@@ -1,4 +1,5 @@
-"""Exact law of the two-class naive Bayes statistic ``Z_x`` (SPEC section 4).
+"""Exact law of the two-class naive Bayes statistic ``Z_x`` (docs/mathematics.md, section 'The
+decision statistic Z').
 
 ``Z_x = N_l^(d-1) prod_j N^j_{x^j,k} - N_k^(d-1) prod_j N^j_{x^j,l}`` (class ``k`` beats ``l`` when
 ``Z > 0``). Given the class counts ``(n_k, n_l)`` (trinomial with the other classes), the two

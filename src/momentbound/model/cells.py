@@ -1,4 +1,5 @@
-"""Validated cell probabilities of a finite-input, finite-class data model (SPEC section 1)."""
+"""Validated cell probabilities of a finite-input, finite-class data model (docs/mathematics.md,
+section 'Data model')."""
 
 from __future__ import annotations
 
@@ -79,7 +80,7 @@ class CellModel:
 
     References
     ----------
-    Dhurandhar & Dobra, Section 3 (SPEC section 1).
+    Dhurandhar & Dobra, Section 3; docs/mathematics.md, section 'Data model'.
     """
 
     arities: tuple[int, ...]

@@ -1,4 +1,5 @@
-"""The data models of the paper's studies (SPEC section 8), as exact ``CellModel`` objects."""
+"""The data models of the paper's studies (docs/mathematics.md, section 'The paper's studies'), as
+exact ``CellModel`` objects."""
 
 from __future__ import annotations
 

@@ -3,7 +3,9 @@
 A :class:`Statistic` is a polynomial with integer coefficients in *features*, where each
 feature is a sum of cell counts (a class count ``N_k``, an attribute-class count
 ``N^j_{v,k}``, or a single cell). Keeping the features, instead of expanding into cell
-counts, is what lets the moment engine exploit the structure (SPEC sections 4-5): the
+counts, is what lets the moment engine exploit the structure (docs/mathematics.md, sections 'The
+decision statistic Z' and
+'Factorial moments'): the
 naive Bayes ``Z_x`` is a two-term polynomial in six features, while ``Z_x^12`` expanded
 in the cell counts of the 2x2x2 model has millions of monomials.
 """
@@ -378,7 +380,8 @@ def _check_classes(model: "CellModel", classes: object) -> tuple[int, int]:
 def naive_bayes_statistic(
     model: "CellModel", x: Sequence[int] | int, classes: Sequence[int] = (0, 1)
 ) -> Statistic:
-    """The naive Bayes decision statistic ``Z_x^{k,l}`` (SPEC section 4).
+    """The naive Bayes decision statistic ``Z_x^{k,l}`` (docs/mathematics.md, section 'The
+    decision statistic Z').
 
     ``Z_x = N_l^(d-1) prod_j N^j_{x^j,k} - N_k^(d-1) prod_j N^j_{x^j,l}``: class ``k`` beats
     class ``l`` at input ``x`` iff ``Z_x > 0`` (no smoothing; ``Z_x = 0`` is a tie).
@@ -401,7 +404,7 @@ def naive_bayes_statistic(
 
     References
     ----------
-    Dhurandhar & Dobra, Section 7 (SPEC section 4).
+    Dhurandhar & Dobra, Section 7; docs/mathematics.md, section 'The decision statistic Z'.
     """
     if not isinstance(x, (int, tuple, list)) or isinstance(x, bool):
         raise InvalidArgument(f"x must be a tuple of attribute values, got {x!r}")

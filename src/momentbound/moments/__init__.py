@@ -1,4 +1,6 @@
-"""Moments of polynomial statistics of multinomial counts (SPEC sections 5 and 7).
+"""Moments of polynomial statistics of multinomial counts (docs/mathematics.md, sections
+'Factorial moments' and
+'Joint events and the bird polynomial').
 
 * :func:`raw_moments`, :func:`joint_moments`, :func:`expectation`: exact numbers.
 * :func:`compile_moments`: derive once per (statistic, order), evaluate at any ``(N, p)``.

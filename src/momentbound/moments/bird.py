@@ -1,4 +1,5 @@
-"""The "bird" polynomial of the paper (SPEC section 7): one statistic for a joint event.
+"""The "bird" polynomial of the paper (docs/mathematics.md, section 'Joint events and the bird
+polynomial'): one statistic for a joint event.
 
 For integers ``X, Y`` in ``[-a, a]``,
 

@@ -209,7 +209,8 @@ def expectation(stat: Statistic, model: "CellModel", N: int, *, exact: Optional[
 def raw_moments(
     statistic: Statistic, model: "CellModel", N: int, order: int, *, exact: Optional[bool] = None
 ) -> MomentSequence:
-    """Raw moments ``E[Z^k]``, ``k = 0..order``, exactly (SPEC section 5).
+    """Raw moments ``E[Z^k]``, ``k = 0..order``, exactly (docs/mathematics.md, section 'Factorial
+    moments').
 
     Parameters
     ----------

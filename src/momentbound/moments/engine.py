@@ -1,4 +1,5 @@
-"""Exact expectations of polynomials in sums of multinomial counts (SPEC section 5).
+"""Exact expectations of polynomials in sums of multinomial counts (docs/mathematics.md, section
+'Factorial moments').
 
 The mathematics (all exact integer arithmetic):
 

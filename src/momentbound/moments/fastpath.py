@@ -1,4 +1,4 @@
-"""Fast re-evaluation of compiled moments at new cell probabilities (issue 2).
+"""Fast re-evaluation of compiled moments at new cell probabilities.
 
 :class:`momentbound.moments.compiled.CompiledMoments` derives the ``p``-independent
 structure once; this module evaluates the ``p``-dependent integer vectors ``gamma`` with

@@ -3,7 +3,8 @@
 This path is deliberately independent of the structured engine: it expands ``Z^k`` in
 the *atoms* (groups of cells that belong to exactly the same features; for the 2x2x2
 naive Bayes statistic these are the 8 cells) with python-flint, and replaces each
-monomial by its multinomial moment from the factorial moments (SPEC section 5):
+monomial by its multinomial moment from the factorial moments (docs/mathematics.md, section
+'Factorial moments'):
 
 ``E[prod_a M_a^{v_a}] = sum_{j <= v} prod_a S(v_a, j_a) (N)_{|j|} prod_a q_a^{j_a}``.
 

@@ -1,7 +1,8 @@
 """Common interface of the prediction-probability backends.
 
 A backend answers three questions about the classifier trained on iid training sets
-(SPEC sections 2-3; /work/notes/estimators_contract.md):
+(docs/mathematics.md, sections 'The naive Bayes classifier', 'Tie rules', 'Generalization error' and
+'Cross-validation'):
 
 * ``single``: ``E[g_x(y | T)]`` for ``T`` of size ``n_train``;
 * ``pair``: ``E[g_x(y | T) g_x2(y' | T)]`` (same training set, independent coins);

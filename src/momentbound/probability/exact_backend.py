@@ -20,7 +20,8 @@ ARITHMETICS = ("auto", "rational", "float")
 
 
 class ExactBackend(PredictionBackend):
-    """Exact prediction probabilities (SPEC sections 2-4).
+    """Exact prediction probabilities (docs/mathematics.md, sections 'Generalization error' to
+    'The decision statistic Z').
 
     Parameters
     ----------
@@ -190,7 +191,8 @@ class ExactBackend(PredictionBackend):
         ``A`` (``n_a``); all independent iid samples, no fixed points.
 
         This is the pair term of the printed (incorrect) Lemma 2, ``E[GE(zeta_i) GE(zeta_j)]``,
-        used by ``estimator_moments(..., covariance="paper")`` (SPEC section 3). Exact
+        used by ``estimator_moments(..., covariance="paper")`` (docs/mathematics.md, section
+        'Cross-validation'). Exact
         ``Fraction`` results in rational mode, floats otherwise (see ``arithmetic``).
 
         Examples

@@ -1,7 +1,8 @@
 """Moment-based backends: ``bound:<method>`` (guaranteed intervals) and ``series`` (approximation).
 
 Both apply to two classes without smoothing (``alpha = 0``), where the naive Bayes prediction
-at ``x`` is the sign of the statistic ``Z_x`` of SPEC section 4 whenever both classes are
+at ``x`` is the sign of the statistic ``Z_x`` (docs/mathematics.md, section 'The decision
+statistic Z') whenever both classes are
 present in the training set. The single prediction probability is
 
 * ``random``: ``g(0) = (P[Z > 0] + P[Z >= 0]) / 2 + c``, where ``c`` corrects the training sets

@@ -1,4 +1,5 @@
-"""The paper's studies (SPEC section 8) as functions returning data, a figure and claim checks.
+"""The paper's studies (docs/mathematics.md, section 'The paper's studies') as functions returning
+data, a figure and claim checks.
 
 ``run_study(name, quick=...)`` runs a registered study; each study module can also be used
 directly (``holdout_study(N=..., test_sizes=...)``). ``run_sweep`` evaluates grids of

@@ -1,7 +1,8 @@
 """Figs. 5-9: moments of the v-fold cross-validation error against the number of folds.
 
 Same setup as Figs. 2-4 (``N = 100``, input independent of the class, prior 0.4). The
-pairwise covariance of the fold errors uses the exact conditioning of SPEC section 3; the
+pairwise covariance of the fold errors uses the exact conditioning of docs/mathematics.md, section
+'Cross-validation'; the
 paper's printed Lemma 2 (incorrect) is drawn next to it for comparison.
 """
 
@@ -54,7 +55,7 @@ def cv_frame(
 
     Columns: ``folds``, ``fold_size`` (smallest fold), ``train_size`` (largest training set),
     ``mean``, ``variance``, ``std``, ``mean_plus_std``, ``fold_variance``,
-    ``fold_covariance`` (exact, SPEC section 3), ``ge_mean``, ``ge_variance`` and, with
+    ``fold_covariance`` (exact), ``ge_mean``, ``ge_variance`` and, with
     ``paper_lemma``, ``paper_fold_covariance``: the fold covariance of the printed Lemma 2
     (incorrect: it ignores that each fold's test points train the other fold's classifier).
     """
@@ -83,7 +84,7 @@ def cv_frame(
         rows.append(row)
     backend_name, kind = source_of(results[0][0])
     sources = [
-        CurveSource(c, backend_name, kind, "exact covariance (SPEC section 3)" if c != "mean" else "")
+        CurveSource(c, backend_name, kind, "exact covariance" if c != "mean" else "")
         for c in ("mean", "fold_variance", "fold_covariance", "variance", "mean_plus_std")
     ]
     if paper_lemma:

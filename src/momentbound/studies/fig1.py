@@ -1,6 +1,7 @@
 """Fig. 1: expected generalization error of the 1-D classifier against the correlation ``c``.
 
-One input with two values, two classes, ``N = 1000`` (SPEC section 8):
+One input with two values, two classes, ``N = 1000`` (docs/mathematics.md, section 'The paper's
+studies'):
 ``p[x1,y1] = p(1+c)/2, p[x2,y1] = p(1-c)/2, p[x1,y2] = (1-p)(1-c)/2, p[x2,y2] = (1-p)(1+c)/2``.
 The paper says the curve has small bumps where the two counts of a cell compete, caused
 by ties broken with a fair coin, and that another tie rule would give a smooth curve.

@@ -1,9 +1,11 @@
 """Figs. 2-4: moments of the hold-out error against the size of the hold-out set.
 
-The paper's setup (Section 6.3.2, SPEC section 8): ``N = 100`` points, one input
+The paper's setup (Section 6.3.2; docs/mathematics.md, section 'The paper's studies'): ``N = 100``
+points, one input
 independent of the class, prior of the first class ``p = 0.4``; ``E[HE]``, ``Var(HE)``
 and ``E[HE] + Std(HE)`` against the test share. Every point is an exact estimator moment
-(SPEC section 3: ``E[HE] = E_Nt[GE]``, ``E[HE^2] = E_Nt[GE]/Ns + (Ns-1)/Ns E_Nt[GE^2]``).
+(docs/mathematics.md, section 'Hold-out': ``E[HE] = E_Nt[GE]``,
+``E[HE^2] = E_Nt[GE]/Ns + (Ns-1)/Ns E_Nt[GE^2]``).
 """
 
 from __future__ import annotations

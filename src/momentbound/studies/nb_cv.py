@@ -1,6 +1,7 @@
 """Figs. 20-25: cross-validation of the 2x2x2 naive Bayes classifier (second model).
 
-Class-1 cells 0.1, class-2 cells 0.15 (SPEC section 8). Figs. 20-24: moments of CE
+Class-1 cells 0.1, class-2 cells 0.15 (docs/mathematics.md, section 'The paper's studies'). Figs.
+20-24: moments of CE
 against the number of folds at ``N = 100`` (the paper reports the best E + Std at about
 10 folds). Fig. 25: 50% hold-out against 10-fold CV as ``N`` grows (the paper goes to
 ``N = 5000``).

@@ -1,6 +1,7 @@
 """Figs. 14-19: hold-out error of the 2x2x2 naive Bayes classifier against the test share.
 
-Two attributes with two values each and two classes, ``N = 100`` (SPEC section 8):
+Two attributes with two values each and two classes, ``N = 100`` (docs/mathematics.md, section
+'The paper's studies'):
 first every cell ``1/8`` (then ``E[HE] = 0.5`` for every split), then class-1 cells
 ``0.1`` and class-2 cells ``0.15`` (the paper reports the best hold-out share at 50%).
 Exact moments through the class-conditional decomposition of the d-D classifier.

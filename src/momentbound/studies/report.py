@@ -33,7 +33,17 @@ def markdown_report(
     if documents:
         total = sum(len(d["checks"]) for d in documents)
         ok = sum(c["verdict"] == "reproduced" for d in documents for c in d["checks"])
-        lines += [f"**{ok} of {total} claims reproduced.**", ""]
+        open_ = sum(c["verdict"].startswith("inconclusive") for d in documents for c in d["checks"])
+        tail = f"; {open_} inconclusive at the Monte Carlo precision" if open_ else ""
+        lines += [f"**{ok} of {total} claims reproduced{tail}.**", ""]
+        levels = sorted({s["confidence"] for d in documents for s in d["sources"] if s.get("draws") is not None})
+        if levels:
+            pct = " or ".join(f"{100 * c:g}%" for c in levels)
+            lines += [
+                f"Monte Carlo curves are estimates with marginal {pct} confidence intervals (no "
+                "simultaneous coverage): a claim counts as reproduced only when the intervals separate it.",
+                "",
+            ]
     for d in documents:
         params = ", ".join(f"`{k}={_short(v)}`" for k, v in d["parameters"].items())
         lines += [f"## {d['title'].split(':')[0]}: `{d['name']}`", "", d["title"], "", f"Parameters: {params}.", ""]

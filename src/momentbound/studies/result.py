@@ -1,6 +1,6 @@
 """The result of a study: data, a figure, the backends used, and the paper's claims checked.
 
-A study reproduces one group of the paper's figures or tables (SPEC section 8). It returns
+A study reproduces one group of the paper's figures or tables. It returns
 a frozen :class:`StudyResult` holding a pandas ``DataFrame`` (one row per grid point), a
 matplotlib ``Figure`` (built without pyplot, so no global state), which backend produced
 each curve, and one :class:`ClaimCheck` per claim the paper makes about the figures.

@@ -3,7 +3,8 @@
 Same distribution as Figs. 2-9 (one input independent of the class, prior 0.4); hold-out
 with 11 test points and 20-fold cross-validation (the paper's choices), ``N`` up to 1000.
 Means only: ``E[HE] = E_{N-11}[GE]`` and ``E[CE] = sum_i (s_i/N) E_{N-s_i}[GE]``
-(SPEC section 3), computed by :func:`~momentbound.estimators.estimator_moments` for the
+(docs/mathematics.md, section 'Cross-validation'), computed by
+:func:`~momentbound.estimators.estimator_moments` for the
 GE and hold-out rows and from the same cached GE moments for the folds.
 """
 
