@@ -32,7 +32,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/run_all.py
+	$(BIN)/python benchmarks/run_all.py --quick
 
 # Re-resolve every dependency (and the dev extra, pip, setuptools, wheel) to its newest
 # release allowed by pyproject.toml, for Python 3.11 on Linux x86_64.
