@@ -22,6 +22,7 @@ __all__ = ["quiet_native_output"]
 _lock = threading.Lock()
 _depth = 0
 _saved: tuple[int, int] | None = None
+_LIBC: ctypes.CDLL | None = None
 
 
 def _flush_python() -> None:
@@ -33,12 +34,21 @@ def _flush_python() -> None:
             pass
 
 
+def _libc() -> ctypes.CDLL | None:
+    global _LIBC
+    if _LIBC is None:
+        try:
+            _LIBC = ctypes.CDLL(None)
+        except OSError:  # no C library to load: nothing can be buffered there
+            return None
+    return _LIBC
+
+
 def _flush_c() -> None:
     """Flush the C library's stdio buffers (a pipe makes stdout fully buffered)."""
-    try:
-        ctypes.CDLL(None).fflush(None)
-    except (OSError, AttributeError):  # no C library to load: nothing was buffered there
-        pass
+    libc = _libc()
+    if libc is not None and hasattr(libc, "fflush"):
+        libc.fflush(None)
 
 
 def _enter() -> None:
