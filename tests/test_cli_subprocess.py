@@ -97,6 +97,13 @@ EITHER: dict[str, list[str]] = {
        for m in NEEDS_A_MODEL},
 }
 
+# Without --json: the table only (its title first, no banner above it), stderr empty.
+TABLES: dict[str, list[str]] = {
+    "table-bound-model-all": ["bound", *MODEL_FORM],
+    "table-estimate-bound-sqp": ["estimate", *GE, "--N", "6", "--backend", "bound:sqp"],
+}
+TITLES = {"table-bound-model-all": "P(X in gt:0) from 3 moments", "table-estimate-bound-sqp": "GE at N=6"}
+
 
 def _env() -> dict[str, str]:
     env = dict(os.environ)
@@ -108,7 +115,7 @@ def _env() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.CompletedProcess[str]]:
-    jobs = {**SUCCEEDS, **USAGE_ERRORS, **REFUSED, **EITHER}
+    jobs = {**SUCCEEDS, **USAGE_ERRORS, **REFUSED, **EITHER, **TABLES}
     env = _env()
 
     def run(key: str) -> subprocess.CompletedProcess[str]:
@@ -158,6 +165,15 @@ def test_channels_are_clean(runs, key):
     _assert_clean_failure(res)
     if expected == "usage error":
         assert res.returncode == 2, _describe(res)
+
+
+@pytest.mark.parametrize("key", sorted(TABLES))
+def test_tables_alone_on_stdout(runs, key):
+    res = runs[key]
+    assert res.returncode == 0, _describe(res)
+    assert res.stderr == "", _describe(res)
+    assert res.stdout.lstrip().startswith(TITLES[key]), _describe(res)
+    assert not BANNED.search(res.stdout), _describe(res)
 
 
 def test_every_bound_method_and_backend_is_exercised():
