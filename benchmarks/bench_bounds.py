@@ -8,7 +8,8 @@ equal-cells model with 6 moments, N = 10, 100, 1000, plus the baselines timed in
 Prints one table (wall and CPU seconds: the machine is a shared, loaded 2-core box) with the
 paper's reported times and bounds beside ours, and the ratio baseline LP / sharp discrete bound.
 
-Usage: ``python benchmarks/bench_bounds.py [--N 10,100,1000] [--order 6] [--repeats 3] [--skip prekopa]``
+Usage: ``python benchmarks/bench_bounds.py [--N 10,100,1000] [--order 6] [--repeats 3] [--skip prekopa] [--quick]``
+(``--quick``: N = 10 and 100, one repeat, 200 draws.)
 """
 
 from __future__ import annotations
@@ -66,7 +67,10 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip", default="", help="comma-separated methods to skip")
     ap.add_argument("--draws", type=int, default=1000)
+    ap.add_argument("--quick", action="store_true", help="N = 10,100, one repeat, 200 draws (seconds)")
     args = ap.parse_args()
+    if args.quick:
+        args.N, args.repeats, args.draws = "10,100", 1, 200
     Ns = [int(v) for v in args.N.split(",")]
     skip = {s for s in args.skip.split(",") if s}
     rows = []

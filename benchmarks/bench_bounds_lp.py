@@ -11,7 +11,8 @@ and ``P[Z_(0,0) > 0]`` of the 2x2x2 equal-cells naive Bayes model (6 moments at 
 workloads, with its previous start (``start="coarse"``: coarse-to-fine sub-grids, then pairs next
 to the threshold, the code before the continuous-measure start) as its own before/after baseline.
 
-Usage: ``python benchmarks/bench_bounds_lp.py [--repeats 1] [--skip-slow] [--skip-prekopa-before]``
+Usage: ``python benchmarks/bench_bounds_lp.py [--repeats 1] [--skip-slow] [--skip-prekopa-before] [--quick]``
+(``--quick``: 8 and 12 moments, N = 10 and 100, without the two slow rows.)
 Timings are wall-clock seconds on whatever machine runs this (RESULTS.md says which).
 """
 
@@ -85,10 +86,15 @@ def main() -> None:
     ap.add_argument("--skip-slow", action="store_true", help="skip the 12-moment N = 100 workload")
     ap.add_argument("--skip-prekopa-before", action="store_true",
                     help="do not time prekopa's previous start (about 70 s at N = 1000)")
+    ap.add_argument("--quick", action="store_true",
+                    help="8 and 12 moments, N = 10 and 100; implies --skip-slow --skip-prekopa-before")
     args = ap.parse_args()
-    work = [(f"binomial(40,0.3) F(12), {k} moments", *binomial_problem(k, 12)) for k in (8, 12, 16)]
-    work += [(f"Z_(0,0) > 0, N = {N}, 6 moments", *z_problem(N, 6)) for N in (10, 100, 1000)]
-    work += [(f"Table 4 (compare.table4_problem), N = {N}", *table4(N)) for N in (10, 100, 1000)]
+    if args.quick:
+        args.skip_slow = args.skip_prekopa_before = True
+    orders, sizes = ((8, 12), (10, 100)) if args.quick else ((8, 12, 16), (10, 100, 1000))
+    work = [(f"binomial(40,0.3) F(12), {k} moments", *binomial_problem(k, 12)) for k in orders]
+    work += [(f"Z_(0,0) > 0, N = {N}, 6 moments", *z_problem(N, 6)) for N in sizes]
+    work += [(f"Table 4 (compare.table4_problem), N = {N}", *table4(N)) for N in sizes]
     if not args.skip_slow:
         work.append(("Z_(0,0) > 0, N = 100, 12 moments", *z_problem(100, 12)))
     header = ("workload", "grid points", "baseline [lo, hi]", "baseline status", "baseline s",

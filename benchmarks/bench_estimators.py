@@ -18,7 +18,8 @@ Workloads:
 
 Times are wall-clock and process CPU seconds on whatever machine runs it; the recorded results
 were taken on a shared, loaded 2-core machine.
-Run: ``.venv/bin/python benchmarks/bench_estimators.py [--pilot R] [--skip-large]``.
+Run: ``.venv/bin/python benchmarks/bench_estimators.py [--pilot R] [--skip-large] [--quick]``
+(``--quick``: a 100-dataset pilot, without the N = 1000 run).
 """
 
 from __future__ import annotations
@@ -119,7 +120,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--skip-large", action="store_true", help="skip the N = 1000 2x2x2 run")
     parser.add_argument("--limit", type=float, default=300.0, help="time limit (s) of the N = 1000 run")
+    parser.add_argument("--quick", action="store_true", help="--pilot 100 --skip-large")
     args = parser.parse_args()
+    if args.quick:
+        args.pilot, args.skip_large = 100, True
     print(f"machine: {platform.platform()}, {os.cpu_count()} cores (shared with other jobs), "
           f"python {platform.python_version()}; load average {os.getloadavg()[0]:.1f}")
 

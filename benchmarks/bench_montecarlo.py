@@ -7,12 +7,12 @@ sets, exact error given the tables) against ``estimator_moments(backend=Sampling
 draws, and the exact values as reference. Prints one line per method. Timings on whatever machine
 runs it (record: 2 shared cores).
 
-Run: .venv/bin/python benchmarks/bench_montecarlo.py [draws]
+Run: .venv/bin/python benchmarks/bench_montecarlo.py [--draws R] [--quick]   (``--quick``: 2000 draws)
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 import time
 
 import numpy as np
@@ -24,7 +24,11 @@ from momentbound.probability.sampling_backend import SamplingBackend
 
 
 def main() -> None:
-    draws = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--draws", type=int, default=10_000, help="sampled table draws per method")
+    ap.add_argument("--quick", action="store_true", help="2000 draws")
+    args = ap.parse_args()
+    draws = 2000 if args.quick else args.draws
     model, N, est = independent_1d_model("2/5"), 100, KFold(10)
     t = time.perf_counter()
     exact = estimator_moments(model, N, est, backend="exact")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 from click.testing import CliRunner
 
@@ -18,9 +19,11 @@ def test_moments_form_json():
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
     (row,) = doc["results"]
-    assert set(row) == {"method", "kind", "lower", "upper", "certified", "status", "seconds"}
+    assert set(row) == {"method", "kind", "lower", "upper", "certified", "status", "seconds", "lower_exact",
+                        "upper_exact"}
     assert row["method"] == "lp" and row["status"] == "optimal" and row["certified"] is True
     assert abs(row["lower"] - 1 / 20) < 1e-15 and abs(row["upper"] - 4 / 15) < 1e-15
+    assert (row["lower_exact"], row["upper_exact"]) == ("1/20", "4/15") and doc["exact"] is None
 
 
 def test_all_methods_and_table_output():
@@ -41,6 +44,7 @@ def test_model_form_adds_exact():
     rows = {r["method"]: r for r in doc["results"]}
     assert rows["lp"]["lower"] <= doc["exact"] <= rows["lp"]["upper"]
     assert rows["exact"]["lower"] == doc["exact"] and rows["exact"]["kind"] == "exact"
+    assert float(Fraction(rows["exact"]["lower_exact"])) == doc["exact"]
 
 
 def test_errors_are_reported():

@@ -32,8 +32,9 @@ def test_estimate_json_cv():
     r = estimator_moments(MODEL, 8, KFold(3))
     assert doc["estimator"] == "cv" and doc["kind"] == "exact" and doc["folds"] == 3
     assert doc["fold_sizes"] == [3, 3, 2]
-    assert Fraction(doc["mean"]) == r.mean and Fraction(doc["variance"]) == r.variance
-    assert Fraction(doc["fold_covariance"]) == r.fold_covariance
+    assert Fraction(doc["mean_exact"]) == r.mean and Fraction(doc["variance_exact"]) == r.variance
+    assert Fraction(doc["fold_covariance_exact"]) == r.fold_covariance
+    assert doc["mean"] == float(r.mean) and doc["mean_lower"] == doc["mean_upper"] == doc["mean"]
     assert doc["std"] == pytest.approx(r.std)
 
 
@@ -43,12 +44,14 @@ def test_estimate_options_reach_the_api():
     doc = json.loads(res.output)
     r = estimator_moments(MODEL, 6, HoldOut(test_size=3), classifier=NaiveBayes(ties="first", alpha=1))
     assert doc["test_size"] == 3 and doc["train_size"] == 3 and doc["ties"] == "first"
-    assert Fraction(doc["variance"]) == r.variance
+    assert Fraction(doc["variance_exact"]) == r.variance
+    assert doc["alpha"] == 1.0 and doc["alpha_exact"] == "1"
     ge = json.loads(run("estimate", "--cells", CELLS, "--N", "5", "--estimator", "ge", "--json").output)
-    assert Fraction(ge["mean"]) == estimator_moments(MODEL, 5, GE()).mean
+    assert Fraction(ge["mean_exact"]) == estimator_moments(MODEL, 5, GE()).mean
     paper = json.loads(run("estimate", "--cells", CELLS, "--N", "6", "--estimator", "cv", "--folds", "2",
                            "--covariance", "paper", "--json").output)
-    assert paper["fold_covariance"] == "0" and paper["covariance"] == "paper"
+    assert paper["fold_covariance_exact"] == "0" and paper["fold_covariance"] == 0.0
+    assert paper["covariance"] == "paper"
 
 
 def test_estimate_table():
@@ -132,7 +135,8 @@ def test_estimate_sampling_backend_is_seeded():
     assert first["kind"] == "estimate" and first["backend"] == "sampling"
     assert first["mean"] == second["mean"]  # same seed, same draws
     exact = estimator_moments(MODEL, 10, KFold(2))
-    assert first["mean"]["lower"] <= float(exact.mean) <= first["mean"]["upper"]
+    assert first["mean_lower"] <= float(exact.mean) <= first["mean_upper"]
+    assert first["mean_lower"] <= first["mean"] <= first["mean_upper"] and first["mean_exact"] is None
     res = CliRunner().invoke(main, ["estimate", "--cells", CELLS, "--N", "5", "--estimator", "ge",
                                     "--seed", "1"])
     assert res.exit_code != 0 and "--seed only applies to --backend sampling" in res.output

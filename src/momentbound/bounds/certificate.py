@@ -27,7 +27,7 @@ import flint
 from momentbound.errors import InvalidArgument
 
 from .basis import chebyshev_to_monomial_coeffs
-from .problem import AffineMap, Event, MomentProblem, Piece, Support, SupportKind
+from .problem import AffineMap, Event, MomentProblem, Support, SupportKind
 from .result import Certificate
 
 __all__ = [

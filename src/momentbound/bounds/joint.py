@@ -40,6 +40,7 @@ import numpy as np
 from numpy.polynomial import chebyshev as _cheb
 
 from momentbound.errors import InvalidArgument, SolverFailed
+from momentbound.quiet import quiet_native_output
 
 from .basis import chebyshev_table
 from .problem import Event, MomentProblem, Support
@@ -347,10 +348,11 @@ def _solve_relaxation(
     objective = cp.Maximize(sum(zs[i][index[(0, 0)]] for i in maximise))
     prob = cp.Problem(objective, cons)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), quiet_native_output():
             # "optimal_inaccurate" is reported through the status; the certificate is verified anyway
             warnings.simplefilter("ignore", UserWarning)
-            prob.solve(solver=cp.CLARABEL, tol_gap_abs=solver_tol, tol_gap_rel=solver_tol, tol_feas=solver_tol)
+            prob.solve(solver=cp.CLARABEL, verbose=False, tol_gap_abs=solver_tol, tol_gap_rel=solver_tol,
+                       tol_feas=solver_tol)
     except cp.error.SolverError as exc:
         raise SolverFailed(f"Clarabel failed on the bivariate moment relaxation: {exc}", result=None) from exc
     if prob.status not in ("optimal", "optimal_inaccurate") or eq.dual_value is None:

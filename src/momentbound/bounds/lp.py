@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from momentbound.errors import InfeasibleMoments, InvalidArgument, SolverFailed
+from momentbound.quiet import quiet_native_output
 
 from .basis import choose_basis
 from .certificate import certify, slack_minimum
@@ -110,8 +111,10 @@ class _Restricted:
 def _highs(options: Mapping[str, Any]) -> Any:
     import highspy
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    with quiet_native_output():  # HiGHS prints its banner when the first Highs() is built
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("log_to_console", False)
     h.setOptionValue("primal_feasibility_tolerance", 1e-10)
     h.setOptionValue("dual_feasibility_tolerance", 1e-10)
     h.setOptionValue("small_matrix_value", 1e-12)
@@ -137,7 +140,8 @@ def _run_highs(h: Any, lp: Any) -> tuple[HighsOutcome, str, Any]:
     finish verifies the basis either way.
     """
     h.passModel(lp)
-    h.run()
+    with quiet_native_output():
+        h.run()
     raw = str(h.getModelStatus()).split(".")[-1]
     status = HIGHS_STATUS_MAP.get(raw, HighsOutcome.FAILED)
     sol = h.getSolution()

@@ -328,10 +328,6 @@ class _State:
     y: list[Any]  # flint fmpq, coefficients of the dual polynomial in the solver basis
     w: list[Any]  # flint fmpq, primal weights of the basis points
 
-    @property
-    def y_fractions(self) -> list[Fraction]:
-        return [_f(v) for v in self.y]
-
 
 class DualSimplex:
     """Lemke's dual simplex on the discrete moment LP (upper bound of ``P(E)``), exact (flint fmpq)."""

@@ -43,6 +43,7 @@ import numpy as np
 from numpy.polynomial import chebyshev as _cheb
 
 from momentbound.errors import InvalidArgument, SolverFailed
+from momentbound.quiet import quiet_native_output
 
 from .problem import MomentProblem, SupportKind
 from .registry import BoundMethod, register
@@ -265,8 +266,9 @@ def sos_dual(
     settings.tol_feas = tol
     settings.tol_ktratio = 1e-8
     settings.max_iter = max_iter
-    solver = clarabel.DefaultSolver(sp.csc_matrix((nvar, nvar)), q, A, b, cones, settings)
-    sol = solver.solve()
+    with quiet_native_output():
+        solver = clarabel.DefaultSolver(sp.csc_matrix((nvar, nvar)), q, A, b, cones, settings)
+        sol = solver.solve()
     status = str(sol.status)
     return SOSSolution(tuple(float(v) for v in np.asarray(sol.x)[: m + 1]), float(sol.obj_val), status, int(sol.iterations))
 

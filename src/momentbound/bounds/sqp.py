@@ -35,6 +35,7 @@ import numpy as np
 from numpy.polynomial import chebyshev as _cheb
 
 from momentbound.errors import SolverFailed
+from momentbound.quiet import quiet_native_output
 
 from .problem import MomentProblem, SupportKind
 from .registry import BoundMethod, register
@@ -220,11 +221,13 @@ class _WarmLP:
     def __init__(self, c: np.ndarray, m: int) -> None:
         import highspy
 
-        self._h = highspy.Highs()
+        with quiet_native_output():  # HiGHS prints its banner when the first Highs() is built
+            self._h = highspy.Highs()
+            self._h.setOptionValue("output_flag", False)
+            self._h.setOptionValue("log_to_console", False)
         self._ok = highspy.HighsModelStatus.kOptimal
         self._inf = highspy.kHighsInf
         h = self._h
-        h.setOptionValue("output_flag", False)
         h.setOptionValue("primal_feasibility_tolerance", 1e-10)
         h.setOptionValue("dual_feasibility_tolerance", 1e-10)
         h.addVars(m + 1, np.full(m + 1, -_COEF_BOX), np.full(m + 1, _COEF_BOX))
@@ -246,7 +249,8 @@ class _WarmLP:
         )
 
     def solve(self) -> np.ndarray | None:
-        self._h.run()
+        with quiet_native_output():
+            self._h.run()
         if self._h.getModelStatus() != self._ok:
             return None
         return np.array(self._h.getSolution().col_value, dtype=float)
@@ -281,7 +285,8 @@ def _solve_lp(c: np.ndarray, V: np.ndarray, R: np.ndarray, m: int, box: float = 
     from scipy.optimize import linprog
 
     for method, opts in _HIGHS_LADDER:
-        res = linprog(c, A_ub=-V, b_ub=-R, bounds=[(-box, box)] * (m + 1), method=method, options=opts)
+        with quiet_native_output():
+            res = linprog(c, A_ub=-V, b_ub=-R, bounds=[(-box, box)] * (m + 1), method=method, options=opts)
         if res.status == 0 and res.x is not None:
             return res
     return None

@@ -2,21 +2,71 @@
 
 Commands live one per module in this package; each module defines ``command`` (a click
 command) and is registered here automatically, so adding a command never edits this file.
-Tables are printed by default; ``--json`` prints one sorted JSON document on stdout.
+Tables are printed by default; ``--json`` prints one sorted JSON document on stdout. A failed
+run prints nothing on stdout and one line on stderr (``Error: ...``), and exits 2 for a usage
+error (1 for other failures); warnings are one line on stderr too.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
+import warnings
+from typing import Any, TextIO
 
 import click
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                     file: TextIO | None = None, line: str | None = None) -> None:
+    """Show a warning as one line on stderr: its class and message, no source line."""
+    text = " ".join(str(message).split())
+    stream = sys.stderr if file is None else file
+    try:
+        stream.write(f"{category.__name__}: {text}\n")
+    except (OSError, AttributeError):  # no usable stderr: the warning cannot be shown anyway
+        pass
+
+
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+def _error_line(exc: click.ClickException) -> str:
+    """One line for a failed run: the message, and for usage errors where to get help."""
+    text = " ".join(exc.format_message().split())
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        text += f" (see '{ctx.command_path} --help')"
+    return f"Error: {text}"
+
+
+class OneLineErrors(click.Group):
+    """A click group whose errors are one line on stderr instead of a usage block."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.ClickException as exc:
+            if isinstance(exc, _NO_ARGS_IS_HELP):  # a group run without a command: its help
+                exc.show()
+            else:
+                click.echo(_error_line(exc), err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="momentbound")
 def main() -> None:
     """momentbound: moments of classifier error estimators and certified cdf bounds."""
+    warnings.showwarning = one_line_warning
 
 
 def _register() -> None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-import sys
 import math
+import sys
 from collections.abc import Sequence
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -25,12 +26,28 @@ def parse_str_list(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip() != ""]
 
 
+def exact_text(value: Any) -> str | None:
+    """The exact rational ``"p/q"`` (or ``"n"``) of a Fraction or integer; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, Fraction):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    return None
+
+
 def jsonable(value: Any) -> Any:
-    """Convert Fractions, numpy scalars and tuples to JSON-friendly values."""
+    """Convert to JSON values of one type per field: numbers are JSON numbers, never strings.
+
+    Fractions and Decimals become floats (commands that keep exact values put them in separate
+    ``*_exact`` string fields, see :func:`exact_text`); numpy scalars and arrays become Python
+    numbers and lists; NaN and infinities, which JSON cannot hold, become null.
+    """
     import numpy as np
 
-    if isinstance(value, Fraction):
-        return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+    if isinstance(value, (Fraction, Decimal)):
+        return jsonable(float(value))
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -40,12 +57,13 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return [jsonable(v) for v in value.tolist()]
     if isinstance(value, float) and not math.isfinite(value):
-        return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
+        return None
     return value
 
 
 def emit_json(document: Any) -> None:
-    click.echo(json.dumps(jsonable(document), sort_keys=True, indent=2))
+    """Print ``document`` as one sorted JSON document on stdout (strict JSON: no NaN)."""
+    click.echo(json.dumps(jsonable(document), sort_keys=True, indent=2, allow_nan=False))
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import emit_json, parse_int_list, parse_str_list, print_table
+from momentbound.cli._common import emit_json, exact_text, parse_int_list, parse_str_list, print_table
 
 
 def _fmt(v: object) -> str:
@@ -125,16 +125,15 @@ def command(
     except MomentboundError as exc:
         raise click.ClickException(f"{type(exc).__name__}: {exc}") from exc
     results = out if isinstance(out, tuple) else (out,)
-    rows = [r.summary() for r in results]
+    rows = [{**r.summary(), "lower_exact": exact_text(r.exact_lower), "upper_exact": exact_text(r.exact_upper)}
+            for r in results]
     if exact is not None:
         v = float(exact[0])
         rows.append({"method": "exact", "kind": "exact", "lower": v, "upper": v, "certified": True,
-                     "status": "exact", "seconds": exact[1]})
+                     "status": "exact", "seconds": exact[1], "lower_exact": exact_text(exact[0]),
+                     "upper_exact": exact_text(exact[0])})
     if as_json:
-        doc: dict[str, Any] = {"results": rows}
-        if exact is not None:
-            doc["exact"] = float(exact[0])
-        emit_json(doc)
+        emit_json({"results": rows, "exact": None if exact is None else float(exact[0])})
         return
     cols = ["method", "kind", "lower", "upper", "certified", "status", "seconds"]
     table = [[_fmt(r[c]) for c in cols] for r in rows]

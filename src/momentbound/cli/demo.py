@@ -3,7 +3,8 @@
 1. exact moments of the naive Bayes statistic Z of the paper's 2x2x2 model (N = 10, 100, 1000);
 2. the cross-validation study (Figs. 5-9) at a small N, exact, with the paper's claims checked;
 3. every cdf-bound method side by side on P[Z > 0] at a small N (Tables 4-6), against the exact value.
-Tables are printed; plots and CSVs are written to a folder whose path is printed.
+Tables are printed (or, with ``--json``, one JSON document); plots and CSVs are written to a
+folder whose path is printed.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from __future__ import annotations
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
-from momentbound.cli._common import print_table
+from momentbound.cli._common import emit_json, print_table
 from momentbound.cli._files import claim_output_folder, force_option, write_errors
 from momentbound.cli.estimate import library_errors
 
@@ -38,31 +40,42 @@ def _check_arguments(order: int, n_cv: int, n_cdf: int) -> list[int]:
     return divisors
 
 
-def _moments_table(order: int) -> None:
+def _study_document(result: Any) -> dict[str, Any]:
+    """A study's description, claim checks and data rows (one object per row)."""
+    return {**result.to_document(), "rows": result.data.to_dict("records")}
+
+
+def _moments_table(order: int, as_json: bool) -> list[dict[str, Any]]:
     from momentbound.model.paper import equal_cells_model
     from momentbound.model.statistics import naive_bayes_statistic
     from momentbound.moments import raw_moments
 
     model = equal_cells_model((2, 2))
     z = naive_bayes_statistic(model, (0, 0))
-    rows = []
+    rows, records = [], []
     for N in (10, 100, 1000):
         t0 = time.perf_counter()
         ms = raw_moments(z, model, N, order)
         lo, hi = z.support(N)
         sec = time.perf_counter() - t0
         std = ms.standardized()
+        records.append({
+            "N": N, "support": [lo, hi], "moments": [float(v) for v in ms.values],
+            "moments_exact": [str(v) for v in ms.values], "seconds": sec,
+        })
         rows.append((
             N, f"+-{hi:.3g}" if hi >= 10**6 else f"+-{hi}", f"{float(ms.mean):.3g}",
             f"{float(ms.variance):.4g}", f"{std[3]:.3g}" if order >= 3 else "-",
             f"{std[4]:.4f}" if order >= 4 else "-", f"{float(ms.values[-1]):.4g}",
             f"{sec * 1000:.1f}",
         ))
-    print_table(
-        f"1. Exact moments of {z.name}, 2x2x2 model, all cells 1/8 (order {order})",
-        ["N", "support", "mean", "variance", "skewness", "kurtosis", f"E[Z^{order}]", "ms"],
-        rows,
-    )
+    if not as_json:
+        print_table(
+            f"1. Exact moments of {z.name}, 2x2x2 model, all cells 1/8 (order {order})",
+            ["N", "support", "mean", "variance", "skewness", "kurtosis", f"E[Z^{order}]", "ms"],
+            rows,
+        )
+    return records
 
 
 @click.command("demo")
@@ -72,10 +85,12 @@ def _moments_table(order: int) -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for plots and CSVs (default: a new temporary folder); must be empty or new "
               "unless --force.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON document (the three sections' data and claim checks) instead of tables.")
 @force_option
 @library_errors
 @write_errors
-def command(order: int, n_cv: int, n_cdf: int, out: Path | None, force: bool) -> None:
+def command(order: int, n_cv: int, n_cdf: int, out: Path | None, as_json: bool, force: bool) -> None:
     """Moments of Z, the CV-folds study and the cdf-method comparison, with plots."""
     from momentbound.studies.cv import cv_study
     from momentbound.studies.tables import tables_study
@@ -85,7 +100,7 @@ def command(order: int, n_cv: int, n_cdf: int, out: Path | None, force: bool) ->
     folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="momentbound-demo-"))
     dest = claim_output_folder(folder, force=force, studies=2)
 
-    _moments_table(order)
+    moments = _moments_table(order, as_json)
 
     cv = cv_study(N=n_cv, folds=divisors)
     rows = [
@@ -93,14 +108,15 @@ def command(order: int, n_cv: int, n_cdf: int, out: Path | None, force: bool) ->
          f"{r.variance:.6f}", f"{r.mean_plus_std:.5f}")
         for r in cv.data.itertuples()
     ]
-    print_table(
-        f"2. {n_cv}-point cross-validation, input independent of the class, prior 0.4 (exact, "
-        f"{cv.seconds:.1f} s)",
-        ["folds", "E[CE]", "Var(HE_i)", "Cov(HE_i,HE_j)", "Var(CE)", "E+Std"],
-        rows,
-    )
-    for c in cv.checks:
-        click.echo("   " + c.line())
+    if not as_json:
+        print_table(
+            f"2. {n_cv}-point cross-validation, input independent of the class, prior 0.4 (exact, "
+            f"{cv.seconds:.1f} s)",
+            ["folds", "E[CE]", "Var(HE_i)", "Cov(HE_i,HE_j)", "Var(CE)", "E+Std"],
+            rows,
+        )
+        for c in cv.checks:
+            click.echo("   " + c.line())
     dest.record(*cv.save(folder).paths)
 
     tab = tables_study(sizes=(n_cdf,), order=order, draws=(100, 1000))
@@ -110,15 +126,20 @@ def command(order: int, n_cv: int, n_cdf: int, out: Path | None, force: bool) ->
          "-" if r.contains_exact is None else ("yes" if r.contains_exact else "NO"), f"{r.seconds:.3f}")
         for r in main.itertuples()
     ]
-    print_table(
-        f"3. P[Z > 0] of the 2x2x2 model (all cells 1/8), N = {n_cdf}, from {order} moments: every method",
-        ["method", "kind", "status", "lower", "upper", "holds exact", "seconds"],
-        rows,
-    )
-    for c in tab.checks:
-        click.echo("   " + c.line())
+    if not as_json:
+        print_table(
+            f"3. P[Z > 0] of the 2x2x2 model (all cells 1/8), N = {n_cdf}, from {order} moments: every method",
+            ["method", "kind", "status", "lower", "upper", "holds exact", "seconds"],
+            rows,
+        )
+        for c in tab.checks:
+            click.echo("   " + c.line())
     dest.record(*tab.save(folder).paths)
     for res in (cv, tab):
         res.figure.clear()
     dest.write_manifest(command="demo", order=order, N=n_cv, cdf_N=n_cdf)  # last: marks the run complete
+    if as_json:
+        emit_json({"moments": moments, "cv": _study_document(cv), "tables": _study_document(tab),
+                   "folder": str(folder), "seconds": time.perf_counter() - start})
+        return
     click.echo(f"\nPlots and CSVs written to {folder} ({time.perf_counter() - start:.1f} s in total)")

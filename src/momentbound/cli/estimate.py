@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from fractions import Fraction
 from collections.abc import Callable
 from typing import Any
 
@@ -116,18 +117,39 @@ def fmt(value: Any) -> str:
     return f"{float(value):.6g}"
 
 
-def result_document(r: Any) -> dict[str, Any]:
-    """A JSON document of an EstimatorMoments (exact Fractions as 'p/q' strings)."""
+MOMENT_FIELDS = ("mean", "variance", "std", "mean_plus_std", "fold_variance", "fold_covariance",
+                 "ge_mean", "ge_variance")
+
+
+def moment_fields(name: str, value: Any) -> dict[str, Any]:
+    """The four JSON fields of one moment: ``name``, ``name_lower``, ``name_upper``, ``name_exact``.
+
+    ``name`` is the value as a float (an exact or float moment, or the point estimate of an
+    interval; null for a guaranteed interval, which has no point value); ``name_lower`` and
+    ``name_upper`` enclose it (equal to it for a point value); ``name_exact`` is the exact
+    rational ``"p/q"`` when the backend is exact. All four are null when the moment does not
+    apply (fold fields outside cross-validation).
+    """
+    from momentbound.cli._common import exact_text
     from momentbound.estimators import Interval
 
-    def val(v: Any) -> Any:
-        if isinstance(v, Interval):
-            out = {"lower": v.lower, "upper": v.upper}
-            if v.estimate is not None:
-                out["estimate"] = v.estimate
-            return out
-        return v
+    if value is None:
+        point = lower = upper = None
+    elif isinstance(value, Interval):
+        point = None if value.estimate is None else float(value.estimate)
+        lower, upper = float(value.lower), float(value.upper)
+    else:
+        point = lower = upper = float(value)
+    return {name: point, f"{name}_lower": lower, f"{name}_upper": upper, f"{name}_exact": exact_text(value)}
 
+
+def result_document(r: Any) -> dict[str, Any]:
+    """A JSON document of an EstimatorMoments: one type per field whatever the backend or N."""
+    from momentbound.cli._common import exact_text
+
+    alpha = getattr(r.classifier, "alpha", None)
+    if isinstance(alpha, str):  # the classifier keeps alpha as given ("0", "1/2", "0.5")
+        alpha = Fraction(alpha)
     doc: dict[str, Any] = {
         "estimator": r.estimator.name,
         "description": r.estimator.describe(),
@@ -140,18 +162,15 @@ def result_document(r: Any) -> dict[str, Any]:
         "kind": getattr(r.kind, "name", str(r.kind)).lower(),
         "covariance": r.covariance,
         "ties": getattr(r.classifier, "ties", None),
-        "alpha": str(getattr(r.classifier, "alpha", "")),
-        "seconds": r.seconds,
+        "alpha": None if alpha is None else float(alpha),
+        "alpha_exact": exact_text(alpha),
+        "seconds": float(r.seconds),
+        # Monte Carlo results (--backend montecarlo) only; null otherwise
+        "draws": getattr(r, "draws", None),
+        "confidence": None if getattr(r, "confidence", None) is None else float(r.confidence),
     }
-    for extra in ("draws", "confidence"):  # Monte Carlo results (--backend montecarlo)
-        if hasattr(r, extra):
-            doc[extra] = getattr(r, extra)
-    for name in ("mean", "variance", "std", "mean_plus_std", "fold_variance", "fold_covariance",
-                 "ge_mean", "ge_variance"):
-        doc[name] = val(getattr(r, name))
-        v = getattr(r, name)
-        if v is not None and not isinstance(v, (Interval, float)):
-            doc[f"{name}_float"] = float(v)
+    for name in MOMENT_FIELDS:
+        doc.update(moment_fields(name, getattr(r, name)))
     return doc
 
 

@@ -59,7 +59,8 @@ def command(arities: str, cells: str, N: int, at: str, order: int, classes: str 
             "kind": "central" if central else "raw",
             "exact": exact,
             "support": list(support),
-            "moments": list(values),
+            "moments": [float(v) for v in values],
+            "moments_exact": [str(v) for v in values] if exact else None,
             "seconds": seconds,
         })
         return

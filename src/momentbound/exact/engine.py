@@ -267,7 +267,7 @@ def _scaled(value: object, scale: int, mode: str) -> object:
 # ---------------------------------------------------------------------------- public sums
 def single_probabilities(model: CellModel, n: int, x: Input, clf: NaiveBayes, mode: str) -> np.ndarray:
     """``E[g_x(y | T)]`` for ``|T| = n`` by summing over class counts and per-class states."""
-    K, d = model.n_classes, model.d
+    K = model.n_classes
     tables = _ClassTables(model, [x], n, mode)
     out = _zeros((K,), mode)
     for split, p_split in class_count_splits(model, n, mode):

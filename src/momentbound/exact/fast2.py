@@ -19,7 +19,6 @@ Score comparisons are exact integer comparisons (keys are checked to fit in int6
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 
@@ -201,87 +200,6 @@ def split_outcomes_single(tables: TwoClassTables, n0: int, n1: int, r: int) -> n
     eq_ = float(w0 @ (le - lt))
     lt_ = float(w0 @ (total1 - le))
     return np.array([gt_, eq_, lt_])
-
-
-def _linear_sets(
-    a: np.ndarray, b: np.ndarray, u: np.ndarray, strict: bool, T: int
-) -> tuple[np.ndarray | int, np.ndarray | int]:
-    """``{t in 0..T-1 : a + b t < u}`` (``<=`` unless strict) as ``[lo, hi)`` per (query, row).
-
-    ``a``, ``b`` (shape ``(R,)``) are the exact integer intercept and slope of the key along
-    each row (the key is linear in the last grid coordinate on the feasible states);
-    ``u`` has shape ``(Q,)``. Quotients are exact: integer floor division, or float division
-    when every operand is below ``2**51`` (then floor/ceil of the correctly rounded quotient
-    equal the exact ones).
-    """
-    use_float = max(int(np.abs(a).max(initial=0)), int(np.abs(u).max(initial=0)), int(np.abs(b).max(initial=0))) < 2**51
-    if use_float:
-        diff = u.astype(float)[:, None] - a.astype(float)[None, :]
-    else:
-        diff = u[:, None] - a[None, :]
-    nonneg = bool(np.all(b >= 0))
-    nonpos = bool(np.all(b <= 0))
-    zero = b == 0
-    step = np.where(zero, 1, np.abs(b))[None, :]
-    if use_float:
-        step = step.astype(float)
-    if nonneg:
-        # t < (u - a)/b  -> count = ceil((u - a)/b) ; t <= (u - a)/b -> floor + 1
-        if use_float:
-            hi = np.ceil(diff / step) if strict else np.floor(diff / step) + 1
-        else:
-            hi = -((-diff) // step) if strict else diff // step + 1
-        if zero.any():
-            const_in = (diff > 0) if strict else (diff >= 0)
-            hi = np.where(zero[None, :], np.where(const_in, T, 0), hi)
-        hi = np.clip(hi, 0, T).astype(np.int64)
-        return 0, hi
-    if not nonpos:  # pragma: no cover - slopes share one sign by construction
-        raise AssertionError("row slopes of a score key must share one sign")
-    # b < 0: a - c t < u  <=> t > (a - u)/c ; <= : t >= (a - u)/c
-    if use_float:
-        lo = np.floor(-diff / step) + 1 if strict else np.ceil(-diff / step)
-    else:
-        lo = (-diff) // step + 1 if strict else -(diff // step)
-    if zero.any():
-        const_in = (diff > 0) if strict else (diff >= 0)
-        lo = np.where(zero[None, :], np.where(const_in, 0, T), lo)
-    lo = np.clip(lo, 0, T).astype(np.int64)
-    return lo, T
-
-
-def _row_counts(vals: np.ndarray, queries: np.ndarray, side: str) -> np.ndarray:
-    """For a grid ``vals`` (R, T) non-decreasing along rows, count ``t`` with ``vals[row, t] <(=) query``.
-
-    Returns an (Q, R) integer array.
-    """
-    R, T = vals.shape
-    uniq, inv = np.unique(np.concatenate([vals.ravel(), queries]), return_inverse=True)
-    inv = inv.reshape(-1)
-    M = len(uniq) + 1
-    rank_v = inv[: vals.size].reshape(R, T)
-    rank_q = inv[vals.size :]
-    keys = (np.arange(R, dtype=np.int64)[:, None] * M + rank_v).ravel()
-    qk = rank_q[:, None] + np.arange(R, dtype=np.int64)[None, :] * M
-    return np.searchsorted(keys, qk, side=side) - np.arange(R, dtype=np.int64)[None, :] * T
-
-
-def _interval_sets(
-    vals: np.ndarray, queries: np.ndarray, strict: bool, increasing: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """``{t : vals[row, t] < query}`` (``<=`` unless strict) as ``[lo, hi)`` per (query, row).
-
-    ``vals`` is monotone along each row (non-decreasing or non-increasing, same for all rows,
-    or constant).
-    """
-    R, T = vals.shape
-    side = "left" if strict else "right"
-    if increasing:
-        hi = _row_counts(vals, queries, side)
-        return np.zeros_like(hi), hi
-    rev = vals[:, ::-1]
-    cnt = _row_counts(rev, queries, side)  # a prefix of the reversed row = a suffix of the row
-    return T - cnt, np.full_like(cnt, T)
 
 
 def pair_two_class(
