@@ -35,6 +35,9 @@ WARNING_LINE = re.compile(r"^\w*Warning: \S")
 METHOD_NAMES = tuple(METHODS)
 # methods that need more than moments (a law or a sampler): refused in the moments form
 NEEDS_A_MODEL = ("exact", "sampling")
+# methods for problems with a shape or a moment box only (their own runs below)
+NEEDS_STRUCTURE = ("sos", "shape-closed-form")
+PLAIN = tuple(m for m in METHOD_NAMES if m not in NEEDS_A_MODEL + NEEDS_STRUCTURE)
 
 # id -> arguments; "{tmp}" is replaced by a fresh folder. Expected to succeed.
 SUCCEEDS: dict[str, list[str]] = {
@@ -44,9 +47,17 @@ SUCCEEDS: dict[str, list[str]] = {
     "bound-moments-all": ["bound", *MOMENTS_FORM, "--json"],
     "bound-model-all": ["bound", *MODEL_FORM, "--json"],
     **{f"bound-moments-{m}": ["bound", *MOMENTS_FORM, "--method", m, "--json"]
-       for m in METHOD_NAMES if m not in NEEDS_A_MODEL},
-    **{f"bound-model-{m}": ["bound", *MODEL_FORM, "--method", m, "--json"]
-       for m in METHOD_NAMES if m not in NEEDS_A_MODEL},
+       for m in PLAIN},
+    **{f"bound-model-{m}": ["bound", *MODEL_FORM, "--method", m, "--json"] for m in PLAIN},
+    "bound-unimodal-sos": ["bound", "--moments", "1,0,1", "--support", "real", "--event", "dev:0:2", "--mode", "0",
+                           "--method", "sos", "--json"],
+    "bound-unimodal-closed-form": ["bound", "--moments", "1,0,1", "--support", "real", "--event", "dev:0:2",
+                                   "--mode", "0", "--method", "shape-closed-form", "--json"],
+    "bound-halfline": ["bound", "--moments", "1,1,4", "--support", "halfline:0", "--event", "ge:2", "--json"],
+    "bound-box": ["bound", "--moments-lo", "0.9,3.5", "--moments-hi", "1.1,4.5", "--support", "grid:0:10",
+                  "--event", "ge:5", "--json"],
+    "band": ["band", "--truth", "binomial:10:3/10", "--order", "3", "--support", "grid:0:10", "--json"],
+    "mvbound": ["mvbound", "--mean", "0,0", "--cov", "1,0,0,1", "--ellipsoid", "0,0:2", "--json"],
     "estimate-exact-N7": ["estimate", *MODEL, "--N", "7", "--estimator", "cv", "--folds", "2", "--json"],
     "estimate-exact-N20": ["estimate", *MODEL, "--N", "20", "--estimator", "cv", "--folds", "2", "--json"],
     "estimate-holdout": ["estimate", *MODEL, "--N", "6", "--estimator", "holdout", "--test-size", "2",
@@ -56,7 +67,7 @@ SUCCEEDS: dict[str, list[str]] = {
     "estimate-montecarlo": ["estimate", *GE, "--N", "6", "--backend", "montecarlo", "--draws", "2000",
                             "--seed", "1", "--json"],
     **{f"estimate-bound-{m}": ["estimate", *GE, "--N", "6", "--backend", f"bound:{m}", "--json"]
-       for m in METHOD_NAMES if m not in NEEDS_A_MODEL},
+       for m in PLAIN},
     "sweep-exact": ["sweep", *MODEL, "--N", "6", "--over", "folds", "--values", "2-3,loo", "--json"],
     "sweep-bound-lp": ["sweep", *MODEL, "--over", "N", "--values", "4,5", "--backend", "bound:lp", "--json"],
     "bound-series-warning": ["bound", "--moments", "1,0,1,1,2", "--support", "real", "--event", "ge:1",

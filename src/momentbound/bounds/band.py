@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from momentbound.errors import InvalidArgument, SolverFailed
+from momentbound.quiet import quiet_native_output
 
 from .api import bound, get_method
 from .basis import PolyBasis, choose_basis
@@ -285,7 +286,8 @@ def _highs_model(A: np.ndarray, tau: np.ndarray) -> Any:
     """A quiet HiGHS instance holding ``A q = tau, q >= 0`` (costs set per ``t``)."""
     import highspy
 
-    h = highspy.Highs()
+    with quiet_native_output():
+        h = highspy.Highs()
     for k, v in (("output_flag", False), ("presolve", "off"), ("primal_feasibility_tolerance", 1e-10),
                  ("dual_feasibility_tolerance", 1e-10), ("small_matrix_value", 1e-12)):
         h.setOptionValue(k, v)
@@ -340,7 +342,8 @@ class _WarmLP:
     def _basis(self, target: np.ndarray) -> list[Fraction] | None:
         h, hs = self.h, self._hs
         h.changeColsCost(self.n, self._idx, -target / self.colscale)
-        h.run()
+        with quiet_native_output():
+            h.run()
         if not _optimal(h, hs):
             return None
         col_status = h.getBasis().col_status
@@ -504,7 +507,8 @@ class _WarmInterval:
         for _ in range(MAX_EXCHANGES):
             target = self._target(pieces)
             self.h.changeColsCost(self.xf.size, np.arange(self.xf.size, dtype=np.int32), -target / self.colscale)
-            self.h.run()
+            with quiet_native_output():
+                self.h.run()
             if not _optimal(self.h, self._hs):
                 return None
             y = -np.array(self.h.getSolution().row_dual)

@@ -40,6 +40,8 @@ from typing import Any
 import flint
 import numpy as np
 
+from momentbound.quiet import quiet_native_output
+
 from momentbound.errors import InfeasibleMoments, InvalidArgument, SolverFailed
 
 from .certificate import polynomial_minimum
@@ -284,7 +286,8 @@ def _float_solve(program: DominanceProgram, tol: float) -> tuple[np.ndarray | No
     settings.max_iter = 300
     Amat = sp.csc_matrix(np.vstack(blocks))
     solver = clarabel.DefaultSolver(sp.csc_matrix((total, total)), q, Amat, np.concatenate(rhs), cones, settings)
-    sol = solver.solve()
+    with quiet_native_output():
+        sol = solver.solve()
     status = str(sol.status)
     x = np.asarray(sol.x, dtype=float)
     if status in ("Solved", "AlmostSolved") or (status in _CANDIDATE and np.all(np.isfinite(x))):

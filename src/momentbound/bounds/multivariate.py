@@ -446,8 +446,11 @@ def _certify_mass(M: np.ndarray, F: np.ndarray, rho: Sequence[float], residual: 
 def _solve(problem: Any, solver: str | None, what: str) -> None:
     import cvxpy as cp
 
+    from momentbound.quiet import quiet_native_output
+
     try:
-        problem.solve(solver=solver) if solver else problem.solve(solver=cp.CLARABEL)
+        with quiet_native_output():
+            problem.solve(solver=solver or cp.CLARABEL, verbose=False)
     except cp.error.SolverError as exc:
         raise SolverFailed(f"{what}: the solver {solver or 'CLARABEL'} failed: {exc}") from exc
     if problem.status not in _SOLVER_STATUS_OK:

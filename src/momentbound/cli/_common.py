@@ -76,31 +76,6 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
     Console(width=None if sys.stdout.isatty() else 160).print(table)
 
 
-def quiet_highs_banner() -> None:
-    """Print HiGHS's once-per-process copyright banner to /dev/null instead of stdout.
-
-    The banner is written by the C++ library to file descriptor 1 when the first solver
-    instance is created; building that instance with fd 1 pointed at /dev/null keeps
-    ``--json`` output a single JSON document.
-    """
-    import os
-
-    try:
-        import highspy
-    except ImportError:  # pragma: no cover - highspy is a dependency
-        return
-    sys.stdout.flush()
-    saved = os.dup(1)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 1)
-        highspy.Highs()
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(devnull)
-
-
 class UserError(click.ClickException):
     """A bad input reported as one line ``Error: ...`` with exit status 2 (no usage text, no traceback)."""
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import UserError, check_plot_path, emit_json, parse_str_list, print_table, quiet_highs_banner
+from momentbound.cli._common import UserError, check_plot_path, emit_json, parse_str_list, print_table
 
 
 def parse_truth(text: str) -> tuple[tuple[Fraction, Fraction], ...]:
@@ -72,7 +72,6 @@ def command(
             mom = tuple(sum((p * x**k for x, p in pmf), Fraction(0)) for k in range(order + 1))
         else:
             raise click.UsageError("give --moments, or --truth with --order to use the moments of the true law")
-        quiet_highs_banner()
         band = cdf_band(mom, Support.parse(support), points=points, method=method, truth=pmf)
         if plot_path is not None:
             band.plot(plot_path)
