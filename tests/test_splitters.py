@@ -142,9 +142,9 @@ CASES = [
 def test_monte_carlo_agrees_with_cross_val_score(name, case):
     """N = 30 (folds of 6 points: the mean of the fold scores is the pooled error)."""
     model, (label, make_cv, splitter, _) = MODELS[name], case
-    runs = 500
+    runs = 250
     ce = sklearn_errors(model, 30, make_cv, runs, seed=hash((name, label)) % 2**32)
-    mc = monte_carlo_moments(model, 30, splitter, classifier=NaiveBayes("first", 1), draws=20_000,
+    mc = monte_carlo_moments(model, 30, splitter, classifier=NaiveBayes("first", 1), draws=10_000,
                              rng=np.random.default_rng(7))
     m, var = ce.mean(), ce.var(ddof=1)
     se_m = math.hypot(math.sqrt(var / runs), (mc.mean.upper - mc.mean.lower) / 3.92)
