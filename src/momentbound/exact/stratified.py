@@ -1,0 +1,312 @@
+"""Exact moments of scikit-learn's stratified cross-validation error of naive Bayes.
+
+Conditioning on the class counts ``n = (n_1..n_K) ~ Multinomial(N, pi)`` and on the order in
+which the classes first appear fixes the class composition ``a_i`` of every test fold of
+``StratifiedKFold(v)`` (:mod:`momentbound.splitters.stratified`); the training set of fold
+``i`` has composition ``n - a_i``. Within each class the attributes are i.i.d. from the
+class-conditional law, so with ``E_i`` the number of misclassified test points of fold ``i``
+(``docs/mathematics.md``, "Stratified cross-validation"):
+
+* ``E[E_i | n] = sum_k a_ik e_k(n - a_i)``,
+* ``E[E_i^2 | n] = E[E_i | n] + sum_{k,l} a_ik (a_il - [k = l]) f_kl(n - a_i)``,
+* ``E[E_i E_j | n] = sum_{k,l} a_ik a_jl h_kl(n - a_i - a_j, a_i, a_j)`` for ``i != j``,
+
+with the one-point, same-fold pair and cross-fold pair terms ``e``, ``f``, ``h`` of
+:class:`~momentbound.exact.class_terms.ClassCountTerms`. ``HE_i = E_i / s_i`` and
+``CE = sum_i w_i HE_i`` with ``w_i = s_i / N`` (``average="pooled"``: misclassified test points
+over ``N``, as for ``KFold``) or ``w_i = 1 / v`` (``average="folds"``: the mean of the fold
+errors, ``1 - mean(cross_val_score(...))``). The moments are then averaged over the class counts.
+
+Where scikit-learn cannot split (``v`` exceeds every class count; it raises ``ValueError``) the
+dataset is excluded: the moments are conditional on the split being possible, and the result
+reports that probability (``prob_possible``) and the probability that scikit-learn warns
+because a class has fewer than ``v`` members (``prob_warning``). When no dataset of size ``N``
+can be split, :class:`~momentbound.errors.ImpossibleSplit` is raised.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Union
+
+from momentbound.errors import ImpossibleSplit, InvalidArgument, InvalidModel
+from momentbound.exact.class_terms import ClassCountTerms
+from momentbound.exact.classifier import NaiveBayes
+from momentbound.exact.engine import class_count_splits
+from momentbound.model.cells import CellModel
+from momentbound.splitters.stratified import Allocation, StratifiedKFold
+
+__all__ = ["AVERAGES", "StratifiedCVMoments", "stratified_cv_moments", "conditional_fold_moments"]
+
+Number = Union[Fraction, float]
+AVERAGES = ("pooled", "folds")
+ARITHMETICS = ("auto", "rational", "float")
+
+
+@dataclass(frozen=True)
+class StratifiedCVMoments:
+    """Exact moments of the stratified cross-validation error (result of :func:`stratified_cv_moments`).
+
+    Attributes
+    ----------
+    splitter:
+        The :class:`~momentbound.splitters.StratifiedKFold` analysed.
+    N:
+        Dataset size.
+    mean, variance, std:
+        ``E[CE]``, ``Var(CE)`` and its square root, conditional on scikit-learn being able to
+        split the dataset.
+    fold_means:
+        ``E[HE_i]`` for every fold ``i`` in scikit-learn's fold order.
+    fold_variance:
+        Mean over folds of ``Var(HE_i)``.
+    fold_covariance:
+        Mean over ordered pairs ``i != j`` of ``Cov(HE_i, HE_j)``.
+    prob_possible:
+        Probability that scikit-learn can split a dataset of ``N`` i.i.d. points (some class
+        has at least ``v`` members); the moments are conditional on this event.
+    prob_warning:
+        Probability that scikit-learn warns (a present class has fewer than ``v`` members and
+        the split is possible).
+    average:
+        ``"pooled"`` (misclassified test points over ``N``) or ``"folds"`` (mean of fold errors).
+    exact:
+        True for exact ``Fraction`` results.
+    classifier:
+        The naive Bayes classifier.
+    seconds:
+        Wall-clock time of the computation.
+    """
+
+    splitter: StratifiedKFold
+    N: int
+    mean: Number
+    variance: Number
+    std: float
+    fold_means: tuple[Number, ...]
+    fold_variance: Number
+    fold_covariance: Number
+    prob_possible: Number
+    prob_warning: Number
+    average: str
+    exact: bool
+    classifier: NaiveBayes
+    seconds: float
+
+
+@dataclass(frozen=True)
+class _Given:
+    """Moments of the fold error counts given the class counts and one allocation."""
+
+    sizes: tuple[int, ...]
+    first: tuple[Number, ...]  # E[E_i]
+    second: tuple[Number, ...]  # E[E_i^2]
+    pairs: tuple[tuple[Number, ...], ...]  # E[E_i E_j], i != j (diagonal unused)
+
+
+def conditional_fold_moments(terms: ClassCountTerms, counts: Sequence[int], allocation: Allocation) -> _Given:
+    """First and second moments of the fold error counts given the class counts and test compositions.
+
+    Parameters
+    ----------
+    terms:
+        The :class:`~momentbound.exact.class_terms.ClassCountTerms` of the model and classifier.
+    counts:
+        Class counts ``n`` of the dataset (model class order).
+    allocation:
+        The test folds' class compositions (an :class:`~momentbound.splitters.Allocation`).
+    """
+    K = terms.K
+    n = tuple(int(c) for c in counts)
+    A = allocation.test
+    v = len(A)
+    zero: Number = Fraction(0) if terms.exact else 0.0
+    first, second = [], []
+    for i in range(v):
+        m = tuple(n[c] - A[i][c] for c in range(K))
+        e1 = terms.err1(m)
+        mu = sum((A[i][k] * e1[k] for k in range(K) if A[i][k]), zero)
+        sec = mu
+        if sum(A[i]) > 1:
+            e2 = terms.err2(m)
+            for k in range(K):
+                for l in range(K):
+                    cnt = A[i][k] * (A[i][l] - (k == l))
+                    if cnt:
+                        sec = sec + cnt * e2[k, l]
+        first.append(mu)
+        second.append(sec)
+    pairs = [[zero] * v for _ in range(v)]
+    for i in range(v):
+        for j in range(i + 1, v):
+            common = tuple(n[c] - A[i][c] - A[j][c] for c in range(K))
+            h = terms.cross(common, A[i], A[j])
+            val = zero
+            for k in range(K):
+                for l in range(K):
+                    cnt = A[i][k] * A[j][l]
+                    if cnt:
+                        val = val + cnt * h[k, l]
+            pairs[i][j] = pairs[j][i] = val
+    return _Given(allocation.fold_sizes, tuple(first), tuple(second), tuple(tuple(r) for r in pairs))
+
+
+def _check(model: object, N: object, folds: object, classifier: object, arithmetic: object,
+           average: object) -> tuple[StratifiedKFold, int, NaiveBayes]:
+    if not isinstance(model, CellModel):
+        raise InvalidModel(
+            f"model must be a momentbound.CellModel, got {type(model).__name__}; build one with "
+            "CellModel(arities, cells)"
+        )
+    if isinstance(N, bool) or not hasattr(N, "__index__") or int(N) < 2:  # type: ignore[call-overload]
+        raise InvalidArgument(f"N must be an integer number of data points >= 2, got {N!r}")
+    splitter = folds if isinstance(folds, StratifiedKFold) else StratifiedKFold(folds)  # type: ignore[arg-type]
+    clf = NaiveBayes() if classifier is None else classifier
+    if not isinstance(clf, NaiveBayes):
+        raise InvalidArgument(
+            f"classifier must be a momentbound NaiveBayes(ties=..., alpha=...), got {classifier!r}"
+        )
+    if arithmetic not in ARITHMETICS:
+        raise InvalidArgument(f"arithmetic must be one of {ARITHMETICS}, got {arithmetic!r}")
+    if arithmetic == "rational" and not model.is_exact:
+        raise InvalidArgument("arithmetic='rational' needs an exact model (Fraction cells); use 'float'")
+    if average not in AVERAGES:
+        raise InvalidArgument(f"average must be one of {AVERAGES}, got {average!r}")
+    return splitter, int(N), clf  # type: ignore[call-overload]
+
+
+def stratified_cv_moments(
+    model: CellModel,
+    N: int,
+    folds: int | StratifiedKFold,
+    *,
+    classifier: NaiveBayes | None = None,
+    arithmetic: str = "auto",
+    average: str = "pooled",
+    rational_max_n: int = 12,
+    terms: ClassCountTerms | None = None,
+) -> StratifiedCVMoments:
+    """Exact mean and variance of scikit-learn's ``StratifiedKFold`` CV error of naive Bayes.
+
+    Parameters
+    ----------
+    model:
+        The data distribution (a :class:`~momentbound.CellModel`, any number of classes and
+        attributes; the work grows like ``prod_c (n_c + 1)^(2 d)`` per term, so two attributes
+        are for small ``N``).
+    N:
+        Dataset size.
+    folds:
+        ``v`` or a :class:`~momentbound.splitters.StratifiedKFold`.
+    classifier:
+        :class:`~momentbound.exact.NaiveBayes` (default: tie rule ``"random"``, ``alpha = 0``;
+        scikit-learn's ``CategoricalNB`` is ``ties="first"``).
+    arithmetic:
+        ``"rational"`` (exact ``Fraction``), ``"float"`` (the same sums in floating point), or
+        ``"auto"`` (rational for exact models with ``N <= rational_max_n``).
+    average:
+        ``"pooled"``: ``CE`` = misclassified test points / ``N`` (as for ``KFold``);
+        ``"folds"``: the mean of the fold error rates, ``1 - mean(cross_val_score(...))``.
+        They differ only when the fold sizes differ.
+    terms:
+        A :class:`~momentbound.exact.class_terms.ClassCountTerms` to share cached terms across
+        calls (sweeps over ``v``); it must match ``model``, ``classifier`` and the arithmetic.
+
+    Returns
+    -------
+    StratifiedCVMoments
+
+    Raises
+    ------
+    ImpossibleSplit
+        When no dataset of ``N`` points can be split (``v > N``, or the model's classes make
+        every class count smaller than ``v``).
+
+    Examples
+    --------
+    >>> from momentbound import CellModel
+    >>> m = CellModel((2,), ["3/10", "1/5", "1/10", "2/5"])
+    >>> r = stratified_cv_moments(m, 6, 2, classifier=NaiveBayes(ties="first", alpha=1))
+    >>> round(float(r.mean), 4), r.prob_possible
+    (0.3476, Fraction(1, 1))
+    """
+    start = time.perf_counter()
+    splitter, N, clf = _check(model, N, folds, classifier, arithmetic, average)
+    if arithmetic == "auto":
+        mode = "rational" if model.is_exact and N <= rational_max_n else "float"
+    else:
+        mode = arithmetic
+    if terms is None:
+        terms = ClassCountTerms(model, clf, mode)
+    elif terms.model != model or terms.clf != clf or terms.mode != mode:
+        raise InvalidArgument(
+            "terms were built for another model, classifier or arithmetic; pass terms=None"
+        )
+    v = splitter.n_splits
+    zero: Number = Fraction(0) if terms.exact else 0.0
+    p_ok = p_warn = zero
+    mean = second = zero
+    fold_first = [zero] * v
+    fold_second = [zero] * v
+    pair = [[zero] * v for _ in range(v)]
+    for counts, p_counts in class_count_splits(model, N, mode):
+        if not splitter.possible(counts):
+            continue
+        p_ok = p_ok + p_counts
+        if splitter.warns(counts):
+            p_warn = p_warn + p_counts
+        for alloc in splitter.allocations(counts):
+            p = p_counts * (alloc.probability if terms.exact else float(alloc.probability))
+            g = conditional_fold_moments(terms, counts, alloc)
+            s = g.sizes
+            w = [Fraction(si, N) if average == "pooled" else Fraction(1, v) for si in s]
+            if not terms.exact:
+                w = [float(x) for x in w]
+            he1 = [g.first[i] / s[i] for i in range(v)]
+            he2 = [g.second[i] / (s[i] * s[i]) for i in range(v)]
+            ce1 = sum((w[i] * he1[i] for i in range(v)), zero)
+            ce2 = sum((w[i] * w[i] * he2[i] for i in range(v)), zero)
+            for i in range(v):
+                fold_first[i] = fold_first[i] + p * he1[i]
+                fold_second[i] = fold_second[i] + p * he2[i]
+                for j in range(v):
+                    if j != i:
+                        hh = g.pairs[i][j] / (s[i] * s[j])
+                        pair[i][j] = pair[i][j] + p * hh
+                        ce2 = ce2 + w[i] * w[j] * hh
+            mean = mean + p * ce1
+            second = second + p * ce2
+    if p_ok == 0:
+        raise ImpossibleSplit(
+            f"{splitter.describe()} cannot split any dataset of N={N} points of this model: "
+            f"every class count is below n_splits={v}; choose n_splits <= {N} with a class that "
+            "can reach it"
+        )
+    mean, second = mean / p_ok, second / p_ok
+    fold_first = [f / p_ok for f in fold_first]
+    fold_var = sum((fold_second[i] / p_ok - fold_first[i] ** 2 for i in range(v)), zero) / v
+    cov = sum(
+        (pair[i][j] / p_ok - fold_first[i] * fold_first[j] for i in range(v) for j in range(v) if i != j),
+        zero,
+    ) / (v * (v - 1))
+    variance = second - mean * mean
+    return StratifiedCVMoments(
+        splitter=splitter,
+        N=N,
+        mean=mean,
+        variance=variance,
+        std=math.sqrt(max(float(variance), 0.0)),
+        fold_means=tuple(fold_first),
+        fold_variance=fold_var,
+        fold_covariance=cov,
+        prob_possible=p_ok,
+        prob_warning=p_warn,
+        average=average,
+        exact=terms.exact,
+        classifier=clf,
+        seconds=time.perf_counter() - start,
+    )

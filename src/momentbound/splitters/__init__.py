@@ -1,0 +1,17 @@
+"""Splitters described by the class structure of their training and test sets.
+
+* :class:`StratifiedKFold`: scikit-learn's ``StratifiedKFold(n_splits)``; given the class
+  counts of a dataset, :meth:`StratifiedKFold.allocations` gives the law of the class
+  composition of every test fold (see ``docs/mathematics.md``, "Stratified cross-validation").
+* :func:`stratified_fold_allocation`: scikit-learn's per-fold class allocation for class counts
+  listed in order of first appearance.
+"""
+
+from momentbound.splitters.stratified import (
+    Allocation,
+    StratifiedKFold,
+    first_appearance_orders,
+    stratified_fold_allocation,
+)
+
+__all__ = ["Allocation", "StratifiedKFold", "first_appearance_orders", "stratified_fold_allocation"]
