@@ -244,6 +244,23 @@ class ClassCountTerms:
             self._shifts[key] = S
         return self._shifts[key]
 
+    def _average(self, X: np.ndarray, axis: int, n_base: int, n_extra: int, x: Input, bump: tuple[int, ...]) -> np.ndarray:
+        """Average ``X`` along class axis ``axis`` over ``n_extra`` more class-``axis`` points and a fixed bump.
+
+        ``Y[..., r, ...] = sum_s P[extra agreements at x = s] X[..., r + s + bump, ...]`` for ``r``
+        in the grid of ``n_base`` points: the expected value given the base sample's agreements.
+        """
+        c = axis
+        if self.d == 1:
+            law = self.law(c, n_extra, (x,))
+            Xm = np.moveaxis(X, axis, 0)
+            b = bump[0]
+            Y = sum(law[s] * Xm[s + b : s + b + n_base + 1] for s in range(n_extra + 1) if law[s])
+            return np.moveaxis(Y, 0, axis)
+        side = round(X.shape[axis] ** (1 / self.d))  # the grid of axis ``axis`` is (side)^d
+        S = self._shift(c, n_base, n_extra, x, bump, side - 1)
+        return np.moveaxis(np.tensordot(X, S, axes=([axis], [0])), -1, axis)
+
     def cross(self, common: Counts, fold_i: Counts, fold_j: Counts) -> np.ndarray:
         """``E[err_t err_u]`` for ``t`` of class ``k`` in fold ``i`` and ``u`` of class ``l`` in fold ``j``.
 
@@ -270,6 +287,8 @@ class ClassCountTerms:
                 if aj[l] == 0:
                     continue
                 total = 0
+                f_i: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
+                f_j: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
                 for it, xt in enumerate(self.inputs):
                     if not self.num[k][it]:
                         continue
@@ -279,15 +298,25 @@ class ClassCountTerms:
                             continue
                         err_j, _ = self.errors(mj, iu)
                         delta = tuple(int(xt[j] == xu[j]) for j in range(d))
-                        mats = []
-                        for c in range(K):
-                            Gc = (cc[c] + 1) ** d
-                            J = self.law(c, cc[c], (xt, xu)).reshape(Gc, Gc)
-                            Si = self._shift(c, cc[c], aj[c] - (c == l), xt, delta if c == l else zero, mi[c])
-                            Sj = self._shift(c, cc[c], ai[c] - (c == k), xu, delta if c == k else zero, mj[c])
-                            mats.append(Si @ J @ Sj.T)
-                        X = self._contract(err_i[k][None], mats).reshape(-1)
-                        val = X @ err_j[l].reshape(-1)
+                        # expected errors given the shared part C: average over the private parts
+                        # (B' and u for T_i, A' and t for T_j), one class axis at a time
+                        if (it, delta) not in f_i:
+                            F = err_i[k]
+                            for c in range(K):
+                                F = self._average(F, c, cc[c], aj[c] - (c == l), xt, delta if c == l else zero)
+                            f_i[(it, delta)] = F
+                        if (iu, delta) not in f_j:
+                            F = err_j[l]
+                            for c in range(K):
+                                F = self._average(F, c, cc[c], ai[c] - (c == k), xu, delta if c == k else zero)
+                            f_j[(iu, delta)] = F
+                        pair = (xt, xu)
+                        J = [self.law(c, cc[c], pair).reshape((cc[c] + 1) ** d, -1) for c in range(K)]
+                        if K == 2:
+                            val = np.sum((J[0].T @ f_i[(it, delta)] @ J[1]) * f_j[(iu, delta)])
+                        else:
+                            X = self._contract(f_i[(it, delta)][None], J).reshape(-1)
+                            val = X @ f_j[(iu, delta)].reshape(-1)
                         total = total + val * (self.num[k][it] * self.num[l][iu])
                 # every class-c point of C, A', B' appears once in the laws
                 n_pts = [cc[c] + ai[c] + aj[c] - (c == k) - (c == l) for c in range(K)]
