@@ -253,10 +253,10 @@ class ClassCountTerms:
         c = axis
         if self.d == 1:
             law = self.law(c, n_extra, (x,))
-            Xm = np.moveaxis(X, axis, 0)
-            b = bump[0]
-            Y = sum(law[s] * Xm[s + b : s + b + n_base + 1] for s in range(n_extra + 1) if law[s])
-            return np.moveaxis(Y, 0, axis)
+            windows = np.lib.stride_tricks.sliding_window_view(X, n_extra + 1, axis=axis)
+            sel = [slice(None)] * X.ndim
+            sel[axis] = slice(bump[0], bump[0] + n_base + 1)
+            return windows[tuple(sel)] @ law
         side = round(X.shape[axis] ** (1 / self.d))  # the grid of axis ``axis`` is (side)^d
         S = self._shift(c, n_base, n_extra, x, bump, side - 1)
         return np.moveaxis(np.tensordot(X, S, axes=([axis], [0])), -1, axis)
