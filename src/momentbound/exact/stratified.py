@@ -40,7 +40,7 @@ from momentbound.exact.engine import class_count_splits
 from momentbound.model.cells import CellModel
 from momentbound.splitters.stratified import Allocation, StratifiedKFold
 
-__all__ = ["AVERAGES", "StratifiedCVMoments", "stratified_cv_moments", "conditional_fold_moments"]
+__all__ = ["AVERAGES", "FoldErrorMoments", "StratifiedCVMoments", "conditional_fold_moments", "stratified_cv_moments"]
 
 Number = Union[Fraction, float]
 AVERAGES = ("pooled", "folds")
@@ -99,17 +99,45 @@ class StratifiedCVMoments:
 
 
 @dataclass(frozen=True)
-class _Given:
-    """Moments of the fold error counts given the class counts and one allocation."""
+class FoldErrorMoments:
+    """Moments of the fold error counts ``E_i`` given the class counts and the test compositions.
+
+    Attributes
+    ----------
+    sizes:
+        Test fold sizes ``s_i`` (scikit-learn's fold order).
+    first, second:
+        ``E[E_i]`` and ``E[E_i^2]`` per fold.
+    pairs:
+        ``((i_folds, j_folds, value), ...)``: ``E[E_i E_j] = value`` for every ``i`` in ``i_folds``
+        and ``j != i`` in ``j_folds`` (folds grouped by composition; a group paired with itself
+        once, with ``i_folds is j_folds``).
+    """
 
     sizes: tuple[int, ...]
-    first: tuple[Number, ...]  # E[E_i]
-    second: tuple[Number, ...]  # E[E_i^2]
-    pairs: tuple[tuple[Number, ...], ...]  # E[E_i E_j], i != j (diagonal unused)
+    first: tuple[Number, ...]
+    second: tuple[Number, ...]
+    pairs: tuple[tuple[tuple[int, ...], tuple[int, ...], Number], ...]
+
+    def pair_sum(self, weights: Sequence[Number]) -> Number:
+        """``sum_{i != j} weights[i] weights[j] E[E_i E_j]``."""
+        total: Number = 0
+        for I, J, value in self.pairs:
+            wi = sum(weights[i] for i in I)
+            wj = sum(weights[j] for j in J)
+            if I is J:  # ordered pairs of distinct folds within one group
+                wj_same = sum(weights[i] * weights[i] for i in I)
+                total = total + (wi * wj - wj_same) * value
+            else:
+                total = total + 2 * wi * wj * value
+        return total
 
 
-def conditional_fold_moments(terms: ClassCountTerms, counts: Sequence[int], allocation: Allocation) -> _Given:
+def conditional_fold_moments(terms: ClassCountTerms, counts: Sequence[int], allocation: Allocation) -> FoldErrorMoments:
     """First and second moments of the fold error counts given the class counts and test compositions.
+
+    Folds with the same class composition share every term, so the work grows with the number
+    of distinct compositions (at most a few), not with ``v^2``.
 
     Parameters
     ----------
@@ -123,36 +151,45 @@ def conditional_fold_moments(terms: ClassCountTerms, counts: Sequence[int], allo
     K = terms.K
     n = tuple(int(c) for c in counts)
     A = allocation.test
-    v = len(A)
     zero: Number = Fraction(0) if terms.exact else 0.0
-    first, second = [], []
-    for i in range(v):
-        m = tuple(n[c] - A[i][c] for c in range(K))
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for i, row in enumerate(A):
+        groups.setdefault(tuple(row), []).append(i)
+    first: list[Number] = [zero] * len(A)
+    second: list[Number] = [zero] * len(A)
+    for a, folds in groups.items():
+        m = tuple(n[c] - a[c] for c in range(K))
         e1 = terms.err1(m)
-        mu = sum((A[i][k] * e1[k] for k in range(K) if A[i][k]), zero)
+        mu = sum((a[k] * e1[k] for k in range(K) if a[k]), zero)
         sec = mu
-        if sum(A[i]) > 1:
+        if sum(a) > 1:
             e2 = terms.err2(m)
             for k in range(K):
                 for l in range(K):
-                    cnt = A[i][k] * (A[i][l] - (k == l))
+                    cnt = a[k] * (a[l] - (k == l))
                     if cnt:
                         sec = sec + cnt * e2[k, l]
-        first.append(mu)
-        second.append(sec)
-    pairs = [[zero] * v for _ in range(v)]
-    for i in range(v):
-        for j in range(i + 1, v):
-            common = tuple(n[c] - A[i][c] - A[j][c] for c in range(K))
-            h = terms.cross(common, A[i], A[j])
+        for i in folds:
+            first[i], second[i] = mu, sec
+    keys = list(groups)
+    pairs = []
+    for x, ai in enumerate(keys):
+        for aj in keys[x:]:
+            I, J = tuple(groups[ai]), tuple(groups[aj])
+            if ai == aj:
+                if len(I) < 2:
+                    continue
+                J = I
+            common = tuple(n[c] - ai[c] - aj[c] for c in range(K))
+            h = terms.cross(common, ai, aj)
             val = zero
             for k in range(K):
                 for l in range(K):
-                    cnt = A[i][k] * A[j][l]
+                    cnt = ai[k] * aj[l]
                     if cnt:
                         val = val + cnt * h[k, l]
-            pairs[i][j] = pairs[j][i] = val
-    return _Given(allocation.fold_sizes, tuple(first), tuple(second), tuple(tuple(r) for r in pairs))
+            pairs.append((I, J, val))
+    return FoldErrorMoments(allocation.fold_sizes, tuple(first), tuple(second), tuple(pairs))
 
 
 def _check(model: object, N: object, folds: object, classifier: object, arithmetic: object,
@@ -252,7 +289,7 @@ def stratified_cv_moments(
     mean = second = zero
     fold_first = [zero] * v
     fold_second = [zero] * v
-    pair = [[zero] * v for _ in range(v)]
+    pair_total = zero  # sum over i != j of E[HE_i HE_j]
     for counts, p_counts in class_count_splits(model, N, mode):
         if not splitter.possible(counts):
             continue
@@ -263,21 +300,21 @@ def stratified_cv_moments(
             p = p_counts * (alloc.probability if terms.exact else float(alloc.probability))
             g = conditional_fold_moments(terms, counts, alloc)
             s = g.sizes
-            w = [Fraction(si, N) if average == "pooled" else Fraction(1, v) for si in s]
-            if not terms.exact:
-                w = [float(x) for x in w]
-            he1 = [g.first[i] / s[i] for i in range(v)]
-            he2 = [g.second[i] / (s[i] * s[i]) for i in range(v)]
+            if terms.exact:
+                inv = [Fraction(1, si) for si in s]
+                w = [Fraction(si, N) if average == "pooled" else Fraction(1, v) for si in s]
+            else:
+                inv = [1.0 / si for si in s]
+                w = [si / N if average == "pooled" else 1.0 / v for si in s]
+            he1 = [g.first[i] * inv[i] for i in range(v)]
+            he2 = [g.second[i] * inv[i] * inv[i] for i in range(v)]
             ce1 = sum((w[i] * he1[i] for i in range(v)), zero)
             ce2 = sum((w[i] * w[i] * he2[i] for i in range(v)), zero)
+            ce2 = ce2 + g.pair_sum([w[i] * inv[i] for i in range(v)])
+            pair_total = pair_total + p * g.pair_sum(inv)
             for i in range(v):
                 fold_first[i] = fold_first[i] + p * he1[i]
                 fold_second[i] = fold_second[i] + p * he2[i]
-                for j in range(v):
-                    if j != i:
-                        hh = g.pairs[i][j] / (s[i] * s[j])
-                        pair[i][j] = pair[i][j] + p * hh
-                        ce2 = ce2 + w[i] * w[j] * hh
             mean = mean + p * ce1
             second = second + p * ce2
     if p_ok == 0:
@@ -289,10 +326,9 @@ def stratified_cv_moments(
     mean, second = mean / p_ok, second / p_ok
     fold_first = [f / p_ok for f in fold_first]
     fold_var = sum((fold_second[i] / p_ok - fold_first[i] ** 2 for i in range(v)), zero) / v
-    cov = sum(
-        (pair[i][j] / p_ok - fold_first[i] * fold_first[j] for i in range(v) for j in range(v) if i != j),
-        zero,
-    ) / (v * (v - 1))
+    sum_first = sum(fold_first, zero)
+    cross_means = sum_first * sum_first - sum((f * f for f in fold_first), zero)
+    cov = (pair_total / p_ok - cross_means) / (v * (v - 1))
     variance = second - mean * mean
     return StratifiedCVMoments(
         splitter=splitter,
