@@ -244,22 +244,21 @@ class ClassCountTerms:
             self._shifts[key] = S
         return self._shifts[key]
 
-    def _average(self, X: np.ndarray, axis: int, n_base: int, n_extra: int, x: Input, bump: tuple[int, ...]) -> np.ndarray:
-        """Average ``X`` along class axis ``axis`` over ``n_extra`` more class-``axis`` points and a fixed bump.
+    def _given_base(
+        self, X: np.ndarray, n_base: Counts, n_extra: Sequence[int], x: Input, bumps: Sequence[tuple[int, ...]]
+    ) -> np.ndarray:
+        """Average ``X[b, u_0, ..., u_{K-1}]`` over extra points added to a base sample, class by class.
 
-        ``Y[..., r, ...] = sum_s P[extra agreements at x = s] X[..., r + s + bump, ...]`` for ``r``
-        in the grid of ``n_base`` points: the expected value given the base sample's agreements.
+        Class ``c``'s agreements are ``u_c = r_c + s_c + bumps[c]`` with ``r_c`` on the grid of
+        ``n_base[c]`` points and ``s_c`` the agreements at ``x`` of ``n_extra[c]`` more i.i.d.
+        class-``c`` points; returns ``Y[b, r_0, ..., r_{K-1}] = E[X[b, u] | r]`` (scaled by the
+        extra points' denominators).
         """
-        c = axis
-        if self.d == 1:
-            law = self.law(c, n_extra, (x,))
-            windows = np.lib.stride_tricks.sliding_window_view(X, n_extra + 1, axis=axis)
-            sel = [slice(None)] * X.ndim
-            sel[axis] = slice(bump[0], bump[0] + n_base + 1)
-            return windows[tuple(sel)] @ law
-        side = round(X.shape[axis] ** (1 / self.d))  # the grid of axis ``axis`` is (side)^d
-        S = self._shift(c, n_base, n_extra, x, bump, side - 1)
-        return np.moveaxis(np.tensordot(X, S, axes=([axis], [0])), -1, axis)
+        for c in range(self.K):
+            side = round(X.shape[1] ** (1 / self.d))  # the grid of this axis is side^d
+            S = self._shift(c, n_base[c], n_extra[c], x, tuple(bumps[c]), side - 1)
+            X = np.tensordot(X, S, axes=([1], [0]))
+        return X
 
     def cross(self, common: Counts, fold_i: Counts, fold_j: Counts) -> np.ndarray:
         """``E[err_t err_u]`` for ``t`` of class ``k`` in fold ``i`` and ``u`` of class ``l`` in fold ``j``.
@@ -278,49 +277,51 @@ class ClassCountTerms:
         cc, ai, aj = key
         mi = tuple(cc[c] + aj[c] for c in range(K))  # T_i = C + fold j
         mj = tuple(cc[c] + ai[c] for c in range(K))  # T_j = C + fold i
-        out = self._zeros((K, K))
         zero = (0,) * d
-        for k in range(K):
-            if ai[k] == 0:
+        ks = [k for k in range(K) if ai[k]]
+        ls = [l for l in range(K) if aj[l]]
+        total = self._zeros((K, K))
+        f_i: dict[tuple[int, int, tuple[int, ...]], np.ndarray] = {}
+        f_j: dict[tuple[int, int, tuple[int, ...]], np.ndarray] = {}
+        scale = 1
+        for it, xt in enumerate(self.inputs):
+            if not any(self.num[k][it] for k in ks):
                 continue
-            for l in range(K):
-                if aj[l] == 0:
+            err_i, scale = self.errors(mi, it)
+            for iu, xu in enumerate(self.inputs):
+                if not any(self.num[l][iu] for l in ls):
                     continue
-                total = 0
-                f_i: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
-                f_j: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
-                for it, xt in enumerate(self.inputs):
-                    if not self.num[k][it]:
+                err_j, _ = self.errors(mj, iu)
+                delta = tuple(int(xt[j] == xu[j]) for j in range(d))
+                # expected errors (every true class at once) given the shared part C: average over
+                # the private parts, B' and u for T_i (u of class l), A' and t for T_j (t of class k)
+                for l in ls:
+                    if (l, it, delta) not in f_i:
+                        f_i[(l, it, delta)] = self._given_base(
+                            err_i, cc, [aj[c] - (c == l) for c in range(K)], xt,
+                            [delta if c == l else zero for c in range(K)],
+                        )
+                for k in ks:
+                    if (k, iu, delta) not in f_j:
+                        f_j[(k, iu, delta)] = self._given_base(
+                            err_j, cc, [ai[c] - (c == k) for c in range(K)], xu,
+                            [delta if c == k else zero for c in range(K)],
+                        )
+                pair = (xt, xu)
+                J = [self.law(c, cc[c], pair).reshape((cc[c] + 1) ** d, -1) for c in range(K)]
+                for l in ls:
+                    if not self.num[l][iu]:
                         continue
-                    err_i, scale = self.errors(mi, it)
-                    for iu, xu in enumerate(self.inputs):
-                        if not self.num[l][iu]:
-                            continue
-                        err_j, _ = self.errors(mj, iu)
-                        delta = tuple(int(xt[j] == xu[j]) for j in range(d))
-                        # expected errors given the shared part C: average over the private parts
-                        # (B' and u for T_i, A' and t for T_j), one class axis at a time
-                        if (it, delta) not in f_i:
-                            F = err_i[k]
-                            for c in range(K):
-                                F = self._average(F, c, cc[c], aj[c] - (c == l), xt, delta if c == l else zero)
-                            f_i[(it, delta)] = F
-                        if (iu, delta) not in f_j:
-                            F = err_j[l]
-                            for c in range(K):
-                                F = self._average(F, c, cc[c], ai[c] - (c == k), xu, delta if c == k else zero)
-                            f_j[(iu, delta)] = F
-                        pair = (xt, xu)
-                        J = [self.law(c, cc[c], pair).reshape((cc[c] + 1) ** d, -1) for c in range(K)]
-                        if K == 2:
-                            val = np.sum((J[0].T @ f_i[(it, delta)] @ J[1]) * f_j[(iu, delta)])
-                        else:
-                            X = self._contract(f_i[(it, delta)][None], J).reshape(-1)
-                            val = X @ f_j[(iu, delta)].reshape(-1)
-                        total = total + val * (self.num[k][it] * self.num[l][iu])
-                # every class-c point of C, A', B' appears once in the laws
-                n_pts = [cc[c] + ai[c] + aj[c] - (c == k) - (c == l) for c in range(K)]
-                den = scale * scale * math.prod(self.den[c] ** n_pts[c] for c in range(K))
-                out[k, l] = self._ratio(total, den * self.den[k] * self.den[l])
+                    X = self._contract(f_i[(l, it, delta)], J)  # (K, C-grid of the other side)
+                    for k in ks:
+                        if self.num[k][it]:
+                            val = np.sum(X[k] * f_j[(k, iu, delta)][l])
+                            total[k, l] = total[k, l] + val * (self.num[k][it] * self.num[l][iu])
+        # every class-c point of C, A', B' and the two test points appears once in the weights
+        den = scale * scale * math.prod(self.den[c] ** (cc[c] + ai[c] + aj[c]) for c in range(K))
+        out = self._zeros((K, K))
+        for k in range(K):
+            for l in range(K):
+                out[k, l] = self._ratio(total[k, l], den)
         self._cross[key] = out
         return out
