@@ -103,7 +103,7 @@ class ClassCountTerms:
         self._shifts: dict[tuple, np.ndarray] = {}
         self._err1: dict[Counts, tuple] = {}
         self._err2: dict[Counts, np.ndarray] = {}
-        self._cross: dict[tuple[Counts, Counts, Counts], np.ndarray] = {}
+        self._cross: dict[tuple, np.ndarray] = {}
 
     # ------------------------------------------------------------------ arithmetic
     def _zeros(self, shape: tuple[int, ...]) -> np.ndarray:
@@ -265,63 +265,95 @@ class ClassCountTerms:
 
         ``common``: class composition of the points in neither fold; ``fold_i``, ``fold_j``: the
         folds' compositions. Entry ``[k, l]`` (``K x K``; zero where a fold has no point of the
-        class).
+        class). ``T_i = C + fold j`` judges ``t``, ``T_j = C + fold i`` judges ``u``.
         """
-        key = (tuple(common), tuple(fold_i), tuple(fold_j))
+        return self.two_sets(common, fold_j, fold_i, u_in_1=True, t_in_2=True)
+
+    def two_sets(
+        self,
+        common: Counts,
+        base1: Counts,
+        base2: Counts,
+        *,
+        u_in_1: bool,
+        t_in_2: bool,
+        same_point: bool = False,
+    ) -> np.ndarray:
+        """``E[err_t(T_1) err_u(T_2)]`` for two training sets sharing a part ``C``.
+
+        ``T_1 = C + B_1`` (composition ``common + base1``) judges the test point ``t`` of class
+        ``k``; ``T_2 = C + B_2`` (composition ``common + base2``) judges ``u`` of class ``l``.
+        With ``u_in_1`` the point ``u`` is one of ``B_1``'s points (so ``B_1`` holds
+        ``base1 - e_l`` random points besides it); with ``t_in_2``, ``t`` is one of ``B_2``'s.
+        ``same_point``: ``t = u`` (then ``k = l``, neither flag). Entry ``[k, l]`` of a ``K x K``
+        array (zero where a flagged set has no point of the class).
+        """
+        key = (tuple(common), tuple(base1), tuple(base2), bool(u_in_1), bool(t_in_2), bool(same_point))
         if key in self._cross:
             return self._cross[key]
-        swapped = (key[0], key[2], key[1])
+        swapped = (key[0], key[2], key[1], key[4], key[3], key[5])
         if swapped in self._cross:
             return self._cross[swapped].T
+        if same_point and (u_in_1 or t_in_2):
+            raise InvalidArgument("a point judged by both training sets is in neither (same_point excludes the flags)")
         K, d = self.K, self.d
-        cc, ai, aj = key
-        mi = tuple(cc[c] + aj[c] for c in range(K))  # T_i = C + fold j
-        mj = tuple(cc[c] + ai[c] for c in range(K))  # T_j = C + fold i
+        cc, b1, b2 = key[:3]
+        m1 = tuple(cc[c] + b1[c] for c in range(K))
+        m2 = tuple(cc[c] + b2[c] for c in range(K))
         zero = (0,) * d
-        ks = [k for k in range(K) if ai[k]]
-        ls = [l for l in range(K) if aj[l]]
+        prior = [any(row) for row in self.num]
+        ks = [k for k in range(K) if (b2[k] if t_in_2 else prior[k])]
+        ls = [l for l in range(K) if (b1[l] if u_in_1 else prior[l])]
         total = self._zeros((K, K))
-        f_i: dict[tuple[int, int, tuple[int, ...]], np.ndarray] = {}
-        f_j: dict[tuple[int, int, tuple[int, ...]], np.ndarray] = {}
+        f_1: dict[tuple[int, int, tuple[int, ...]], np.ndarray] = {}
+        f_2: dict[tuple[int, int, tuple[int, ...]], np.ndarray] = {}
         scale = 1
         for it, xt in enumerate(self.inputs):
             if not any(self.num[k][it] for k in ks):
                 continue
-            err_i, scale = self.errors(mi, it)
+            err_1, scale = self.errors(m1, it)
             for iu, xu in enumerate(self.inputs):
+                if same_point and iu != it:
+                    continue
                 if not any(self.num[l][iu] for l in ls):
                     continue
-                err_j, _ = self.errors(mj, iu)
+                err_2, _ = self.errors(m2, iu)
                 delta = tuple(int(xt[j] == xu[j]) for j in range(d))
                 # expected errors (every true class at once) given the shared part C: average over
-                # the private parts, B' and u for T_i (u of class l), A' and t for T_j (t of class k)
+                # the private parts (B_1, and u when it is in T_1; B_2, and t when it is in T_2)
                 for l in ls:
-                    if (l, it, delta) not in f_i:
-                        f_i[(l, it, delta)] = self._given_base(
-                            err_i, cc, [aj[c] - (c == l) for c in range(K)], xt,
-                            [delta if c == l else zero for c in range(K)],
+                    if (l, it, delta) not in f_1:
+                        f_1[(l, it, delta)] = self._given_base(
+                            err_1, cc, [b1[c] - (u_in_1 and c == l) for c in range(K)], xt,
+                            [delta if (u_in_1 and c == l) else zero for c in range(K)],
                         )
                 for k in ks:
-                    if (k, iu, delta) not in f_j:
-                        f_j[(k, iu, delta)] = self._given_base(
-                            err_j, cc, [ai[c] - (c == k) for c in range(K)], xu,
-                            [delta if c == k else zero for c in range(K)],
+                    if (k, iu, delta) not in f_2:
+                        f_2[(k, iu, delta)] = self._given_base(
+                            err_2, cc, [b2[c] - (t_in_2 and c == k) for c in range(K)], xu,
+                            [delta if (t_in_2 and c == k) else zero for c in range(K)],
                         )
                 pair = (xt, xu)
                 J = [self.law(c, cc[c], pair).reshape((cc[c] + 1) ** d, -1) for c in range(K)]
                 for l in ls:
                     if not self.num[l][iu]:
                         continue
-                    X = self._contract(f_i[(l, it, delta)], J)  # (K, C-grid of the other side)
+                    X = self._contract(f_1[(l, it, delta)], J)  # (K, C-grid of the other side)
                     for k in ks:
-                        if self.num[k][it]:
-                            val = np.sum(X[k] * f_j[(k, iu, delta)][l])
-                            total[k, l] = total[k, l] + val * (self.num[k][it] * self.num[l][iu])
-        # every class-c point of C, A', B' and the two test points appears once in the weights
-        den = scale * scale * math.prod(self.den[c] ** (cc[c] + ai[c] + aj[c]) for c in range(K))
+                        if not self.num[k][it] or (same_point and k != l):
+                            continue
+                        val = np.sum(X[k] * f_2[(k, iu, delta)][l])
+                        weight = self.num[k][it] if same_point else self.num[k][it] * self.num[l][iu]
+                        total[k, l] = total[k, l] + val * weight
+        # every class-c point of C, B_1, B_2 and the test points appears once in the weights
+        base = scale * scale * math.prod(self.den[c] ** (cc[c] + b1[c] + b2[c]) for c in range(K))
         out = self._zeros((K, K))
         for k in range(K):
             for l in range(K):
+                if same_point:
+                    den = base * self.den[k]
+                else:
+                    den = base * (1 if t_in_2 else self.den[k]) * (1 if u_in_1 else self.den[l])
                 out[k, l] = self._ratio(total[k, l], den)
         self._cross[key] = out
         return out
