@@ -23,9 +23,14 @@ from sklearn.model_selection import StratifiedKFold as SkStratifiedKFold
 from momentbound import CellModel
 from momentbound.errors import ImpossibleSplit, InvalidArgument
 from momentbound.exact import NaiveBayes
-from momentbound.exact.stratified import stratified_cv_moments
+from momentbound.exact.stratified import repeated_stratified_cv_moments, stratified_cv_moments
 from momentbound.splitters import StratifiedKFold, first_appearance_orders, stratified_fold_allocation
-from oracles.stratified import sklearn_test_folds, stratified_cv_bruteforce
+from oracles.stratified import (
+    repeated_covariance_bruteforce,
+    shuffled_partitions,
+    sklearn_test_folds,
+    stratified_cv_bruteforce,
+)
 
 MODELS = {
     # one attribute, two classes, unequal priors
@@ -209,3 +214,51 @@ def test_errors():
         stratified_cv_moments(model, 1, 2)
     with pytest.raises(InvalidArgument, match="rational"):
         stratified_cv_moments(model.to_float(), 6, 2, arithmetic="rational")
+
+
+# ----------------------------------------------------------------------------- repeated
+def test_shuffled_partitions_cover_sklearn_draws():
+    """Every partition StratifiedKFold(shuffle=True) draws is one of the enumerated ones."""
+    y = [0, 1, 1, 0, 2, 1, 0, 1, 2]
+    allowed = {tuple(lab) for lab in shuffled_partitions(y, 3)}
+    seen = set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for seed in range(300):
+            lab = np.empty(len(y), dtype=int)
+            for i, (_, test) in enumerate(SkStratifiedKFold(3, shuffle=True, random_state=seed).split(np.zeros(9), y)):
+                lab[test] = i
+            seen.add(tuple(lab))
+    assert seen <= allowed and len(seen) > len(allowed) // 2
+
+
+@pytest.mark.parametrize(
+    "name, N, v, ties, alpha, average",
+    [("1d", 5, 2, "first", 0, "pooled"), ("1d", 5, 2, "random", 1, "folds"), ("3class", 4, 2, "first", 1, "pooled"),
+     ("3class", 4, 2, "random", 0, "pooled")],
+)
+def test_repeated_covariance_equals_every_shuffled_partition(name, N, v, ties, alpha, average):
+    arities, K, cells = MODELS[name]
+    mean, cov = repeated_covariance_bruteforce(arities, K, cells, N, v, ties, alpha, average)
+    model = CellModel(arities, cells, K)
+    clf = NaiveBayes(ties=ties, alpha=alpha)
+    limit = repeated_stratified_cv_moments(model, N, v, math.inf, classifier=clf, average=average)
+    assert (limit.mean, limit.repeat_covariance, limit.variance) == (mean, cov, cov)
+    three = repeated_stratified_cv_moments(model, N, v, 3, classifier=clf, average=average)
+    assert three.variance == three.single.variance / 3 + F(2, 3) * cov
+    assert 0 < cov < three.variance < three.single.variance
+
+
+@pytest.mark.slow
+def test_repeated_covariance_three_folds():
+    arities, K, cells = MODELS["1d"]
+    mean, cov = repeated_covariance_bruteforce(arities, K, cells, 6, 3, "first", 1)
+    r = repeated_stratified_cv_moments(CellModel(arities, cells, K), 6, 3, 10, classifier=NaiveBayes(ties="first", alpha=1))
+    assert (r.mean, r.repeat_covariance) == (mean, cov)
+
+
+def test_repeated_validation():
+    model = CellModel(*MODELS["1d"][::2], MODELS["1d"][1])
+    for bad in (0, 1.5, True, "2", -math.inf):
+        with pytest.raises(InvalidArgument, match="repeats"):
+            repeated_stratified_cv_moments(model, 5, 2, bad)

@@ -150,3 +150,76 @@ def stratified_cv_bruteforce(
         (sp[i][j] / p_ok - fm[i] * fm[j] for i in range(v) for j in range(v) if i != j), Fraction(0)
     ) / (v * (v - 1))
     return StratifiedResult(mean, variance, tuple(fm), fold_var, fold_cov, p_ok, p_warn)
+
+
+def shuffled_partitions(y: Sequence[int], v: int) -> list[np.ndarray] | None:
+    """Every test-fold labelling ``StratifiedKFold(v, shuffle=True)`` can draw for labels ``y``.
+
+    scikit-learn deals ``arange(v).repeat(allocation[:, k])`` to the points of class ``k`` after
+    ``rng.shuffle``: every distinct arrangement of that multiset is equally likely. The
+    unshuffled labelling comes from scikit-learn itself (``shuffle=False``).
+    """
+    folds, _ = sklearn_test_folds(y, v)
+    if folds is None:
+        return None
+    base = np.empty(len(y), dtype=int)
+    for i, test in enumerate(folds):
+        base[test] = i
+    y_arr = np.asarray(y)
+    per_class = []
+    for k in sorted(set(y)):
+        pos = np.flatnonzero(y_arr == k)
+        per_class.append((pos, sorted(set(itertools.permutations(base[pos].tolist())))))
+    out = []
+    for choice in itertools.product(*(arrs for _, arrs in per_class)):
+        lab = np.empty(len(y), dtype=int)
+        for (pos, _), arr in zip(per_class, choice):
+            lab[pos] = arr
+        out.append(lab)
+    return out
+
+
+def repeated_covariance_bruteforce(
+    arities: Sequence[int], n_classes: int, cells: Sequence, N: int, v: int, ties: str, alpha=0,
+    average: str = "pooled",
+) -> tuple[Fraction, Fraction]:
+    """``(E[CE], C)`` with ``C = Cov(CE^(1), CE^(2)) = E[m(D)^2] - E[CE]^2`` for two independent
+    shuffled stratified partitions of the same data, ``m(D) = E[CE | D]`` averaged over every
+    partition scikit-learn can draw (and the tie coins); conditional on the split being possible."""
+    arities = tuple(arities)
+    K = n_classes
+    cell_list = cells_of(arities, K)
+    p = {cell: Fraction(c) for cell, c in zip(cell_list, cells)}
+    support = {y: [cell for cell in cell_list if cell[1] == y and p[cell]] for y in range(K)}
+    alpha = Fraction(alpha)
+    cache: dict[tuple, Fraction] = {}
+
+    def err(train: tuple, cell) -> Fraction:
+        key = (train, cell)
+        if key not in cache:
+            g = predict_distribution(list(train), arities, K, cell[0], ties, alpha)
+            cache[key] = 1 - g[cell[1]]
+        return cache[key]
+
+    p_ok = first = second = Fraction(0)
+    for y in itertools.product(range(K), repeat=N):
+        if any(not support[c] for c in y):
+            continue
+        parts = shuffled_partitions(y, v)
+        if parts is None:
+            continue
+        for xs in itertools.product(*(support[c] for c in y)):
+            w = math.prod(p[cell] for cell in xs)
+            m = Fraction(0)
+            for lab in parts:
+                for i in range(v):
+                    test = np.flatnonzero(lab == i)
+                    train = tuple(sorted(xs[t] for t in range(N) if lab[t] != i))
+                    e = sum((err(train, xs[t]) for t in test), Fraction(0))
+                    m += e / N if average == "pooled" else e / (v * len(test))
+            m /= len(parts)
+            p_ok += w
+            first += w * m
+            second += w * m * m
+    mean = first / p_ok
+    return mean, second / p_ok - mean * mean

@@ -26,12 +26,15 @@ can be split, :class:`~momentbound.errors.ImpossibleSplit` is raised.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Union
+
+import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument, InvalidModel
 from momentbound.exact.class_terms import ClassCountTerms
@@ -40,7 +43,16 @@ from momentbound.exact.engine import class_count_splits
 from momentbound.model.cells import CellModel
 from momentbound.splitters.stratified import Allocation, StratifiedKFold
 
-__all__ = ["AVERAGES", "FoldErrorMoments", "StratifiedCVMoments", "conditional_fold_moments", "stratified_cv_moments"]
+__all__ = [
+    "AVERAGES",
+    "FoldErrorMoments",
+    "RepeatedStratifiedCVMoments",
+    "StratifiedCVMoments",
+    "between_partitions",
+    "conditional_fold_moments",
+    "repeated_stratified_cv_moments",
+    "stratified_cv_moments",
+]
 
 Number = Union[Fraction, float]
 AVERAGES = ("pooled", "folds")
@@ -344,5 +356,164 @@ def stratified_cv_moments(
         average=average,
         exact=terms.exact,
         classifier=clf,
+        seconds=time.perf_counter() - start,
+    )
+
+
+# ----------------------------------------------------------------------------- repeated
+@dataclass(frozen=True)
+class RepeatedStratifiedCVMoments:
+    """Exact moments of the mean CV error over ``R`` independent stratified partitions.
+
+    scikit-learn's ``RepeatedStratifiedKFold(n_splits=v, n_repeats=R)`` reshuffles the points of
+    each class independently ``R`` times; the class compositions of the folds are the same in
+    every repetition (they depend only on the labels).
+
+    Attributes
+    ----------
+    single:
+        The moments of one repetition (:class:`StratifiedCVMoments`).
+    repeats:
+        ``R`` (an integer, or ``math.inf`` for the limit).
+    mean, variance, std:
+        ``E`` and ``Var`` of the mean over ``R`` repetitions:
+        ``Var(CE)/R + (1 - 1/R) C`` (conditional on the split being possible).
+    repeat_covariance:
+        ``C = Cov(CE^(1), CE^(2)) = Var(E[CE | data])`` for two independent partitions of the same
+        data: the part of the variance that no number of repetitions removes.
+    seconds:
+        Wall-clock time of the computation.
+    """
+
+    single: StratifiedCVMoments
+    repeats: float
+    mean: Number
+    variance: Number
+    std: float
+    repeat_covariance: Number
+    seconds: float
+
+
+def _hypergeometric(n: int, a: int, b: int, o: int) -> Fraction:
+    """``P[|A cap B| = o]`` for independent uniform subsets of sizes ``a`` and ``b`` of ``n`` items."""
+    return Fraction(math.comb(a, o) * math.comb(n - a, b - o), math.comb(n, b))
+
+
+def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Sequence[int], a_j: Sequence[int]) -> Number:
+    """``E[E_i^(1) E_j^(2)]``: error counts of fold ``i`` of one partition and fold ``j`` of another.
+
+    Within each class the two folds are independent uniform subsets (sizes ``a_ic``, ``a_jc``),
+    so their overlap ``o_c`` is hypergeometric. Given the overlaps, the data split into
+    ``O = F_i cap F_j``, ``P = F_i - F_j``, ``Q = F_j - F_i`` and the rest ``R``; fold ``i``'s
+    classifier is trained on ``Q + R`` and fold ``j``'s on ``P + R``. A test point in ``O`` is
+    in neither training set, one in ``P`` trains the second classifier, one in ``Q`` the first;
+    a point of ``O`` may be judged by both (``docs/mathematics.md``, "Stratified cross-validation").
+    """
+    K = terms.K
+    n = tuple(int(c) for c in counts)
+    zero: Number = Fraction(0) if terms.exact else 0.0
+    total = zero
+    ranges = [range(max(0, a_i[c] + a_j[c] - n[c]), min(a_i[c], a_j[c]) + 1) for c in range(K)]
+    for o in itertools.product(*ranges):
+        prob = math.prod((_hypergeometric(n[c], a_i[c], a_j[c], o[c]) for c in range(K)), start=Fraction(1))
+        r = tuple(n[c] - a_i[c] - a_j[c] + o[c] for c in range(K))
+        q = tuple(a_j[c] - o[c] for c in range(K))
+        p = tuple(a_i[c] - o[c] for c in range(K))
+        val = zero
+        if any(o):
+            same = terms.two_sets(r, q, p, u_in_1=False, t_in_2=False, same_point=True)
+            val = val + sum((o[k] * same[k, k] for k in range(K) if o[k]), zero)
+        parts = [
+            (o, o, False, False),  # t, u in O (distinct points)
+            (o, q, True, False),  # t in O, u in Q (trains fold i's classifier)
+            (p, o, False, True),  # t in P (trains fold j's classifier), u in O
+            (p, q, True, True),  # t in P, u in Q
+        ]
+        for src_t, src_u, u_in_1, t_in_2 in parts:
+            pairs = [
+                (k, l, src_t[k] * (src_u[l] - (src_t is src_u and k == l)))
+                for k in range(K)
+                for l in range(K)
+            ]
+            pairs = [(k, l, cnt) for k, l, cnt in pairs if cnt]
+            if not pairs:
+                continue
+            g = terms.two_sets(r, q, p, u_in_1=u_in_1, t_in_2=t_in_2)
+            val = val + sum((cnt * g[k, l] for k, l, cnt in pairs), zero)
+        total = total + (prob if terms.exact else float(prob)) * val
+    return total
+
+
+def repeated_stratified_cv_moments(
+    model: CellModel,
+    N: int,
+    folds: int | StratifiedKFold,
+    repeats: float,
+    *,
+    classifier: NaiveBayes | None = None,
+    arithmetic: str = "auto",
+    average: str = "pooled",
+    rational_max_n: int = 12,
+    terms: ClassCountTerms | None = None,
+) -> RepeatedStratifiedCVMoments:
+    """Exact moments of scikit-learn's ``RepeatedStratifiedKFold(v, R)`` mean CV error of naive Bayes.
+
+    ``Var(mean of R) = Var(CE)/R + (1 - 1/R) C`` with ``C = Cov(CE^(1), CE^(2))`` for two
+    independent stratified partitions of the same data; ``repeats=math.inf`` gives the limit
+    ``C``. The other arguments are those of :func:`stratified_cv_moments`.
+
+    Examples
+    --------
+    >>> import math
+    >>> from momentbound import CellModel
+    >>> m = CellModel((2,), ["3/10", "1/5", "1/10", "2/5"])
+    >>> r = repeated_stratified_cv_moments(m, 5, 2, math.inf, classifier=NaiveBayes(ties="first"))
+    >>> 0 < r.repeat_covariance < r.single.variance
+    True
+    """
+    start = time.perf_counter()
+    splitter, N, clf = _check(model, N, folds, classifier, arithmetic, average)
+    if isinstance(repeats, bool) or not (
+        (isinstance(repeats, (int, np.integer)) and repeats >= 1) or repeats == math.inf
+    ):
+        raise InvalidArgument(f"repeats must be an integer >= 1 or math.inf, got {repeats!r}")
+    mode = ("rational" if model.is_exact and N <= rational_max_n else "float") if arithmetic == "auto" else arithmetic
+    if terms is None:
+        terms = ClassCountTerms(model, clf, mode)
+    single = stratified_cv_moments(
+        model, N, splitter, classifier=clf, arithmetic=mode, average=average, terms=terms
+    )
+    v = splitter.n_splits
+    zero: Number = Fraction(0) if terms.exact else 0.0
+    between = zero
+    for counts, p_counts in class_count_splits(model, N, mode):
+        if not splitter.possible(counts):
+            continue
+        for alloc in splitter.allocations(counts):
+            p = p_counts * (alloc.probability if terms.exact else float(alloc.probability))
+            groups: dict[tuple[int, ...], Number] = {}
+            for row in alloc.test:
+                s = sum(row)
+                w = (Fraction(1, N) if average == "pooled" else Fraction(1, v * s))  # w_i / s_i
+                groups[tuple(row)] = groups.get(tuple(row), zero) + (w if terms.exact else float(w))
+            acc = zero
+            for a_i, wi in groups.items():
+                for a_j, wj in groups.items():
+                    acc = acc + wi * wj * between_partitions(terms, counts, a_i, a_j)
+            between = between + p * acc
+    cov = between / single.prob_possible - single.mean * single.mean
+    if repeats == math.inf:
+        variance = cov
+    else:
+        R = int(repeats)
+        frac = Fraction(1, R) if terms.exact else 1.0 / R
+        variance = single.variance * frac + (1 - frac) * cov
+    return RepeatedStratifiedCVMoments(
+        single=single,
+        repeats=repeats,
+        mean=single.mean,
+        variance=variance,
+        std=math.sqrt(max(float(variance), 0.0)),
+        repeat_covariance=cov,
         seconds=time.perf_counter() - start,
     )
