@@ -228,6 +228,18 @@ def _check(model: object, N: object, folds: object, classifier: object, arithmet
     return splitter, int(N), clf  # type: ignore[call-overload]
 
 
+def _terms(
+    model: CellModel, N: int, clf: NaiveBayes, arithmetic: str, rational_max_n: int, terms: ClassCountTerms | None
+) -> ClassCountTerms:
+    """The term cache for the arithmetic (``auto``: rational for exact models up to ``rational_max_n``)."""
+    mode = ("rational" if model.is_exact and N <= rational_max_n else "float") if arithmetic == "auto" else arithmetic
+    if terms is None:
+        return ClassCountTerms(model, clf, mode)
+    if terms.model != model or terms.clf != clf or terms.mode != mode:
+        raise InvalidArgument("terms were built for another model, classifier or arithmetic; pass terms=None")
+    return terms
+
+
 def stratified_cv_moments(
     model: CellModel,
     N: int,
@@ -285,16 +297,8 @@ def stratified_cv_moments(
     """
     start = time.perf_counter()
     splitter, N, clf = _check(model, N, folds, classifier, arithmetic, average)
-    if arithmetic == "auto":
-        mode = "rational" if model.is_exact and N <= rational_max_n else "float"
-    else:
-        mode = arithmetic
-    if terms is None:
-        terms = ClassCountTerms(model, clf, mode)
-    elif terms.model != model or terms.clf != clf or terms.mode != mode:
-        raise InvalidArgument(
-            "terms were built for another model, classifier or arithmetic; pass terms=None"
-        )
+    terms = _terms(model, N, clf, arithmetic, rational_max_n, terms)
+    mode = terms.mode
     v = splitter.n_splits
     zero: Number = Fraction(0) if terms.exact else 0.0
     p_ok = p_warn = zero
@@ -477,9 +481,8 @@ def repeated_stratified_cv_moments(
         (isinstance(repeats, (int, np.integer)) and repeats >= 1) or repeats == math.inf
     ):
         raise InvalidArgument(f"repeats must be an integer >= 1 or math.inf, got {repeats!r}")
-    mode = ("rational" if model.is_exact and N <= rational_max_n else "float") if arithmetic == "auto" else arithmetic
-    if terms is None:
-        terms = ClassCountTerms(model, clf, mode)
+    terms = _terms(model, N, clf, arithmetic, rational_max_n, terms)
+    mode = terms.mode
     single = stratified_cv_moments(
         model, N, splitter, classifier=clf, arithmetic=mode, average=average, terms=terms
     )
