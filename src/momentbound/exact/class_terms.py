@@ -65,8 +65,8 @@ class ClassCountTerms:
     >>> from momentbound import CellModel
     >>> m = CellModel((2,), ["1/5", "3/10", "1/5", "3/10"])
     >>> t = ClassCountTerms(m, NaiveBayes(ties="first"), "rational")
-    >>> t.err1((1, 1))  # the attribute is independent of the class here
-    (Fraction(1, 2), Fraction(1, 2))
+    >>> t.err1((1, 1))  # one training point per class: ties (3 cases in 4) go to class 0
+    (Fraction(1, 4), Fraction(3, 4))
     """
 
     def __init__(self, model: CellModel, classifier: NaiveBayes, mode: str) -> None:
