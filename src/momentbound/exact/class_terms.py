@@ -176,6 +176,8 @@ class ClassCountTerms:
     @staticmethod
     def _contract(X: np.ndarray, mats: Sequence[np.ndarray]) -> np.ndarray:
         """Apply ``mats[c]`` (``G_c x W_c``) along the class axes ``1..K`` of ``X``."""
+        if len(mats) == 2 and X.ndim == 3:  # two classes: M_0^T X[b] M_1 as batched matmuls
+            return mats[0].T[None] @ X @ mats[1][None]
         for M in mats:
             X = np.tensordot(X, M, axes=([1], [0]))
         return X
@@ -232,8 +234,14 @@ class ClassCountTerms:
         key = (c, n_base, n_extra, x, bump, n_target)
         if key not in self._shifts:
             d = self.d
-            base = self._grid(n_base)
             law = self.law(c, n_extra, (x,))
+            if d == 1:  # Toeplitz band: S[v, r] = law[v - r - bump]
+                lag = np.arange(n_target + 1)[:, None] - np.arange(n_base + 1)[None, :] - bump[0]
+                inside = (lag >= 0) & (lag <= n_extra)
+                S = np.where(inside, law[np.clip(lag, 0, n_extra)], 0 if self.exact else 0.0)
+                self._shifts[key] = S
+                return S
+            base = self._grid(n_base)
             S = self._zeros(((n_target + 1) ** d, base.shape[0]))
             cols = np.arange(base.shape[0])
             strides = np.array([(n_target + 1) ** (d - 1 - j) for j in range(d)], dtype=np.int64)
@@ -254,11 +262,11 @@ class ClassCountTerms:
         class-``c`` points; returns ``Y[b, r_0, ..., r_{K-1}] = E[X[b, u] | r]`` (scaled by the
         extra points' denominators).
         """
+        mats = []
         for c in range(self.K):
-            side = round(X.shape[1] ** (1 / self.d))  # the grid of this axis is side^d
-            S = self._shift(c, n_base[c], n_extra[c], x, tuple(bumps[c]), side - 1)
-            X = np.tensordot(X, S, axes=([1], [0]))
-        return X
+            side = round(X.shape[1 + c] ** (1 / self.d))  # the grid of this axis is side^d
+            mats.append(self._shift(c, n_base[c], n_extra[c], x, tuple(bumps[c]), side - 1))
+        return self._contract(X, mats)
 
     def cross(self, common: Counts, fold_i: Counts, fold_j: Counts) -> np.ndarray:
         """``E[err_t err_u]`` for ``t`` of class ``k`` in fold ``i`` and ``u`` of class ``l`` in fold ``j``.
