@@ -23,10 +23,12 @@ from sklearn.model_selection import StratifiedKFold as SkStratifiedKFold
 from momentbound import CellModel
 from momentbound.errors import ImpossibleSplit, InvalidArgument
 from momentbound.exact import NaiveBayes
+from momentbound.exact.shuffle_split import shuffle_split_moments
 from momentbound.exact.stratified import repeated_stratified_cv_moments, stratified_cv_moments
 from momentbound.splitters import StratifiedKFold, first_appearance_orders, stratified_fold_allocation
 from oracles.stratified import (
     repeated_covariance_bruteforce,
+    shuffle_split_bruteforce,
     shuffled_partitions,
     sklearn_test_folds,
     stratified_cv_bruteforce,
@@ -262,3 +264,29 @@ def test_repeated_validation():
     for bad in (0, 1.5, True, "2", -math.inf):
         with pytest.raises(InvalidArgument, match="repeats"):
             repeated_stratified_cv_moments(model, 5, 2, bad)
+
+
+# ----------------------------------------------------------------------------- shuffle split
+@pytest.mark.parametrize(
+    "name, N, ns, ties, alpha",
+    [("1d", 5, 2, "first", 1), ("1d", 5, 3, "random", 0), ("3class", 4, 2, "first", 0)],
+)
+def test_shuffle_split_equals_every_test_subset(name, N, ns, ties, alpha):
+    arities, K, cells = MODELS[name]
+    mean, var1, cov = shuffle_split_bruteforce(arities, K, cells, N, ns, ties, alpha)
+    model = CellModel(arities, cells, K)
+    clf = NaiveBayes(ties=ties, alpha=alpha)
+    r = shuffle_split_moments(model, N, ns, 4, classifier=clf)
+    assert (r.mean, r.split_variance, r.split_covariance) == (mean, var1, cov)
+    assert r.variance == var1 / 4 + F(3, 4) * cov and 0 < cov < r.variance < var1
+    assert shuffle_split_moments(model, N, ns, math.inf, classifier=clf).variance == cov
+
+
+def test_shuffle_split_validation():
+    model = CellModel(*MODELS["1d"][::2], MODELS["1d"][1])
+    with pytest.raises(ImpossibleSplit, match="test_size"):
+        shuffle_split_moments(model, 5, 5)
+    with pytest.raises(InvalidArgument, match="test_size"):
+        shuffle_split_moments(model, 5, 0.5)
+    with pytest.raises(InvalidArgument, match="n_splits"):
+        shuffle_split_moments(model, 5, 2, 0)

@@ -223,3 +223,42 @@ def repeated_covariance_bruteforce(
             second += w * m * m
     mean = first / p_ok
     return mean, second / p_ok - mean * mean
+
+
+def shuffle_split_bruteforce(
+    arities: Sequence[int], n_classes: int, cells: Sequence, N: int, test_size: int, ties: str, alpha=0
+) -> tuple[Fraction, Fraction, Fraction]:
+    """``(E[HE], Var(HE), C)`` of one ``ShuffleSplit`` hold-out and the covariance of two
+    independent ones on the same data, over every ordered dataset and every test subset
+    (scikit-learn's ShuffleSplit takes the first ``test_size`` points of a uniform permutation)."""
+    arities = tuple(arities)
+    K = n_classes
+    cell_list = cells_of(arities, K)
+    p = {cell: Fraction(c) for cell, c in zip(cell_list, cells)}
+    support = [cell for cell in cell_list if p[cell]]
+    alpha = Fraction(alpha)
+    subsets = list(itertools.combinations(range(N), test_size))
+    cache: dict[tuple, Fraction] = {}
+
+    def err(train: tuple, cell) -> Fraction:
+        key = (train, cell)
+        if key not in cache:
+            cache[key] = 1 - predict_distribution(list(train), arities, K, cell[0], ties, alpha)[cell[1]]
+        return cache[key]
+
+    first = second = square = Fraction(0)
+    for xs in itertools.product(support, repeat=N):
+        w = math.prod(p[cell] for cell in xs)
+        m = m2 = Fraction(0)
+        for test in subsets:
+            train = tuple(sorted(xs[t] for t in range(N) if t not in test))
+            es = [err(train, xs[t]) for t in test]
+            mu = sum(es, Fraction(0))
+            m += mu / test_size
+            m2 += (mu * mu + sum((e * (1 - e) for e in es), Fraction(0))) / test_size**2
+        m /= len(subsets)
+        m2 /= len(subsets)
+        first += w * m
+        second += w * m2
+        square += w * m * m
+    return first, second - first**2, square - first**2

@@ -204,8 +204,9 @@ def conditional_fold_moments(terms: ClassCountTerms, counts: Sequence[int], allo
     return FoldErrorMoments(allocation.fold_sizes, tuple(first), tuple(second), tuple(pairs))
 
 
-def _check(model: object, N: object, folds: object, classifier: object, arithmetic: object,
-           average: object) -> tuple[StratifiedKFold, int, NaiveBayes]:
+def check_arguments(model: object, N: object, folds: object, classifier: object, arithmetic: object,
+                    average: object) -> tuple[StratifiedKFold, int, NaiveBayes]:
+    """Validate the common arguments of the exact splitter moments (raises before any work)."""
     if not isinstance(model, CellModel):
         raise InvalidModel(
             f"model must be a momentbound.CellModel, got {type(model).__name__}; build one with "
@@ -228,7 +229,7 @@ def _check(model: object, N: object, folds: object, classifier: object, arithmet
     return splitter, int(N), clf  # type: ignore[call-overload]
 
 
-def _terms(
+def term_cache(
     model: CellModel, N: int, clf: NaiveBayes, arithmetic: str, rational_max_n: int, terms: ClassCountTerms | None
 ) -> ClassCountTerms:
     """The term cache for the arithmetic (``auto``: rational for exact models up to ``rational_max_n``)."""
@@ -296,8 +297,8 @@ def stratified_cv_moments(
     (0.3476, Fraction(1, 1))
     """
     start = time.perf_counter()
-    splitter, N, clf = _check(model, N, folds, classifier, arithmetic, average)
-    terms = _terms(model, N, clf, arithmetic, rational_max_n, terms)
+    splitter, N, clf = check_arguments(model, N, folds, classifier, arithmetic, average)
+    terms = term_cache(model, N, clf, arithmetic, rational_max_n, terms)
     mode = terms.mode
     v = splitter.n_splits
     zero: Number = Fraction(0) if terms.exact else 0.0
@@ -476,12 +477,12 @@ def repeated_stratified_cv_moments(
     True
     """
     start = time.perf_counter()
-    splitter, N, clf = _check(model, N, folds, classifier, arithmetic, average)
+    splitter, N, clf = check_arguments(model, N, folds, classifier, arithmetic, average)
     if isinstance(repeats, bool) or not (
         (isinstance(repeats, (int, np.integer)) and repeats >= 1) or repeats == math.inf
     ):
         raise InvalidArgument(f"repeats must be an integer >= 1 or math.inf, got {repeats!r}")
-    terms = _terms(model, N, clf, arithmetic, rational_max_n, terms)
+    terms = term_cache(model, N, clf, arithmetic, rational_max_n, terms)
     mode = terms.mode
     single = stratified_cv_moments(
         model, N, splitter, classifier=clf, arithmetic=mode, average=average, terms=terms
