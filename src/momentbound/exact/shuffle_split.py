@@ -1,0 +1,166 @@
+"""Exact moments of scikit-learn's ``ShuffleSplit`` (repeated hold-out) error of naive Bayes.
+
+``ShuffleSplit(n_splits=S, test_size=n_s)`` draws ``S`` independent uniformly random test sets
+of ``n_s`` points from the same data and trains on the rest. Given the class counts ``n`` of the
+dataset, the class composition ``a`` of a test set is multivariate hypergeometric, and two test
+sets overlap like two folds of independent partitions (``docs/mathematics.md``, "Stratified
+cross-validation", repeated CV). With ``HE`` the error of one split,
+
+``Var(mean of S) = Var(HE)/S + (1 - 1/S) C``,  ``C = Cov(HE^(1), HE^(2)) = Var(E[HE | data])``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from momentbound.errors import ImpossibleSplit, InvalidArgument
+from momentbound.exact.class_terms import ClassCountTerms
+from momentbound.classifiers.naive_bayes import NaiveBayes
+from momentbound.exact.engine import class_count_splits
+from momentbound.exact.stratified import (
+    Number,
+    between_partitions,
+    check_arguments,
+    conditional_fold_moments,
+    term_cache,
+)
+from momentbound.model.cells import CellModel
+from momentbound.splitters.stratified import Allocation
+
+__all__ = ["ShuffleSplitMoments", "shuffle_split_moments", "holdout_compositions"]
+
+
+@dataclass(frozen=True)
+class ShuffleSplitMoments:
+    """Exact moments of the mean hold-out error over ``n_splits`` random test sets.
+
+    Attributes
+    ----------
+    N, test_size, n_splits:
+        Dataset size, test-set size ``n_s`` and number of splits ``S`` (``math.inf`` for the limit).
+    mean:
+        ``E[HE]``.
+    variance, std:
+        ``Var`` of the mean over ``S`` splits, ``Var(HE)/S + (1 - 1/S) C``.
+    split_variance:
+        ``Var(HE)`` of one split.
+    split_covariance:
+        ``C = Cov(HE^(1), HE^(2))`` for two independent splits of the same data.
+    exact:
+        True for exact ``Fraction`` results.
+    classifier:
+        The naive Bayes classifier.
+    seconds:
+        Wall-clock time.
+    """
+
+    N: int
+    test_size: int
+    n_splits: float
+    mean: Number
+    variance: Number
+    std: float
+    split_variance: Number
+    split_covariance: Number
+    exact: bool
+    classifier: NaiveBayes
+    seconds: float
+
+
+def holdout_compositions(counts: Sequence[int], test_size: int) -> Iterator[tuple[tuple[int, ...], Fraction]]:
+    """Class compositions of a uniform random subset of ``test_size`` points and their probabilities.
+
+    Examples
+    --------
+    >>> dict(holdout_compositions((2, 1), 2))
+    {(1, 1): Fraction(2, 3), (2, 0): Fraction(1, 3)}
+    """
+    total = math.comb(sum(counts), test_size)
+    for a in itertools.product(*(range(min(c, test_size) + 1) for c in counts)):
+        if sum(a) == test_size:
+            yield a, Fraction(math.prod(math.comb(c, k) for c, k in zip(counts, a)), total)
+
+
+def shuffle_split_moments(
+    model: CellModel,
+    N: int,
+    test_size: int,
+    n_splits: float = 1,
+    *,
+    classifier: NaiveBayes | None = None,
+    arithmetic: str = "auto",
+    rational_max_n: int = 12,
+    terms: ClassCountTerms | None = None,
+) -> ShuffleSplitMoments:
+    """Exact mean and variance of the mean error of scikit-learn's ``ShuffleSplit(n_splits, test_size)``.
+
+    Parameters
+    ----------
+    model, N, classifier, arithmetic, rational_max_n, terms:
+        As for :func:`~momentbound.exact.stratified.stratified_cv_moments`.
+    test_size:
+        Number of test points ``1 <= n_s <= N - 1`` (scikit-learn's integer ``test_size``).
+    n_splits:
+        ``S >= 1``, or ``math.inf`` for the part of the variance that no number of splits removes.
+
+    Examples
+    --------
+    >>> from momentbound import CellModel
+    >>> m = CellModel((2,), ["3/10", "1/5", "1/10", "2/5"])
+    >>> one = shuffle_split_moments(m, 5, 2, 1, classifier=NaiveBayes(ties="first"))
+    >>> many = shuffle_split_moments(m, 5, 2, 10, classifier=NaiveBayes(ties="first"))
+    >>> many.mean == one.mean and many.variance < one.variance
+    True
+    """
+    start = time.perf_counter()
+    _, N, clf = check_arguments(model, N, 2, classifier, arithmetic, "pooled")
+    if isinstance(test_size, bool) or not isinstance(test_size, (int, np.integer)):
+        raise InvalidArgument(f"test_size must be an integer number of test points, got {test_size!r}")
+    if not 1 <= int(test_size) <= N - 1:
+        raise ImpossibleSplit(f"test_size must be between 1 and N - 1 = {N - 1}, got {test_size}")
+    ns = int(test_size)
+    if isinstance(n_splits, bool) or not (
+        (isinstance(n_splits, (int, np.integer)) and n_splits >= 1) or n_splits == math.inf
+    ):
+        raise InvalidArgument(f"n_splits must be an integer >= 1 or math.inf, got {n_splits!r}")
+    terms = term_cache(model, N, clf, arithmetic, rational_max_n, terms)
+    conv = (lambda f: f) if terms.exact else float
+    zero: Number = Fraction(0) if terms.exact else 0.0
+    first = second = between = zero
+    for counts, p_counts in class_count_splits(model, N, terms.mode):
+        comps = [(a, conv(p)) for a, p in holdout_compositions(counts, ns)]
+        for a, pa in comps:
+            g = conditional_fold_moments(terms, counts, Allocation(Fraction(1), (a,)))
+            first = first + p_counts * pa * g.first[0]
+            second = second + p_counts * pa * g.second[0]
+            for b, pb in comps:
+                between = between + p_counts * pa * pb * between_partitions(terms, counts, a, b)
+    scale = conv(Fraction(1, ns))
+    mean = first * scale
+    var1 = second * scale * scale - mean * mean
+    cov = between * scale * scale - mean * mean
+    if n_splits == math.inf:
+        variance = cov
+    else:
+        frac = conv(Fraction(1, int(n_splits)))
+        variance = var1 * frac + (1 - frac) * cov
+    return ShuffleSplitMoments(
+        N=N,
+        test_size=ns,
+        n_splits=n_splits,
+        mean=mean,
+        variance=variance,
+        std=math.sqrt(max(float(variance), 0.0)),
+        split_variance=var1,
+        split_covariance=cov,
+        exact=terms.exact,
+        classifier=clf,
+        seconds=time.perf_counter() - start,
+    )

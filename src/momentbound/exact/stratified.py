@@ -1,0 +1,523 @@
+"""Exact moments of scikit-learn's stratified cross-validation error of naive Bayes.
+
+Conditioning on the class counts ``n = (n_1..n_K) ~ Multinomial(N, pi)`` and on the order in
+which the classes first appear fixes the class composition ``a_i`` of every test fold of
+``StratifiedKFold(v)`` (:mod:`momentbound.splitters.stratified`); the training set of fold
+``i`` has composition ``n - a_i``. Within each class the attributes are i.i.d. from the
+class-conditional law, so with ``E_i`` the number of misclassified test points of fold ``i``
+(``docs/mathematics.md``, "Stratified cross-validation"):
+
+* ``E[E_i | n] = sum_k a_ik e_k(n - a_i)``,
+* ``E[E_i^2 | n] = E[E_i | n] + sum_{k,l} a_ik (a_il - [k = l]) f_kl(n - a_i)``,
+* ``E[E_i E_j | n] = sum_{k,l} a_ik a_jl h_kl(n - a_i - a_j, a_i, a_j)`` for ``i != j``,
+
+with the one-point, same-fold pair and cross-fold pair terms ``e``, ``f``, ``h`` of
+:class:`~momentbound.exact.class_terms.ClassCountTerms`. ``HE_i = E_i / s_i`` and
+``CE = sum_i w_i HE_i`` with ``w_i = s_i / N`` (``average="pooled"``: misclassified test points
+over ``N``, as for ``KFold``) or ``w_i = 1 / v`` (``average="folds"``: the mean of the fold
+errors, ``1 - mean(cross_val_score(...))``). The moments are then averaged over the class counts.
+
+Where scikit-learn cannot split (``v`` exceeds every class count; it raises ``ValueError``) the
+dataset is excluded: the moments are conditional on the split being possible, and the result
+reports that probability (``prob_possible``) and the probability that scikit-learn warns
+because a class has fewer than ``v`` members (``prob_warning``). When no dataset of size ``N``
+can be split, :class:`~momentbound.errors.ImpossibleSplit` is raised.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Union
+
+import numpy as np
+
+from momentbound.errors import ImpossibleSplit, InvalidArgument, InvalidModel
+from momentbound.exact.class_terms import ClassCountTerms
+from momentbound.classifiers.naive_bayes import NaiveBayes
+from momentbound.exact.engine import class_count_splits
+from momentbound.model.cells import CellModel
+from momentbound.splitters.stratified import Allocation, StratifiedKFold
+
+__all__ = [
+    "AVERAGES",
+    "FoldErrorMoments",
+    "RepeatedStratifiedCVMoments",
+    "StratifiedCVMoments",
+    "between_partitions",
+    "conditional_fold_moments",
+    "repeated_stratified_cv_moments",
+    "stratified_cv_moments",
+]
+
+Number = Union[Fraction, float]
+AVERAGES = ("pooled", "folds")
+ARITHMETICS = ("auto", "rational", "float")
+
+
+@dataclass(frozen=True)
+class StratifiedCVMoments:
+    """Exact moments of the stratified cross-validation error (result of :func:`stratified_cv_moments`).
+
+    Attributes
+    ----------
+    splitter:
+        The :class:`~momentbound.splitters.StratifiedKFold` analysed.
+    N:
+        Dataset size.
+    mean, variance, std:
+        ``E[CE]``, ``Var(CE)`` and its square root, conditional on scikit-learn being able to
+        split the dataset.
+    fold_means:
+        ``E[HE_i]`` for every fold ``i`` in scikit-learn's fold order.
+    fold_variance:
+        Mean over folds of ``Var(HE_i)``.
+    fold_covariance:
+        Mean over ordered pairs ``i != j`` of ``Cov(HE_i, HE_j)``.
+    prob_possible:
+        Probability that scikit-learn can split a dataset of ``N`` i.i.d. points (some class
+        has at least ``v`` members); the moments are conditional on this event.
+    prob_warning:
+        Probability that scikit-learn warns (a present class has fewer than ``v`` members and
+        the split is possible).
+    average:
+        ``"pooled"`` (misclassified test points over ``N``) or ``"folds"`` (mean of fold errors).
+    exact:
+        True for exact ``Fraction`` results.
+    classifier:
+        The naive Bayes classifier.
+    seconds:
+        Wall-clock time of the computation.
+    """
+
+    splitter: StratifiedKFold
+    N: int
+    mean: Number
+    variance: Number
+    std: float
+    fold_means: tuple[Number, ...]
+    fold_variance: Number
+    fold_covariance: Number
+    prob_possible: Number
+    prob_warning: Number
+    average: str
+    exact: bool
+    classifier: NaiveBayes
+    seconds: float
+
+
+@dataclass(frozen=True)
+class FoldErrorMoments:
+    """Moments of the fold error counts ``E_i`` given the class counts and the test compositions.
+
+    Attributes
+    ----------
+    sizes:
+        Test fold sizes ``s_i`` (scikit-learn's fold order).
+    first, second:
+        ``E[E_i]`` and ``E[E_i^2]`` per fold.
+    pairs:
+        ``((i_folds, j_folds, value), ...)``: ``E[E_i E_j] = value`` for every ``i`` in ``i_folds``
+        and ``j != i`` in ``j_folds`` (folds grouped by composition; a group paired with itself
+        once, with ``i_folds is j_folds``).
+    """
+
+    sizes: tuple[int, ...]
+    first: tuple[Number, ...]
+    second: tuple[Number, ...]
+    pairs: tuple[tuple[tuple[int, ...], tuple[int, ...], Number], ...]
+
+    def pair_sum(self, weights: Sequence[Number]) -> Number:
+        """``sum_{i != j} weights[i] weights[j] E[E_i E_j]``."""
+        total: Number = 0
+        for I, J, value in self.pairs:
+            wi = sum(weights[i] for i in I)
+            wj = sum(weights[j] for j in J)
+            if I is J:  # ordered pairs of distinct folds within one group
+                wj_same = sum(weights[i] * weights[i] for i in I)
+                total = total + (wi * wj - wj_same) * value
+            else:
+                total = total + 2 * wi * wj * value
+        return total
+
+
+def conditional_fold_moments(terms: ClassCountTerms, counts: Sequence[int], allocation: Allocation) -> FoldErrorMoments:
+    """First and second moments of the fold error counts given the class counts and test compositions.
+
+    Folds with the same class composition share every term, so the work grows with the number
+    of distinct compositions (at most a few), not with ``v^2``.
+
+    Parameters
+    ----------
+    terms:
+        The :class:`~momentbound.exact.class_terms.ClassCountTerms` of the model and classifier.
+    counts:
+        Class counts ``n`` of the dataset (model class order).
+    allocation:
+        The test folds' class compositions (an :class:`~momentbound.splitters.Allocation`).
+    """
+    K = terms.K
+    n = tuple(int(c) for c in counts)
+    A = allocation.test
+    zero: Number = Fraction(0) if terms.exact else 0.0
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for i, row in enumerate(A):
+        groups.setdefault(tuple(row), []).append(i)
+    first: list[Number] = [zero] * len(A)
+    second: list[Number] = [zero] * len(A)
+    for a, folds in groups.items():
+        m = tuple(n[c] - a[c] for c in range(K))
+        e1 = terms.err1(m)
+        mu = sum((a[k] * e1[k] for k in range(K) if a[k]), zero)
+        sec = mu
+        if sum(a) > 1:
+            e2 = terms.err2(m)
+            for k in range(K):
+                for l in range(K):
+                    cnt = a[k] * (a[l] - (k == l))
+                    if cnt:
+                        sec = sec + cnt * e2[k, l]
+        for i in folds:
+            first[i], second[i] = mu, sec
+    keys = list(groups)
+    pairs = []
+    for x, ai in enumerate(keys):
+        for aj in keys[x:]:
+            I, J = tuple(groups[ai]), tuple(groups[aj])
+            if ai == aj:
+                if len(I) < 2:
+                    continue
+                J = I
+            common = tuple(n[c] - ai[c] - aj[c] for c in range(K))
+            h = terms.cross(common, ai, aj)
+            val = zero
+            for k in range(K):
+                for l in range(K):
+                    cnt = ai[k] * aj[l]
+                    if cnt:
+                        val = val + cnt * h[k, l]
+            pairs.append((I, J, val))
+    return FoldErrorMoments(allocation.fold_sizes, tuple(first), tuple(second), tuple(pairs))
+
+
+def check_arguments(model: object, N: object, folds: object, classifier: object, arithmetic: object,
+                    average: object) -> tuple[StratifiedKFold, int, NaiveBayes]:
+    """Validate the common arguments of the exact splitter moments (raises before any work)."""
+    if not isinstance(model, CellModel):
+        raise InvalidModel(
+            f"model must be a momentbound.CellModel, got {type(model).__name__}; build one with "
+            "CellModel(arities, cells)"
+        )
+    if isinstance(N, bool) or not hasattr(N, "__index__") or int(N) < 2:  # type: ignore[call-overload]
+        raise InvalidArgument(f"N must be an integer number of data points >= 2, got {N!r}")
+    splitter = folds if isinstance(folds, StratifiedKFold) else StratifiedKFold(folds)  # type: ignore[arg-type]
+    clf = NaiveBayes() if classifier is None else classifier
+    if not isinstance(clf, NaiveBayes):
+        raise InvalidArgument(
+            f"classifier must be a momentbound NaiveBayes(ties=..., alpha=...), got {classifier!r}"
+        )
+    if arithmetic not in ARITHMETICS:
+        raise InvalidArgument(f"arithmetic must be one of {ARITHMETICS}, got {arithmetic!r}")
+    if arithmetic == "rational" and not model.is_exact:
+        raise InvalidArgument("arithmetic='rational' needs an exact model (Fraction cells); use 'float'")
+    if average not in AVERAGES:
+        raise InvalidArgument(f"average must be one of {AVERAGES}, got {average!r}")
+    return splitter, int(N), clf  # type: ignore[call-overload]
+
+
+def term_cache(
+    model: CellModel, N: int, clf: NaiveBayes, arithmetic: str, rational_max_n: int, terms: ClassCountTerms | None
+) -> ClassCountTerms:
+    """The term cache for the arithmetic (``auto``: rational for exact models up to ``rational_max_n``)."""
+    mode = ("rational" if model.is_exact and N <= rational_max_n else "float") if arithmetic == "auto" else arithmetic
+    if terms is None:
+        return ClassCountTerms(model, clf, mode)
+    if terms.model != model or terms.clf != clf or terms.mode != mode:
+        raise InvalidArgument("terms were built for another model, classifier or arithmetic; pass terms=None")
+    return terms
+
+
+def stratified_cv_moments(
+    model: CellModel,
+    N: int,
+    folds: int | StratifiedKFold,
+    *,
+    classifier: NaiveBayes | None = None,
+    arithmetic: str = "auto",
+    average: str = "pooled",
+    rational_max_n: int = 12,
+    terms: ClassCountTerms | None = None,
+) -> StratifiedCVMoments:
+    """Exact mean and variance of scikit-learn's ``StratifiedKFold`` CV error of naive Bayes.
+
+    Parameters
+    ----------
+    model:
+        The data distribution (a :class:`~momentbound.CellModel`, any number of classes and
+        attributes; the work grows like ``prod_c (n_c + 1)^(2 d)`` per term, so two attributes
+        are for small ``N``).
+    N:
+        Dataset size.
+    folds:
+        ``v`` or a :class:`~momentbound.splitters.StratifiedKFold`.
+    classifier:
+        :class:`~momentbound.exact.NaiveBayes` (default: tie rule ``"random"``, ``alpha = 0``;
+        scikit-learn's ``CategoricalNB`` is ``ties="first"``).
+    arithmetic:
+        ``"rational"`` (exact ``Fraction``), ``"float"`` (the same sums in floating point), or
+        ``"auto"`` (rational for exact models with ``N <= rational_max_n``).
+    average:
+        ``"pooled"``: ``CE`` = misclassified test points / ``N`` (as for ``KFold``);
+        ``"folds"``: the mean of the fold error rates, ``1 - mean(cross_val_score(...))``.
+        They differ only when the fold sizes differ.
+    terms:
+        A :class:`~momentbound.exact.class_terms.ClassCountTerms` to share cached terms across
+        calls (sweeps over ``v``); it must match ``model``, ``classifier`` and the arithmetic.
+
+    Returns
+    -------
+    StratifiedCVMoments
+
+    Raises
+    ------
+    ImpossibleSplit
+        When no dataset of ``N`` points can be split (``v > N``, or the model's classes make
+        every class count smaller than ``v``).
+
+    Examples
+    --------
+    >>> from momentbound import CellModel
+    >>> m = CellModel((2,), ["3/10", "1/5", "1/10", "2/5"])
+    >>> r = stratified_cv_moments(m, 6, 2, classifier=NaiveBayes(ties="first", alpha=1))
+    >>> round(float(r.mean), 4), r.prob_possible
+    (0.3476, Fraction(1, 1))
+    """
+    start = time.perf_counter()
+    splitter, N, clf = check_arguments(model, N, folds, classifier, arithmetic, average)
+    terms = term_cache(model, N, clf, arithmetic, rational_max_n, terms)
+    mode = terms.mode
+    v = splitter.n_splits
+    zero: Number = Fraction(0) if terms.exact else 0.0
+    p_ok = p_warn = zero
+    mean = second = zero
+    fold_first = [zero] * v
+    fold_second = [zero] * v
+    pair_total = zero  # sum over i != j of E[HE_i HE_j]
+    for counts, p_counts in class_count_splits(model, N, mode):
+        if not splitter.possible(counts):
+            continue
+        p_ok = p_ok + p_counts
+        if splitter.warns(counts):
+            p_warn = p_warn + p_counts
+        for alloc in splitter.allocations(counts):
+            p = p_counts * (alloc.probability if terms.exact else float(alloc.probability))
+            g = conditional_fold_moments(terms, counts, alloc)
+            s = g.sizes
+            if terms.exact:
+                inv = [Fraction(1, si) for si in s]
+                w = [Fraction(si, N) if average == "pooled" else Fraction(1, v) for si in s]
+            else:
+                inv = [1.0 / si for si in s]
+                w = [si / N if average == "pooled" else 1.0 / v for si in s]
+            he1 = [g.first[i] * inv[i] for i in range(v)]
+            he2 = [g.second[i] * inv[i] * inv[i] for i in range(v)]
+            ce1 = sum((w[i] * he1[i] for i in range(v)), zero)
+            ce2 = sum((w[i] * w[i] * he2[i] for i in range(v)), zero)
+            ce2 = ce2 + g.pair_sum([w[i] * inv[i] for i in range(v)])
+            pair_total = pair_total + p * g.pair_sum(inv)
+            for i in range(v):
+                fold_first[i] = fold_first[i] + p * he1[i]
+                fold_second[i] = fold_second[i] + p * he2[i]
+            mean = mean + p * ce1
+            second = second + p * ce2
+    if p_ok == 0:
+        raise ImpossibleSplit(
+            f"{splitter.describe()} cannot split any dataset of N={N} points of this model: "
+            f"every class count is below n_splits={v}; choose n_splits <= {N} with a class that "
+            "can reach it"
+        )
+    mean, second = mean / p_ok, second / p_ok
+    fold_first = [f / p_ok for f in fold_first]
+    fold_var = sum((fold_second[i] / p_ok - fold_first[i] ** 2 for i in range(v)), zero) / v
+    sum_first = sum(fold_first, zero)
+    cross_means = sum_first * sum_first - sum((f * f for f in fold_first), zero)
+    cov = (pair_total / p_ok - cross_means) / (v * (v - 1))
+    variance = second - mean * mean
+    return StratifiedCVMoments(
+        splitter=splitter,
+        N=N,
+        mean=mean,
+        variance=variance,
+        std=math.sqrt(max(float(variance), 0.0)),
+        fold_means=tuple(fold_first),
+        fold_variance=fold_var,
+        fold_covariance=cov,
+        prob_possible=p_ok,
+        prob_warning=p_warn,
+        average=average,
+        exact=terms.exact,
+        classifier=clf,
+        seconds=time.perf_counter() - start,
+    )
+
+
+# ----------------------------------------------------------------------------- repeated
+@dataclass(frozen=True)
+class RepeatedStratifiedCVMoments:
+    """Exact moments of the mean CV error over ``R`` independent stratified partitions.
+
+    scikit-learn's ``RepeatedStratifiedKFold(n_splits=v, n_repeats=R)`` reshuffles the points of
+    each class independently ``R`` times; the class compositions of the folds are the same in
+    every repetition (they depend only on the labels).
+
+    Attributes
+    ----------
+    single:
+        The moments of one repetition (:class:`StratifiedCVMoments`).
+    repeats:
+        ``R`` (an integer, or ``math.inf`` for the limit).
+    mean, variance, std:
+        ``E`` and ``Var`` of the mean over ``R`` repetitions:
+        ``Var(CE)/R + (1 - 1/R) C`` (conditional on the split being possible).
+    repeat_covariance:
+        ``C = Cov(CE^(1), CE^(2)) = Var(E[CE | data])`` for two independent partitions of the same
+        data: the part of the variance that no number of repetitions removes.
+    seconds:
+        Wall-clock time of the computation.
+    """
+
+    single: StratifiedCVMoments
+    repeats: float
+    mean: Number
+    variance: Number
+    std: float
+    repeat_covariance: Number
+    seconds: float
+
+
+def _hypergeometric(n: int, a: int, b: int, o: int) -> Fraction:
+    """``P[|A cap B| = o]`` for independent uniform subsets of sizes ``a`` and ``b`` of ``n`` items."""
+    return Fraction(math.comb(a, o) * math.comb(n - a, b - o), math.comb(n, b))
+
+
+def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Sequence[int], a_j: Sequence[int]) -> Number:
+    """``E[E_i^(1) E_j^(2)]``: error counts of fold ``i`` of one partition and fold ``j`` of another.
+
+    Within each class the two folds are independent uniform subsets (sizes ``a_ic``, ``a_jc``),
+    so their overlap ``o_c`` is hypergeometric. Given the overlaps, the data split into
+    ``O = F_i cap F_j``, ``P = F_i - F_j``, ``Q = F_j - F_i`` and the rest ``R``; fold ``i``'s
+    classifier is trained on ``Q + R`` and fold ``j``'s on ``P + R``. A test point in ``O`` is
+    in neither training set, one in ``P`` trains the second classifier, one in ``Q`` the first;
+    a point of ``O`` may be judged by both (``docs/mathematics.md``, "Stratified cross-validation").
+    """
+    K = terms.K
+    n = tuple(int(c) for c in counts)
+    zero: Number = Fraction(0) if terms.exact else 0.0
+    total = zero
+    ranges = [range(max(0, a_i[c] + a_j[c] - n[c]), min(a_i[c], a_j[c]) + 1) for c in range(K)]
+    for o in itertools.product(*ranges):
+        prob = math.prod((_hypergeometric(n[c], a_i[c], a_j[c], o[c]) for c in range(K)), start=Fraction(1))
+        r = tuple(n[c] - a_i[c] - a_j[c] + o[c] for c in range(K))
+        q = tuple(a_j[c] - o[c] for c in range(K))
+        p = tuple(a_i[c] - o[c] for c in range(K))
+        val = zero
+        if any(o):
+            same = terms.two_sets(r, q, p, u_in_1=False, t_in_2=False, same_point=True)
+            val = val + sum((o[k] * same[k, k] for k in range(K) if o[k]), zero)
+        parts = [
+            (o, o, False, False),  # t, u in O (distinct points)
+            (o, q, True, False),  # t in O, u in Q (trains fold i's classifier)
+            (p, o, False, True),  # t in P (trains fold j's classifier), u in O
+            (p, q, True, True),  # t in P, u in Q
+        ]
+        for src_t, src_u, u_in_1, t_in_2 in parts:
+            pairs = [
+                (k, l, src_t[k] * (src_u[l] - (src_t is src_u and k == l)))
+                for k in range(K)
+                for l in range(K)
+            ]
+            pairs = [(k, l, cnt) for k, l, cnt in pairs if cnt]
+            if not pairs:
+                continue
+            g = terms.two_sets(r, q, p, u_in_1=u_in_1, t_in_2=t_in_2)
+            val = val + sum((cnt * g[k, l] for k, l, cnt in pairs), zero)
+        total = total + (prob if terms.exact else float(prob)) * val
+    return total
+
+
+def repeated_stratified_cv_moments(
+    model: CellModel,
+    N: int,
+    folds: int | StratifiedKFold,
+    repeats: float,
+    *,
+    classifier: NaiveBayes | None = None,
+    arithmetic: str = "auto",
+    average: str = "pooled",
+    rational_max_n: int = 12,
+    terms: ClassCountTerms | None = None,
+) -> RepeatedStratifiedCVMoments:
+    """Exact moments of scikit-learn's ``RepeatedStratifiedKFold(v, R)`` mean CV error of naive Bayes.
+
+    ``Var(mean of R) = Var(CE)/R + (1 - 1/R) C`` with ``C = Cov(CE^(1), CE^(2))`` for two
+    independent stratified partitions of the same data; ``repeats=math.inf`` gives the limit
+    ``C``. The other arguments are those of :func:`stratified_cv_moments`.
+
+    Examples
+    --------
+    >>> import math
+    >>> from momentbound import CellModel
+    >>> m = CellModel((2,), ["3/10", "1/5", "1/10", "2/5"])
+    >>> r = repeated_stratified_cv_moments(m, 5, 2, math.inf, classifier=NaiveBayes(ties="first"))
+    >>> 0 < r.repeat_covariance < r.single.variance
+    True
+    """
+    start = time.perf_counter()
+    splitter, N, clf = check_arguments(model, N, folds, classifier, arithmetic, average)
+    if isinstance(repeats, bool) or not (
+        (isinstance(repeats, (int, np.integer)) and repeats >= 1) or repeats == math.inf
+    ):
+        raise InvalidArgument(f"repeats must be an integer >= 1 or math.inf, got {repeats!r}")
+    terms = term_cache(model, N, clf, arithmetic, rational_max_n, terms)
+    mode = terms.mode
+    single = stratified_cv_moments(
+        model, N, splitter, classifier=clf, arithmetic=mode, average=average, terms=terms
+    )
+    v = splitter.n_splits
+    zero: Number = Fraction(0) if terms.exact else 0.0
+    between = zero
+    for counts, p_counts in class_count_splits(model, N, mode):
+        if not splitter.possible(counts):
+            continue
+        for alloc in splitter.allocations(counts):
+            p = p_counts * (alloc.probability if terms.exact else float(alloc.probability))
+            groups: dict[tuple[int, ...], Number] = {}
+            for row in alloc.test:
+                s = sum(row)
+                w = (Fraction(1, N) if average == "pooled" else Fraction(1, v * s))  # w_i / s_i
+                groups[tuple(row)] = groups.get(tuple(row), zero) + (w if terms.exact else float(w))
+            acc = zero
+            for a_i, wi in groups.items():
+                for a_j, wj in groups.items():
+                    acc = acc + wi * wj * between_partitions(terms, counts, a_i, a_j)
+            between = between + p * acc
+    cov = between / single.prob_possible - single.mean * single.mean
+    if repeats == math.inf:
+        variance = cov
+    else:
+        R = int(repeats)
+        frac = Fraction(1, R) if terms.exact else 1.0 / R
+        variance = single.variance * frac + (1 - frac) * cov
+    return RepeatedStratifiedCVMoments(
+        single=single,
+        repeats=repeats,
+        mean=single.mean,
+        variance=variance,
+        std=math.sqrt(max(float(variance), 0.0)),
+        repeat_covariance=cov,
+        seconds=time.perf_counter() - start,
+    )
