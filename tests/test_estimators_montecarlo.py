@@ -160,7 +160,7 @@ def test_bad_model_estimator_classifier_and_split():
     rng = np.random.default_rng(0)
     with pytest.raises(InvalidModel, match="model must be a momentbound.CellModel"):
         monte_carlo_moments([0.2, 0.3, 0.2, 0.3], 8, GE(), rng=rng)
-    with pytest.raises(InvalidArgument, match="estimator must be a splitter"):
+    with pytest.raises(InvalidArgument, match="estimator must be a momentbound splitter"):
         monte_carlo_moments(ONE_D, 8, "cv", rng=rng)
     with pytest.raises(InvalidArgument, match="classifier must be a momentbound classifier"):
         monte_carlo_moments(ONE_D, 8, GE(), classifier="nb", rng=rng)

@@ -468,7 +468,7 @@ def test_invalid_arguments():
     b = BruteBackend()
     with pytest.raises(InvalidModel, match="model must be a momentbound.CellModel"):
         estimator_moments([0.25] * 4, 4, GE(), classifier=Clf(), backend=b)
-    with pytest.raises(InvalidArgument, match="estimator must be a splitter"):
+    with pytest.raises(InvalidArgument, match="estimator must be a momentbound splitter"):
         estimator_moments(ONE_D, 4, "cv", classifier=Clf(), backend=b)
     with pytest.raises(UnknownMethod, match="covariance must be one of 'exact', 'paper'"):
         estimator_moments(ONE_D, 4, KFold(2), classifier=Clf(), backend=b, covariance="lemma")
@@ -546,7 +546,7 @@ def test_partition_dot_is_the_lp_range():
     import numpy as np
     from scipy.optimize import linprog
 
-    from momentbound.estimators.intervals import partition_dot as _dot
+    from momentbound.intervals import partition_dot as _dot
 
     rng = np.random.default_rng(5)
     for _ in range(30):
@@ -568,7 +568,7 @@ def test_partition_dot_is_the_lp_range():
 
 def test_inconsistent_intervals_are_refused():
     from momentbound.errors import SolverFailed
-    from momentbound.estimators.intervals import partition_dot as _dot
+    from momentbound.intervals import partition_dot as _dot
 
     with pytest.raises(SolverFailed, match="cannot contain probabilities summing to 1"):
         _dot([Interval(0.1, 0.2), Interval(0.1, 0.3)], [1, 1])

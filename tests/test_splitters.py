@@ -25,8 +25,8 @@ from momentbound.estimators import (
     estimator_moments,
     monte_carlo_moments,
 )
-from momentbound.estimators.repeated import _approximate_mode, _labels_by_counts, _stratified_allocation
-from momentbound.estimators.stratified import fold_allocation
+from momentbound.splitters.repeated import _approximate_mode, _labels_by_counts, _stratified_allocation
+from momentbound.splitters.allocation import fold_allocation
 
 
 def test_translation_of_scikit_learn_objects():

@@ -25,7 +25,7 @@ from momentbound.errors import ImpossibleSplit, InvalidArgument
 from momentbound.exact import NaiveBayes
 from momentbound.exact.shuffle_split import shuffle_split_moments
 from momentbound.exact.stratified import repeated_stratified_cv_moments, stratified_cv_moments
-from momentbound.splitters import StratifiedKFold, first_appearance_orders, stratified_fold_allocation
+from momentbound.splitters import AllocationLaw, first_appearance_orders, stratified_fold_allocation
 from oracles.stratified import (
     repeated_covariance_bruteforce,
     shuffle_split_bruteforce,
@@ -98,7 +98,7 @@ def test_allocation_law_equals_every_label_order():
             seen[tuple(tuple(int((y_arr[t] == k).sum()) for k in range(len(counts))) for t in folds)] += 1
         total = sum(seen.values())
         want = {key: F(c, total) for key, c in seen.items()}
-        got = {a.test: a.probability for a in StratifiedKFold(v).allocations(counts)}
+        got = {a.test: a.probability for a in AllocationLaw(v).allocations(counts)}
         assert got == want
 
 
@@ -108,7 +108,7 @@ def test_three_classes_depend_on_order_of_first_appearance():
     b = sklearn_allocation([0] + [2] * 6 + [1] * 2, 4)  # classes 1 and 2 swap first appearance
     as_classes = lambda alloc, order: sorted(tuple(row[order.index(k)] for k in range(3)) for row in alloc.tolist())  # noqa: E731
     assert as_classes(a, [0, 1, 2]) != as_classes(b, [0, 2, 1])
-    assert len(StratifiedKFold(4).allocations((1, 2, 6))) > 2
+    assert len(AllocationLaw(4).allocations((1, 2, 6))) > 2
 
 
 def test_first_appearance_orders_plackett_luce():
@@ -122,18 +122,18 @@ def test_first_appearance_orders_plackett_luce():
 
 
 def test_splitter_validation_and_flags():
-    s = StratifiedKFold(3)
+    s = AllocationLaw(3)
     assert s.possible((3, 1)) and s.warns((3, 1)) and not s.warns((3, 4, 0))
     assert not s.possible((2, 2))
     with pytest.raises(ImpossibleSplit, match="n_splits <= 2"):
         s.allocations((2, 2))
     for bad in (1, 0, 2.0, True, "3"):
         with pytest.raises(InvalidArgument, match="n_splits"):
-            StratifiedKFold(bad)
+            AllocationLaw(bad)
     for bad in ((), (0, 0), (-1, 3), (1.5, 2), "ab"):
         with pytest.raises(InvalidArgument, match="class_counts"):
             stratified_fold_allocation(bad, 2)
-    assert sum(a.probability for a in StratifiedKFold(4).allocations((5, 2, 7))) == 1
+    assert sum(a.probability for a in AllocationLaw(4).allocations((5, 2, 7))) == 1
 
 
 # ----------------------------------------------------------------------------- exact vs brute force

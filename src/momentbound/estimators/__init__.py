@@ -1,8 +1,25 @@
 """Moments of GE, hold-out, v-fold CV and leave-one-out (docs/mathematics.md, sections
 'Generalization error' to 'Cross-validation')."""
 
-from momentbound.estimators.estimators import GE, Estimator, ExactParts, HoldOut, KFold, LeaveOneOut, Split, Splitter
-from momentbound.estimators.intervals import Interval
+from momentbound.intervals import Interval
+from momentbound.splitters import (
+    GE,
+    SPLITTERS,
+    Estimator,
+    ExactParts,
+    HoldOut,
+    KFold,
+    LeaveOneOut,
+    RepeatedKFold,
+    RepeatedStratifiedKFold,
+    ShuffleSplit,
+    Split,
+    Splitter,
+    StratifiedKFold,
+    StratifiedShuffleSplit,
+    as_splitter,
+    make_splitter,
+)
 from momentbound.estimators.moments import (
     COVARIANCE_RULES,
     EstimatorMoments,
@@ -11,14 +28,6 @@ from momentbound.estimators.moments import (
     make_engine,
 )
 from momentbound.estimators.montecarlo import MonteCarloMoments, monte_carlo_moments
-from momentbound.estimators.registry import SPLITTERS, as_splitter, make_splitter
-from momentbound.estimators.repeated import (
-    RepeatedKFold,
-    RepeatedStratifiedKFold,
-    ShuffleSplit,
-    StratifiedShuffleSplit,
-)
-from momentbound.estimators.stratified import StratifiedKFold
 from momentbound.estimators.symmetry import input_symmetries
 from momentbound.estimators.sweep import SWEEP_AXES, SweepResult, sweep, sweep_estimators
 

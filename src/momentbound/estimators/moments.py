@@ -32,12 +32,12 @@ from typing import Any, Union
 import numpy as np
 
 from momentbound.errors import InvalidArgument, InvalidModel, UnknownMethod
-from momentbound.estimators.estimators import (  # KFold: used by the doctests
+from momentbound.splitters.basic import (  # KFold: used by the doctests
     Estimator,
     KFold,
     check_model_and_estimator,
 )
-from momentbound.estimators.intervals import (
+from momentbound.intervals import (
     Interval,
     Value,
     clip_nonneg,
@@ -111,6 +111,12 @@ class EstimatorMoments:
         The classifier whose errors are analysed.
     seconds:
         Wall-clock time of the computation (cached sub-results make later sweep rows faster).
+    single_variance, repetition_covariance:
+        Repeated splitters: ``Var`` of one partition's estimate, and the covariance of the estimates of
+        two independent partitions of the same data (what repetition cannot remove); else ``None``.
+    split_probability:
+        Splitters scikit-learn may refuse (stratified): the probability that it can split the data; the
+        moments are conditional on it. ``None`` for splitters that split every dataset.
     """
 
     estimator: Estimator
@@ -132,6 +138,9 @@ class EstimatorMoments:
     covariance: str
     classifier: Any
     seconds: float
+    single_variance: Value | None = None
+    repetition_covariance: Value | None = None
+    split_probability: Value | None = None
 
     @property
     def is_interval(self) -> bool:
@@ -464,6 +473,9 @@ def _compute(
         covariance=covariance,
         classifier=engine.source_classifier or engine.classifier,
         seconds=time.perf_counter() - start,
+        single_variance=parts.single_variance,
+        repetition_covariance=parts.repetition_covariance,
+        split_probability=parts.split_probability,
     )
 
 
@@ -527,7 +539,7 @@ def estimator_moments(
     Dhurandhar & Dobra, Section 4 (Theorems 1-3); docs/mathematics.md, section 'Cross-validation'
     (exact covariance).
     """
-    from momentbound.estimators.registry import as_splitter
+    from momentbound.splitters.registry import as_splitter
 
     estimator = as_splitter(estimator)
     _check_args(model, estimator, covariance)

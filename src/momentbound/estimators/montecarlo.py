@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.estimators.estimators import (  # KFold, LeaveOneOut: used by the doctests
+from momentbound.splitters.basic import (  # KFold, LeaveOneOut: used by the doctests
     GE,
     Estimator,
     HoldOut,
@@ -51,7 +51,7 @@ from momentbound.estimators.estimators import (  # KFold, LeaveOneOut: used by t
     LeaveOneOut,
     check_model_and_estimator,
 )
-from momentbound.estimators.intervals import Interval
+from momentbound.intervals import Interval
 from momentbound.model.cells import CellModel
 
 __all__ = ["MonteCarloMoments", "Simulation", "SimulatedParts", "monte_carlo_moments", "DEFAULT_DRAWS"]
@@ -451,7 +451,7 @@ def monte_carlo_moments(
 
     start = time.perf_counter()
     classifier = as_classifier(NaiveBayes() if classifier is None else classifier)
-    from momentbound.estimators.registry import as_splitter
+    from momentbound.splitters.registry import as_splitter
 
     estimator = as_splitter(estimator)
     _check(model, N, estimator, classifier, draws, confidence, rng)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.estimators.estimators import GE, Estimator, HoldOut, KFold, LeaveOneOut, check_size
+from momentbound.splitters.basic import GE, Estimator, HoldOut, KFold, LeaveOneOut, check_size
 from momentbound.estimators.moments import (
     EstimatorMoments,
     MomentEngine,

@@ -32,7 +32,7 @@ from momentbound.exact.stratified import (
     term_cache,
 )
 from momentbound.model.cells import CellModel
-from momentbound.splitters.stratified import Allocation
+from momentbound.splitters.allocation import Allocation
 
 __all__ = ["ShuffleSplitMoments", "shuffle_split_moments", "holdout_compositions"]
 

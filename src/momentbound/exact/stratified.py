@@ -41,7 +41,7 @@ from momentbound.exact.class_terms import ClassCountTerms
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.exact.engine import class_count_splits
 from momentbound.model.cells import CellModel
-from momentbound.splitters.stratified import Allocation, StratifiedKFold
+from momentbound.splitters.allocation import Allocation, AllocationLaw
 
 __all__ = [
     "AVERAGES",
@@ -66,7 +66,7 @@ class StratifiedCVMoments:
     Attributes
     ----------
     splitter:
-        The :class:`~momentbound.splitters.StratifiedKFold` analysed.
+        The :class:`~momentbound.splitters.allocation.AllocationLaw` (or a StratifiedKFold) analysed.
     N:
         Dataset size.
     mean, variance, std:
@@ -94,7 +94,7 @@ class StratifiedCVMoments:
         Wall-clock time of the computation.
     """
 
-    splitter: StratifiedKFold
+    splitter: AllocationLaw
     N: int
     mean: Number
     variance: Number
@@ -205,7 +205,7 @@ def conditional_fold_moments(terms: ClassCountTerms, counts: Sequence[int], allo
 
 
 def check_arguments(model: object, N: object, folds: object, classifier: object, arithmetic: object,
-                    average: object) -> tuple[StratifiedKFold, int, NaiveBayes]:
+                    average: object) -> tuple[AllocationLaw, int, NaiveBayes]:
     """Validate the common arguments of the exact splitter moments (raises before any work)."""
     if not isinstance(model, CellModel):
         raise InvalidModel(
@@ -214,7 +214,7 @@ def check_arguments(model: object, N: object, folds: object, classifier: object,
         )
     if isinstance(N, bool) or not hasattr(N, "__index__") or int(N) < 2:  # type: ignore[call-overload]
         raise InvalidArgument(f"N must be an integer number of data points >= 2, got {N!r}")
-    splitter = folds if isinstance(folds, StratifiedKFold) else StratifiedKFold(folds)  # type: ignore[arg-type]
+    splitter = folds if isinstance(folds, AllocationLaw) else AllocationLaw(getattr(folds, "v", folds))  # type: ignore[arg-type]
     clf = NaiveBayes() if classifier is None else classifier
     if not isinstance(clf, NaiveBayes):
         raise InvalidArgument(
@@ -244,7 +244,7 @@ def term_cache(
 def stratified_cv_moments(
     model: CellModel,
     N: int,
-    folds: int | StratifiedKFold,
+    folds: int | AllocationLaw,
     *,
     classifier: NaiveBayes | None = None,
     arithmetic: str = "auto",
@@ -263,7 +263,7 @@ def stratified_cv_moments(
     N:
         Dataset size.
     folds:
-        ``v`` or a :class:`~momentbound.splitters.StratifiedKFold`.
+        ``v`` or a :class:`~momentbound.splitters.allocation.AllocationLaw` (or a StratifiedKFold).
     classifier:
         :class:`~momentbound.exact.NaiveBayes` (default: tie rule ``"random"``, ``alpha = 0``;
         scikit-learn's ``CategoricalNB`` is ``ties="first"``).
@@ -452,7 +452,7 @@ def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Seque
 def repeated_stratified_cv_moments(
     model: CellModel,
     N: int,
-    folds: int | StratifiedKFold,
+    folds: int | AllocationLaw,
     repeats: float,
     *,
     classifier: NaiveBayes | None = None,

@@ -1,24 +1,70 @@
-"""Splitters described by the class structure of their training and test sets.
+"""Splitters as plug-ins: how a dataset of ``N`` points becomes training and test sets.
 
-* :class:`StratifiedKFold`: scikit-learn's ``StratifiedKFold(n_splits)``; given the class
-  counts of a dataset, :meth:`StratifiedKFold.allocations` gives the law of the class
-  composition of every test fold (see ``docs/mathematics.md``, "Stratified cross-validation").
-* :func:`stratified_fold_allocation`: scikit-learn's per-fold class allocation for class counts
-  listed in order of first appearance.
+Each splitter follows the :class:`Splitter` protocol (``split``, ``assemble`` for the exact
+backends, ``simulate`` for the Monte Carlo backend); :data:`SPLITTERS` is the registry and
+:func:`as_splitter` translates scikit-learn's ``cv`` arguments (an integer means
+``StratifiedKFold``, as ``cross_val_score`` does for a classifier).
 
-A class-structured splitter answers three questions about a dataset with class counts ``n``
-(model class order): ``possible(n)`` (False where scikit-learn raises), ``warns(n)`` and
-``allocations(n)``, the law of the class compositions of its test sets (a tuple of
-:class:`Allocation`, probabilities summing to 1). The exact engine
-(:mod:`momentbound.exact.stratified`) needs nothing else: the training set of a test set with
-composition ``a`` has composition ``n - a``.
+==========================  ===========================================  ==========================
+name                        class                                        exact for naive Bayes
+==========================  ===========================================  ==========================
+ge                          :class:`GE`                                  yes
+holdout                     :class:`HoldOut`                             yes
+cv                          :class:`KFold`                               yes
+stratified-cv               :class:`StratifiedKFold`                     yes (backend ``exact``)
+loo                         :class:`LeaveOneOut`                         yes
+repeated-cv                 :class:`RepeatedKFold`                       Monte Carlo
+repeated-stratified-cv      :class:`RepeatedStratifiedKFold`             yes (backend ``exact``)
+shuffle-split               :class:`ShuffleSplit`                        yes (backend ``exact``)
+stratified-shuffle-split    :class:`StratifiedShuffleSplit`              Monte Carlo
+==========================  ===========================================  ==========================
 """
 
-from momentbound.splitters.stratified import (
+from momentbound.splitters.allocation import (
     Allocation,
-    StratifiedKFold,
+    AllocationLaw,
     first_appearance_orders,
+    fold_allocation,
     stratified_fold_allocation,
 )
+from momentbound.splitters.basic import (
+    GE,
+    Estimator,
+    ExactParts,
+    HoldOut,
+    KFold,
+    LeaveOneOut,
+    Split,
+    Splitter,
+    check_model_and_estimator,
+    kfold_sizes,
+)
+from momentbound.splitters.registry import SPLITTERS, as_splitter, make_splitter
+from momentbound.splitters.repeated import RepeatedKFold, RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit
+from momentbound.splitters.stratified import StratifiedKFold
 
-__all__ = ["Allocation", "StratifiedKFold", "first_appearance_orders", "stratified_fold_allocation"]
+__all__ = [
+    "Allocation",
+    "AllocationLaw",
+    "Estimator",
+    "ExactParts",
+    "GE",
+    "HoldOut",
+    "KFold",
+    "LeaveOneOut",
+    "RepeatedKFold",
+    "RepeatedStratifiedKFold",
+    "SPLITTERS",
+    "ShuffleSplit",
+    "Split",
+    "Splitter",
+    "StratifiedKFold",
+    "StratifiedShuffleSplit",
+    "as_splitter",
+    "check_model_and_estimator",
+    "first_appearance_orders",
+    "fold_allocation",
+    "kfold_sizes",
+    "make_splitter",
+    "stratified_fold_allocation",
+]

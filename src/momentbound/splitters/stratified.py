@@ -1,225 +1,130 @@
-"""scikit-learn's ``StratifiedKFold`` described by the class composition of its folds.
+"""scikit-learn's stratified splitters: ``StratifiedKFold`` and ``StratifiedShuffleSplit``.
 
-scikit-learn (``sklearn.model_selection.StratifiedKFold._make_test_folds``) encodes the classes
-in order of first appearance in ``y``, sorts the encoded labels and deals them round-robin to
-the ``v`` folds: fold ``i`` receives ``allocation[i, k] = bincount(sort(y_encoded)[i::v])[k]``
-points of class ``k``. The points of each class then receive their fold labels in data order
-(shuffled within the class when ``shuffle=True``).
+``StratifiedKFold(v)`` (scikit-learn ``StratifiedKFold._make_test_folds``): the classes present in
+the data are encoded in order of first appearance; with ``y_order`` the sorted encoded labels,
+test fold ``i`` receives ``allocation[i, k] = #{j : j = i mod v, y_order[j] = k}`` points of class
+``k``, and the points of each class are assigned to folds in data order (shuffled within the class
+when ``shuffle=True``). For i.i.d. data:
 
-For i.i.d. data this means (``docs/mathematics.md``, "Stratified cross-validation"):
+* the fold sizes are those of ``KFold`` (position ``j`` of ``y_order`` goes to fold ``j mod v``);
+* given the class counts and the order of first appearance, the fold compositions are fixed and the
+  assignment within a class is uniformly random, so ``shuffle=True`` and ``shuffle=False`` have the
+  same law;
+* the order of first appearance is random: it is the size-biased order of the classes (the first
+  class is ``k`` with probability ``n_k / N``, the next among the others in proportion to their
+  counts, and so on). With two classes it does not change the multiset of fold compositions; with
+  three or more it can.
 
-* given the class counts and the order in which the classes first appear, the class
-  composition of every test fold is fixed, and which points of a class go to which fold is
-  independent of their attributes; so ``shuffle=True`` and ``shuffle=False`` have the same law;
-* with three or more classes the compositions depend on the order of first appearance, which
-  is random: given the counts ``n_k`` it follows the Plackett-Luce law with weights ``n_k``
-  (:func:`first_appearance_orders`).
-
-The round-robin gives class ``k`` (``c_k`` points before it in sorted order) ``n_k // v``
-points in every fold plus one more in each fold ``i`` with ``(i - c_k) mod v < n_k mod v``: the
-remainders are laid around the ring of folds in order of first appearance.
+scikit-learn raises when ``v`` exceeds the count of every class: the moments are those
+conditional on a dataset it can split (the Monte Carlo backend redraws the others).
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator, Sequence
+import math
 from dataclasses import dataclass
-from fractions import Fraction
+from typing import Any, ClassVar
 
 import numpy as np
 
-from momentbound.errors import ImpossibleSplit, InvalidArgument
+from momentbound.errors import InvalidArgument
+from momentbound.splitters.allocation import AllocationLaw, fold_allocation, size_biased_order
+from momentbound.splitters.basic import ExactParts, KFold, Split, check_size, kfold_sizes
 
-__all__ = ["Allocation", "StratifiedKFold", "first_appearance_orders", "stratified_fold_allocation"]
+__all__ = ["StratifiedKFold", "stratified_fold_tables"]
+
+def stratified_fold_tables(
+    p: np.ndarray, K: int, N: int, v: int, r: int, rng: np.random.Generator
+) -> np.ndarray:
+    """``r`` draws of the fold count tables of ``StratifiedKFold(v)`` on ``N`` i.i.d. points:
+    ``(r, v, cells)`` (cell order: input major, class fastest; ``p`` the flat cell probabilities)."""
+    cells = p.reshape(-1, K)  # (inputs, K)
+    prior = cells.sum(axis=0)
+    cond = np.where(prior > 0, cells / np.where(prior > 0, prior, 1), 1.0 / cells.shape[0]).T  # (K, inputs)
+    counts = _possible_class_counts(prior, N, v, r, rng)
+    order = size_biased_order(counts, rng)
+    encoded = np.take_along_axis(counts, order, axis=1)
+    alloc_encoded = fold_allocation(encoded, v)  # (r, v, K) in encoded order
+    alloc = np.empty_like(alloc_encoded)
+    np.put_along_axis(alloc, np.broadcast_to(order[:, None, :], alloc.shape), alloc_encoded, axis=2)
+    tables = rng.multinomial(alloc, cond)  # (r, v, K, inputs)
+    return np.ascontiguousarray(tables.transpose(0, 1, 3, 2)).reshape(r, v, -1)
 
 
-def _check_counts(class_counts: object) -> tuple[int, ...]:
-    try:
-        counts = tuple(class_counts)  # type: ignore[arg-type]
-    except TypeError as exc:
+def _possible_class_counts(prior: np.ndarray, N: int, v: int, r: int, rng: np.random.Generator) -> np.ndarray:
+    counts = rng.multinomial(N, prior, size=r)
+    bad = ~(counts >= v).any(axis=1)
+    while bad.any():  # conditional on a split scikit-learn can make (rare: see IMPOSSIBLE_TOLERANCE)
+        counts[bad] = rng.multinomial(N, prior, size=int(bad.sum()))
+        bad = ~(counts >= v).any(axis=1)
+    return counts
+
+
+def check_exact_engine(splitter: Any, engine: Any, covariance: str) -> None:
+    """The class-structured exact terms exist for the ``exact`` backend and the exact covariance."""
+    if getattr(engine.backend, "name", None) != "exact":
         raise InvalidArgument(
-            f"class_counts must be a sequence of non-negative integers, got {class_counts!r}"
-        ) from exc
-    out = []
-    for c in counts:
-        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or int(c) < 0:
-            raise InvalidArgument(
-                f"class_counts must be non-negative integers, got {class_counts!r}"
-            )
-        out.append(int(c))
-    if not out or sum(out) == 0:
-        raise InvalidArgument(f"class_counts must contain at least one point, got {class_counts!r}")
-    return tuple(out)
+            f"{splitter.describe()} has exact terms for backend='exact' (and Monte Carlo: backend='montecarlo'), "
+            f"not for backend {getattr(engine.backend, 'name', engine.backend)!r}"
+        )
+    if covariance != "exact":
+        raise InvalidArgument(
+            f"covariance={covariance!r} (the printed Lemma 2) is offered for KFold only; {splitter.describe()} "
+            "uses the exact covariance"
+        )
 
 
-def _check_splits(v: object, *, name: str = "n_splits") -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise InvalidArgument(f"{name} must be an integer number of folds, got {v!r}")
-    if int(v) < 2:
-        raise ImpossibleSplit(f"{name} must be at least 2 (scikit-learn's minimum), got {v!r}")
-    return int(v)
-
-
-def _impossible_message(v: int, counts: Sequence[int]) -> str:
-    present = [c for c in counts if c]
-    return (
-        f"StratifiedKFold(n_splits={v}) cannot split class counts {tuple(counts)}: n_splits is "
-        f"greater than the number of members in each class (largest class: {max(present)}); "
-        f"scikit-learn raises ValueError here. Use n_splits <= {max(present)}"
-    )
-
-
-def stratified_fold_allocation(class_counts: Sequence[int], v: int) -> np.ndarray:
-    """scikit-learn's number of points of each class in each test fold.
-
-    Parameters
-    ----------
-    class_counts:
-        ``n_k`` for each class **in order of first appearance** in ``y`` (scikit-learn's
-        encoding). A zero entry is a class absent from the data; its column is zero.
-    v:
-        ``n_splits``.
-
-    Returns
-    -------
-    numpy.ndarray
-        Integer array of shape ``(v, len(class_counts))``: ``allocation[i, k]`` points of class
-        ``k`` go to test fold ``i``. Equal to scikit-learn's
-        ``[bincount(sort(y_encoded)[i::v]) for i in range(v)]``.
-
-    Raises
-    ------
-    ImpossibleSplit
-        When ``v`` exceeds every class count (scikit-learn raises ``ValueError``). A class with
-        fewer than ``v`` members is allowed (scikit-learn only warns): some folds get none of it.
-
-    Examples
-    --------
-    >>> stratified_fold_allocation([3, 1], 2).tolist()
-    [[2, 0], [1, 1]]
-    """
-    counts = _check_counts(class_counts)
-    v = _check_splits(v)
-    if all(c < v for c in counts):
-        raise ImpossibleSplit(_impossible_message(v, counts))
-    out = np.zeros((v, len(counts)), dtype=np.int64)
-    i = np.arange(v)
-    lo = 0
-    for k, n_k in enumerate(counts):
-        hi = lo + n_k
-        # number of sorted positions j in [lo, hi) with j = i (mod v)
-        out[:, k] = (hi - 1 - i) // v - (lo - 1 - i) // v
-        lo = hi
-    return out
-
-
-def first_appearance_orders(class_counts: Sequence[int]) -> Iterator[tuple[tuple[int, ...], Fraction]]:
-    """Every order of first appearance of the present classes and its probability.
-
-    The labels of ``N`` i.i.d. points with class counts ``n_k`` are a uniformly random
-    arrangement of the multiset; the classes then first appear in the order ``sigma`` with the
-    Plackett-Luce probability ``prod_j n_{sigma_j} / (n_{sigma_j} + ... + n_{sigma_last})``
-    (the first arrival of class ``k`` is the minimum of ``n_k`` i.i.d. exponential clocks).
-
-    Examples
-    --------
-    >>> dict(first_appearance_orders([3, 1]))
-    {(0, 1): Fraction(3, 4), (1, 0): Fraction(1, 4)}
-    """
-    counts = _check_counts(class_counts)
-    present = [k for k, c in enumerate(counts) if c]
-    for order in itertools.permutations(present):
-        prob = Fraction(1)
-        left = sum(counts[k] for k in order)
-        for k in order:
-            prob *= Fraction(counts[k], left)
-            left -= counts[k]
-        yield order, prob
-
-
-@dataclass(frozen=True)
-class Allocation:
-    """One possible class composition of the test folds and its probability.
-
-    Attributes
-    ----------
-    probability:
-        Probability of this composition given the class counts (exact).
-    test:
-        ``test[i][k]``: points of class ``k`` (model class index) in test fold ``i`` (scikit-learn's
-        fold order).
-    """
-
-    probability: Fraction
-    test: tuple[tuple[int, ...], ...]
-
-    @property
-    def fold_sizes(self) -> tuple[int, ...]:
-        return tuple(sum(row) for row in self.test)
+def engine_arithmetic(engine: Any, N: int) -> str:
+    """``"rational"`` or ``"float"`` as the engine's exact backend would choose for ``N`` points."""
+    return str(engine.backend.mode(engine.model, N))
 
 
 @dataclass(frozen=True)
 class StratifiedKFold:
-    """scikit-learn's ``StratifiedKFold(n_splits)`` (``shuffle`` has the same law for i.i.d. data).
+    """scikit-learn's ``StratifiedKFold(n_splits=v)`` (shuffled or not: the same law for i.i.d. data).
 
-    Parameters
-    ----------
-    n_splits:
-        Number of folds ``v >= 2``.
+    ``cv=k`` in ``cross_val_score`` of a classifier means this splitter. ``CE`` is the total error
+    count over ``N``, as for :class:`~momentbound.estimators.KFold` (the mean of the fold scores
+    when ``v`` divides ``N``).
 
     Examples
     --------
-    >>> s = StratifiedKFold(2)
-    >>> [(a.probability, a.test) for a in s.allocations((3, 1))]
-    [(Fraction(3, 4), ((2, 0), (1, 1))), (Fraction(1, 4), ((1, 1), (2, 0)))]
+    >>> StratifiedKFold(3).split(10).fold_sizes
+    (4, 3, 3)
     """
 
-    n_splits: int
-    name = "stratified-cv"
+    v: int
+    name: ClassVar[str] = "stratified-cv"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "n_splits", _check_splits(self.n_splits))
+        KFold(self.v)  # the same checks on v
+        object.__setattr__(self, "v", int(self.v))
+
+    @property
+    def law(self) -> AllocationLaw:
+        """The law of the fold class compositions given the class counts (exact engine)."""
+        return AllocationLaw(self.v)
+
+    def split(self, N: int) -> Split:
+        return Split(KFold(self.v).split(N).N, kfold_sizes(check_size(N), self.v))
 
     def describe(self) -> str:
-        return f"StratifiedKFold(n_splits={self.n_splits})"
+        return f"StratifiedKFold(v={self.v})"
 
-    def possible(self, class_counts: Sequence[int]) -> bool:
-        """False where scikit-learn raises: ``n_splits`` exceeds every class count."""
-        return any(c >= self.n_splits for c in _check_counts(class_counts))
+    def params(self) -> dict[str, Any]:
+        return {"folds": self.v}
 
-    def warns(self, class_counts: Sequence[int]) -> bool:
-        """True where scikit-learn warns: a present class has fewer than ``n_splits`` members."""
-        counts = _check_counts(class_counts)
-        return self.possible(counts) and min(c for c in counts if c) < self.n_splits
+    def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
+        from momentbound.exact.stratified import stratified_cv_moments
 
-    def allocations(self, class_counts: Sequence[int]) -> tuple[Allocation, ...]:
-        """Law of the test folds' class compositions given the class counts (model class order).
+        split = self.split(N)
+        check_exact_engine(self, engine, covariance)
+        r = stratified_cv_moments(engine.model, N, self.v, classifier=engine.classifier,
+                                  arithmetic=engine_arithmetic(engine, N))
+        return ExactParts(r.mean, r.variance + r.mean * r.mean, N - N // self.v, None, self.v, split.fold_sizes,
+                          r.fold_variance, r.fold_covariance, split_probability=r.prob_possible)
 
-        Only the classes whose count is not a multiple of ``n_splits`` shift the round-robin,
-        so only their relative order of first appearance is enumerated (the induced order on a
-        subset of Plackett-Luce is Plackett-Luce with the same weights). Orders that give the
-        same compositions are merged.
-
-        Raises
-        ------
-        ImpossibleSplit
-            When ``n_splits`` exceeds every class count.
-        """
-        counts = _check_counts(class_counts)
-        v = self.n_splits
-        if not self.possible(counts):
-            raise ImpossibleSplit(_impossible_message(v, counts))
-        shifting = [k for k, c in enumerate(counts) if c % v]
-        rest = [k for k, c in enumerate(counts) if c and not c % v]
-        merged: dict[tuple[tuple[int, ...], ...], Fraction] = {}
-        sub = [counts[k] for k in shifting]
-        orders = first_appearance_orders(sub) if sub else iter([((), Fraction(1))])
-        for rel, prob in orders:
-            order = [shifting[j] for j in rel] + rest
-            enc = stratified_fold_allocation([counts[k] for k in order], v)
-            test = np.zeros((v, len(counts)), dtype=np.int64)
-            test[:, order] = enc
-            key = tuple(tuple(int(a) for a in row) for row in test)
-            merged[key] = merged.get(key, Fraction(0)) + prob
-        return tuple(Allocation(p, t) for t, p in merged.items())
+    def simulate(self, sim: Any, N: int) -> Any:
+        sizes = self.split(N).fold_sizes
+        p, K, v = sim.p, sim.K, self.v
+        return sim.folds(sizes, lambda r, rng: stratified_fold_tables(p, K, N, v, r, rng))

@@ -9,9 +9,9 @@ partition,
 ``Var(mean of R) = Var(e) / R + (1 - 1/R) C``,  ``C = Cov(e^(1), e^(2)) = Var(E[e | data])``,
 
 the covariance of the errors of two independent partitions of the same data: the part of the
-variance that repetition cannot remove (``R = inf``). These splitters are estimated by the Monte
-Carlo backend (``docs/mathematics.md``, "Repeated splitters"), which draws the datasets point by
-point and partitions each twice.
+variance that repetition cannot remove (``R = inf``). The Monte Carlo backend draws the datasets
+point by point and partitions each twice; ``RepeatedStratifiedKFold`` and ``ShuffleSplit`` also have
+exact terms for naive Bayes (``docs/mathematics.md``, "Stratified cross-validation").
 
 ``StratifiedShuffleSplit`` mirrors scikit-learn's ``_approximate_mode``: the training part takes
 ``floor(n_k n_train / N)`` points of class ``k`` plus one more for the classes with the largest
@@ -27,8 +27,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument
-from momentbound.estimators.estimators import ExactParts, HoldOut, KFold, Split, check_size, kfold_sizes
-from momentbound.estimators.stratified import fold_allocation
+from momentbound.splitters.allocation import fold_allocation
+from momentbound.splitters.basic import ExactParts, HoldOut, KFold, Split, kfold_sizes
+from momentbound.splitters.stratified import check_exact_engine, engine_arithmetic
 
 __all__ = ["RepeatedKFold", "RepeatedStratifiedKFold", "ShuffleSplit", "StratifiedShuffleSplit"]
 
@@ -43,8 +44,8 @@ def _check_repeats(value: object, name: str) -> float:
 
 def _no_exact(splitter: Any) -> ExactParts:
     raise InvalidArgument(
-        f"{splitter.describe()} is computed by the Monte Carlo backend only (its repetitions share the data); "
-        "use backend='montecarlo'"
+        f"{splitter.describe()} has no exact terms yet (its repetitions share the data); use "
+        "backend='montecarlo'"
     )
 
 
@@ -153,6 +154,18 @@ class RepeatedStratifiedKFold(RepeatedKFold):
     name: ClassVar[str] = "repeated-stratified-cv"
     stratified: ClassVar[bool] = True
 
+    def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
+        from momentbound.exact.stratified import repeated_stratified_cv_moments
+
+        split = self.split(N)
+        check_exact_engine(self, engine, covariance)
+        r = repeated_stratified_cv_moments(engine.model, N, self.v, self.repeats, classifier=engine.classifier,
+                                           arithmetic=engine_arithmetic(engine, N))
+        one = r.single
+        return ExactParts(r.mean, r.variance + r.mean * r.mean, N - N // self.v, None, self.v, split.fold_sizes,
+                          one.fold_variance, one.fold_covariance, one.variance, r.repeat_covariance,
+                          one.prob_possible)
+
 
 # ----------------------------------------------------------------------------- shuffle-split
 def _test_size(test_size: object) -> tuple[int | None, float | None]:
@@ -196,7 +209,16 @@ class ShuffleSplit:
         return {"splits": None if math.isinf(self.splits) else self.splits, "test_size": self.test_size}
 
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
-        return _no_exact(self)
+        if self.stratified:
+            return _no_exact(self)
+        from momentbound.exact.shuffle_split import shuffle_split_moments
+
+        (ns,) = self.split(N).fold_sizes
+        check_exact_engine(self, engine, covariance)
+        r = shuffle_split_moments(engine.model, N, ns, self.splits, classifier=engine.classifier,
+                                  arithmetic=engine_arithmetic(engine, N))
+        return ExactParts(r.mean, r.variance + r.mean * r.mean, N - ns, ns,
+                          single_variance=r.split_variance, repetition_covariance=r.split_covariance)
 
     def _labels(self, y: np.ndarray, K: int, N: int, ns: int, rng: np.random.Generator) -> np.ndarray:
         r = y.shape[0]

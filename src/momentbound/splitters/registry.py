@@ -1,7 +1,7 @@
 """The registry of splitters, and the translation of scikit-learn's splitter objects.
 
 Adding a splitter is one module (a class following
-:class:`~momentbound.estimators.estimators.Splitter`) and one line in :data:`SPLITTERS`
+:class:`~momentbound.splitters.basic.Splitter`) and one line in :data:`SPLITTERS`
 (``docs/extending.md``).
 """
 
@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from momentbound.errors import InvalidArgument, UnknownMethod
-from momentbound.estimators.estimators import GE, HoldOut, KFold, LeaveOneOut, Splitter
-from momentbound.estimators.repeated import RepeatedKFold, RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit
-from momentbound.estimators.stratified import StratifiedKFold
+from momentbound.splitters.basic import GE, HoldOut, KFold, LeaveOneOut, Splitter
+from momentbound.splitters.repeated import RepeatedKFold, RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit
+from momentbound.splitters.stratified import StratifiedKFold
 
 __all__ = ["SPLITTERS", "as_splitter"]
 

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument
-from momentbound.estimators.intervals import Value, clip_nonneg, ratio_like
+from momentbound.intervals import Value, clip_nonneg, ratio_like
 
 __all__ = [
     "GE",
@@ -95,6 +95,9 @@ class ExactParts:
     """What a splitter assembles from a moment engine: ``E[est]``, ``E[est^2]`` and the split.
 
     ``train_size`` is the training size whose GE moments are reported beside the estimator's.
+    Repeated splitters add the variance of one partition and the covariance of two;
+    ``split_probability`` is the probability that scikit-learn can split the data (the moments
+    are conditional on it) for splitters that can refuse a dataset.
     """
 
     mean: Value
@@ -105,6 +108,9 @@ class ExactParts:
     fold_sizes: tuple[int, ...] = ()
     fold_variance: Value | None = None
     fold_covariance: Value | None = None
+    single_variance: Value | None = None
+    repetition_covariance: Value | None = None
+    split_probability: Value | None = None
 
 
 @runtime_checkable
