@@ -182,7 +182,9 @@ def compare_methods(
 
     from .api import get_method
 
-    gen = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    from momentbound._validate import as_seed
+
+    gen = as_seed(rng, "rng")
     if methods is not None:
         for name in methods:
             get_method(name)  # raises UnknownMethod with the registered list

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
 from functools import cached_property
+from decimal import Decimal
 from numbers import Rational
 from typing import Any
 
@@ -41,6 +42,10 @@ def as_exact(value: Any, name: str) -> Fraction:
     if isinstance(value, Fraction):
         return value
     if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise InvalidArgument(f"{name} must be finite, got {value!r}")
         return Fraction(value)
     if isinstance(value, Rational):
         return Fraction(int(value.numerator), int(value.denominator))
@@ -74,7 +79,7 @@ def _moment_value(value: Any, name: str) -> Fraction | float:
     """Moments keep their exactness: ints/Fractions become Fractions, floats stay floats."""
     if isinstance(value, bool):
         raise InvalidArgument(f"{name} must be a number, got the bool {value!r}")
-    if isinstance(value, (int, Fraction, Rational, str)):
+    if isinstance(value, (int, Fraction, Rational, str, Decimal)):
         return as_exact(value, name)
     try:
         f = float(value)
@@ -423,8 +428,9 @@ class MomentProblem:
             raise InvalidArgument(f"support must be a Support (e.g. Support.grid(lo, hi)), got {self.support!r}")
         if not isinstance(self.event, Event):
             raise InvalidArgument(f"event must be an Event (e.g. Event.gt(0)), got {self.event!r}")
-        if isinstance(self.moments, (str, bytes)) or not isinstance(self.moments, Sequence):
-            raise InvalidArgument(f"moments must be a sequence (m0, m1, ...), got {self.moments!r}")
+        from momentbound._validate import as_sequence
+
+        object.__setattr__(self, "moments", as_sequence(self.moments, "moments", example="(m0, m1, ...)"))
         if len(self.moments) == 0:
             raise InvalidArgument("moments must contain at least m0 = 1, got an empty sequence")
         mom = tuple(_moment_value(v, f"moments[{k}]") for k, v in enumerate(self.moments))

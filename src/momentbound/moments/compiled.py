@@ -234,9 +234,9 @@ def compile_moments(statistic: Statistic, order: int) -> CompiledMoments:
     """
     if not isinstance(statistic, Statistic):
         raise InvalidArgument(f"statistic must be a Statistic, got {type(statistic).__name__}")
-    if isinstance(order, bool) or not isinstance(order, int) or order < 0:
-        raise InvalidArgument(f"order must be a non-negative integer, got {order!r}")
-    return _compile(statistic, order)
+    from momentbound._validate import as_int
+
+    return _compile(statistic, as_int(order, "order", minimum=0))
 
 
 @lru_cache(maxsize=128)

@@ -30,11 +30,9 @@ Value = Union[Fraction, float]
 
 
 def _check_order(order: object, name: str = "order") -> int:
-    if isinstance(order, bool) or not isinstance(order, int):
-        raise InvalidArgument(f"{name} must be a non-negative integer, got {order!r}")
-    if order < 0:
-        raise InvalidArgument(f"{name} must be a non-negative integer, got {order}")
-    return order
+    from momentbound._validate import as_int
+
+    return as_int(order, name, minimum=0)
 
 
 def _check_model(stat: Statistic, model: "CellModel", name: str = "statistic") -> None:
