@@ -15,7 +15,7 @@ import numpy as np
 
 from momentbound.errors import InvalidArgument
 
-__all__ = ["as_int", "as_int_tuple", "as_sequence", "as_seed"]
+__all__ = ["as_int", "as_int_tuple", "as_sequence", "as_seed", "to_float"]
 
 
 def as_int(value: object, name: str, *, minimum: int | None = None, what: str | None = None) -> int:
@@ -68,3 +68,23 @@ def as_seed(seed: object, name: str = "seed") -> np.random.Generator:
         raise InvalidArgument(f"{name} must be an integer seed >= 0 or a numpy Generator, got a legacy RandomState; "
                               f"pass np.random.default_rng(seed)")
     return np.random.default_rng(as_int(seed, f"{name} (a random seed)", minimum=0))
+
+
+def to_float(value: Any, name: str, *, fix: str = "pass exact=True for exact Fractions") -> float:
+    """``float(value)``, or an :class:`InvalidArgument` saying the value exceeds the float range.
+
+    Exact moments grow like ``N^(k deg)``; beyond about ``1.8e308`` a float cannot hold them.
+    """
+    try:
+        return float(value)
+    except OverflowError:
+        from fractions import Fraction
+
+        magnitude = "?"
+        if isinstance(value, (int, Fraction)) and value != 0:
+            q = Fraction(value)
+            digits = len(str(abs(q.numerator))) - len(str(q.denominator))
+            magnitude = f"about 1e{digits}"
+        raise InvalidArgument(
+            f"{name} is {magnitude}, beyond the float range (about 1.8e308); {fix}"
+        ) from None

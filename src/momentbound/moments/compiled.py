@@ -166,7 +166,12 @@ class CompiledMoments:
             res = [finish(g, N, D) for g in gammas]
             used = "flint"
         ex = is_exact if exact is None else bool(exact)
-        values = tuple(res) if ex else tuple(float(v) for v in res)
+        if ex:
+            values = tuple(res)
+        else:
+            from momentbound._validate import to_float
+
+            values = tuple(to_float(v, f"moment E[Z^{k}]") for k, v in enumerate(res))
         return MomentSequence(values, N, ex, self.statistic.name, rational=tuple(res), engine=used)
 
     def __repr__(self) -> str:
