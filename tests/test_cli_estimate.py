@@ -80,7 +80,7 @@ def test_estimate_errors(args, message):
 
 def test_estimate_bad_cells():
     res = CliRunner().invoke(main, ["estimate", "--cells", "0.2,0.3,0.2", "--N", "4", "--estimator", "ge"])
-    assert res.exit_code == 1 and "InvalidModel" in res.output
+    assert res.exit_code == 2 and "InvalidModel" in res.output
 
 
 def test_sweep_folds_csv_and_json(tmp_path):
