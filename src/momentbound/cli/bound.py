@@ -2,41 +2,72 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import click
 
-from momentbound.cli._common import emit_json, parse_int_list, parse_str_list, print_table
+from momentbound.cli._common import UserError, emit_json, parse_int_list, parse_str_list, print_table
+
+#: the model form's exact value comes from the law of Z_x (z_distribution) below this N for
+#: events other than the sign of Z; P[Z > 0], P[Z = 0] and P[Z < 0] exist for every N
+_EXACT_PMF_MAX_N = 200
 
 
 def _fmt(v: object) -> str:
     return f"{v:.6g}" if isinstance(v, float) else str(v)
 
 
-def _model_problem(arities: str, cells: str, N: int, at: str, order: int, event: str) -> tuple[Any, Any]:
-    """MomentProblem for Z_x of a naive Bayes model and the exact P[Z_x > 0] (or None)."""
-    from momentbound.bounds import Event, MomentProblem, Support
-    from momentbound.model.cells import CellModel
+def _is_sign_event(ev: Any) -> bool:
+    from momentbound.bounds.problem import EventKind
+
+    return ev.a == 0 and ev.kind in (EventKind.GT, EventKind.GE, EventKind.LT, EventKind.LE)
+
+
+def _exact_feasible(N: int, ev: Any, method: str) -> bool:
+    """Whether the model form adds the exact row; ``--method exact`` refuses (before any work)
+    an exact value that would need the whole law of Z at a large N."""
+    if _is_sign_event(ev) or N <= _EXACT_PMF_MAX_N:
+        return True
+    if method == "exact":
+        raise UserError(
+            f"the exact value of P(Z in {ev}) needs the whole law of Z (N <= {_EXACT_PMF_MAX_N}); "
+            f"at N = {N} it is available for sign events (gt:0, ge:0, lt:0, le:0): use one of "
+            f"those, a smaller --N, or a --method other than exact"
+        )
+    return False
+
+
+def _exact_row(model: Any, N: int, x: tuple[int, ...], ev: Any) -> dict[str, Any]:
+    """The exact P(Z_x in E) as a table row (a model-form method like the others)."""
+    from momentbound.bounds.problem import EventKind
+    from momentbound.exact import prob_z_positive
+    from momentbound.exact.zlaw import z_distribution
+
+    start = time.perf_counter()
+    if _is_sign_event(ev):
+        sign = prob_z_positive(model, N, x)
+        pos, zero, neg = (float(v) for v in (sign.positive, sign.zero, sign.negative))
+        value = {EventKind.GT: pos, EventKind.GE: pos + zero, EventKind.LT: neg, EventKind.LE: neg + zero}[ev.kind]
+    else:
+        law = z_distribution(model, N, x)
+        value = float(sum(p for v, p in zip(law.values, law.probs) if ev.indicator(v)))
+    return {"method": "exact", "kind": "exact", "lower": value, "upper": value, "certified": True,
+            "status": "exact", "seconds": time.perf_counter() - start}
+
+
+def _model_problem(model: Any, N: int, x: tuple[int, ...], order: int, ev: Any) -> Any:
+    """MomentProblem for Z_x of a naive Bayes model, with a sampler for the sampling method."""
+    from momentbound.bounds import MomentProblem, Support
+    from momentbound.bounds.sampling import naive_bayes_sampler
     from momentbound.model.statistics import naive_bayes_statistic
     from momentbound.moments.core import raw_moments
 
-    model = CellModel(parse_int_list(arities, name="--arities"), parse_str_list(cells))
-    x = parse_int_list(at, name="--at")
     z = naive_bayes_statistic(model, x)
     mom = raw_moments(z, model, N, order).values
     lo, hi = z.support(N)
-    ev = Event.parse(event)
-    problem = MomentProblem(tuple(mom), Support.grid(lo, hi), ev, name=f"Z_{x} N={N}")
-    exact = None
-    if ev == Event.gt(0):
-        import time
-
-        from momentbound.exact import prob_z_positive
-
-        start = time.perf_counter()
-        value = prob_z_positive(model, N, x).positive
-        exact = (value, time.perf_counter() - start)
-    return problem, exact
+    return MomentProblem(tuple(mom), Support.grid(lo, hi), ev, statistic_sampler=naive_bayes_sampler(model, N, x),
+                         name=f"Z_{x} N={N}")
 
 
 @click.command("bound")
@@ -44,55 +75,97 @@ def _model_problem(arities: str, cells: str, N: int, at: str, order: int, event:
 @click.option("--support", default=None, help="grid:LO:HI | interval:A:C | finite:x1,x2,... | real")
 @click.option("--event", default="gt:0", show_default=True,
               help="gt:T | ge:T | lt:T | le:T | between:A:B | outside:A:B")
-@click.option("--method", default="all", show_default=True, help="A registered method name, or 'all'.")
+@click.option("--method", default="all", show_default=True,
+              help="A registered method name, or 'all'. The model form also runs exact and sampling, and adds "
+              "the exact row (sign events such as gt:0 at any N, other events for N <= 200).")
 @click.option("--arities", default=None, help="Model form: attribute arities, e.g. 2,2,2.")
 @click.option("--cells", default=None, help="Model form: P[X=x, Y=k], comma-separated, class fastest.")
 @click.option("--N", "N", type=int, default=None, help="Model form: dataset size.")
 @click.option("--at", default=None, help="Model form: the input x, e.g. 0,0.")
-@click.option("--order", type=int, default=6, show_default=True, help="Model form: number of moments.")
+@click.option("--order", type=int, default=None, help="Model form: number of moments [default: 6].")
+@click.option("--draws", type=int, default=None, help="Model form, sampling method: sampled tables [default: 1000].")
+@click.option("--seed", type=int, default=None,
+              help="Model form: seed (an integer >= 0) of the sampling and gdts methods [default: 0].")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of a table.")
 def command(
     moments: str | None, support: str | None, event: str, method: str, arities: str | None, cells: str | None,
-    N: int | None, at: str | None, order: int, as_json: bool,
+    N: int | None, at: str | None, order: int | None, draws: int | None, seed: int | None, as_json: bool,
 ) -> None:
     """Certified bounds on P(X in E) from the moments of X (or of Z_x for a naive Bayes model)."""
-    from momentbound.bounds import MomentProblem, Support, Event, bound
+    from momentbound.bounds import Event, MomentProblem, Support, available_methods, bound, get_method
     from momentbound.bounds.problem import as_exact
-    from momentbound.errors import MomentboundError
+    from momentbound.errors import MomentboundError, SolverFailed
 
     model_form = any(v is not None for v in (arities, cells, N, at))
     try:
+        ev = Event.parse(event)
+        if method != "all":
+            get_method(method)  # an unknown name fails before any work
         if model_form:
+            from momentbound.model.cells import CellModel
+
             if moments is not None or support is not None:
                 raise click.UsageError("use either --moments/--support or the model form (--arities/--cells/--N/--at)")
             missing = [n for n, v in (("--arities", arities), ("--cells", cells), ("--N", N), ("--at", at)) if v is None]
             if missing:
                 raise click.UsageError(f"the model form needs {', '.join(missing)}")
-            problem, exact = _model_problem(arities, cells, N, at, order, event)  # type: ignore[arg-type]
+            order = 6 if order is None else order
+            if order < 1:
+                raise UserError(f"--order must be a positive integer (number of moments), got {order}")
+            if draws is not None and draws < 1:
+                raise UserError(f"--draws must be a positive integer, got {draws}")
+            if seed is not None and seed < 0:
+                raise UserError(f"--seed must be an integer >= 0 (a numpy seed), got {seed}")
+            if N < 1:  # type: ignore[operator]
+                raise UserError(f"--N must be a positive integer, got {N}")
+            model = CellModel(parse_int_list(arities, name="--arities"),  # type: ignore[arg-type]
+                              parse_str_list(cells, name="--cells"))  # type: ignore[arg-type]
+            x = model.check_input(parse_int_list(at, name="--at"), name="--at")  # type: ignore[arg-type]
+            with_exact = _exact_feasible(N, ev, method)  # type: ignore[arg-type]
+            problem = _model_problem(model, N, x, order, ev)  # type: ignore[arg-type]
+            options: dict[str, Any] = {"rng": 0 if seed is None else seed, "draws": 1000 if draws is None else draws}
         else:
             if moments is None or support is None:
                 raise click.UsageError("give --moments and --support (or the model form --arities/--cells/--N/--at)")
-            mom = tuple(as_exact(t, "--moments") for t in parse_str_list(moments))
-            problem = MomentProblem(mom, Support.parse(support), Event.parse(event))
-            exact = None
-        out = bound(problem, method)
-    except MomentboundError as exc:
+            for flag, value in (("--order", order), ("--draws", draws), ("--seed", seed)):
+                if value is not None:
+                    raise click.UsageError(f"{flag} belongs to the model form; with --moments the number of "
+                                           f"moments is the length of the list")
+            mom = tuple(as_exact(t, "--moments") for t in parse_str_list(moments, name="--moments"))
+            problem = MomentProblem(mom, Support.parse(support), ev)
+            options = {}
+        rows: list[dict[str, Any]] = []
+        exact_row = None
+        if model_form and with_exact:
+            exact_row = _exact_row(model, N, x, ev)  # type: ignore[arg-type]
+        if method == "all":
+            rows = [r.summary() for r in bound(problem, "all", **options)]  # type: ignore[union-attr]
+        elif not (model_form and method == "exact"):
+            inst = get_method(method)
+            reason = inst.applies(problem)
+            if reason is not None:
+                if method in ("exact", "sampling"):
+                    reason = ("it needs the law of X (exact) or a model to draw from (sampling), which "
+                              "--moments does not give: use the model form --arities/--cells/--N/--at")
+                usable = ", ".join(available_methods(problem))
+                raise UserError(f"method {method!r} does not apply here: {reason}; methods that apply: {usable}")
+            mine = {k: v for k, v in options.items() if k in inst.options}
+            rows = [bound(problem, method, **mine).summary()]  # type: ignore[union-attr]
+    except SolverFailed as exc:
         raise click.ClickException(f"{type(exc).__name__}: {exc}") from exc
-    results = out if isinstance(out, tuple) else (out,)
-    rows = [r.summary() for r in results]
-    if exact is not None:
-        v = float(exact[0])
-        rows.append({"method": "exact", "kind": "exact", "lower": v, "upper": v, "certified": True,
-                     "status": "exact", "seconds": exact[1]})
+    except MomentboundError as exc:
+        raise UserError(f"{type(exc).__name__}: {exc}") from exc
+    if exact_row is not None:
+        rows.append(exact_row)
     if as_json:
         doc: dict[str, Any] = {"results": rows}
-        if exact is not None:
-            doc["exact"] = float(exact[0])
+        if exact_row is not None:
+            doc["exact"] = exact_row["lower"]
         emit_json(doc)
         return
     cols = ["method", "kind", "lower", "upper", "certified", "status", "seconds"]
     table = [[_fmt(r[c]) for c in cols] for r in rows]
     title = f"P(X in {problem.event}) from {problem.order} moments on {problem.support}"
-    if exact is not None:
-        title += f"  (exact: {float(exact[0]):.6g})"
+    if exact_row is not None:
+        title += f"  (exact: {exact_row['lower']:.6g})"
     print_table(title, cols, table)
