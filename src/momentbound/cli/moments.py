@@ -51,6 +51,7 @@ def command(arities: str, cells: str, N: int, at: str, order: int, classes: str 
     t0 = time.perf_counter()
     try:
         model = CellModel(ar, cell_list)
+        x = model.check_input(x, name="--at")
         z = naive_bayes_statistic(model, x, pair)
         ms = raw_moments(z, model, N, order, exact=True)
         support = z.support(N)
