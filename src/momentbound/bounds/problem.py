@@ -71,7 +71,7 @@ def _ordered_pair(what: str, a: Any, b: Any, names: tuple[str, str] = ("a", "b")
     """``(a, b)`` as exact Fractions, rejecting ``a > b`` with an actionable message."""
     lo, hi = as_exact(a, names[0]), as_exact(b, names[1])
     if lo > hi:
-        raise InvalidArgument(f"{what} needs {names[0]} <= {names[1]}, got {names[0]}={a!r} > {names[1]}={b!r}; swap them")
+        raise InvalidArgument(f"{what} needs {names[0]} <= {names[1]}, got {names[0]}={lo} > {names[1]}={hi}; swap them")
     return lo, hi
 
 
