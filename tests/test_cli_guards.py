@@ -121,6 +121,20 @@ def test_numpy_arrays_numpy_integers_and_decimal_are_accepted():
         raw_moments(z_tuple, m, 7, 3.0)
 
 
+def test_estimator_arguments_accept_numpy_integers_and_decimal():
+    from momentbound.estimators import GE, HoldOut, KFold, estimator_moments
+    from momentbound.exact.classifier import NaiveBayes
+    from momentbound.model import independent_1d_model
+
+    m = independent_1d_model("2/5")
+    assert estimator_moments(m, np.int64(6), KFold(np.int64(2))).mean == estimator_moments(m, 6, KFold(2)).mean
+    half = estimator_moments(m, 6, HoldOut(test_fraction=0.5)).mean
+    assert estimator_moments(m, 6, HoldOut(test_fraction=Decimal("0.5"))).mean == half
+    assert estimator_moments(m, 6, HoldOut(test_fraction=Fraction(1, 2))).mean == half
+    smooth = estimator_moments(m, 6, GE(), classifier=NaiveBayes(alpha="1/2")).mean
+    assert estimator_moments(m, 6, GE(), classifier=NaiveBayes(alpha=Decimal("0.5"))).mean == smooth
+
+
 # ------------------------------------------------------------------ guards before work
 def test_float_overflow_of_a_moment_says_so_and_offers_exact():
     args = ("moments", "--arities", "2,2,2", "--cells", C16, "--N", "10000000", "--at", "0,0,0", "--order", "12")

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational, Real
 
+from decimal import Decimal
+
 import numpy as np
 
 from momentbound.errors import InvalidArgument
@@ -28,6 +30,8 @@ TIE_RULES = ("random", "first")
 
 
 def _exact_alpha(alpha: object) -> Fraction:
+    if isinstance(alpha, Decimal) and alpha.is_finite():
+        alpha = Fraction(alpha)  # exact
     if isinstance(alpha, bool) or not isinstance(alpha, (Real, np.integer, np.floating, str)):
         raise InvalidArgument(
             f"alpha must be a finite number >= 0 (Laplace smoothing), got {alpha!r}"
