@@ -245,6 +245,17 @@ def test_estimate_refuses_hopeless_exact_runs_and_points_to_montecarlo():
     assert json.loads(res.output)["mean"]["lower"] <= 0.4 + 1e-9
 
 
+def test_montecarlo_refuses_hopeless_draws_times_folds():
+    refused(run("estimate", "--cells", C4, "--N", "1000000", "--estimator", "loo", "--backend", "montecarlo",
+                "--draws", "200"), "would take about", "fewer folds")
+    from momentbound.estimators import LeaveOneOut
+    from momentbound.estimators.montecarlo import monte_carlo_moments
+
+    with pytest.raises(InvalidArgument, match="fewer draws"):
+        monte_carlo_moments(CellModel((2,), C4.split(",")), 10**6, LeaveOneOut(), draws=200,
+                            rng=np.random.default_rng(0))
+
+
 def test_max_work_refusal_points_to_montecarlo():
     from momentbound.exact.classifier import NaiveBayes
     from momentbound.probability.exact_backend import ExactBackend

@@ -585,11 +585,11 @@ def estimator_moments(
                                   "and engine=None")
         from momentbound._validate import as_seed
 
-        unknown = sorted(set(montecarlo) - {"draws", "confidence", "rng"})
+        unknown = sorted(set(montecarlo) - {"draws", "confidence", "rng"})  # max_seconds is ours
         if unknown:
             raise InvalidArgument(f"unknown option(s) {unknown} for backend='montecarlo'; "
                                   "it takes draws, confidence and rng")
-        options = dict(montecarlo, rng=as_seed(montecarlo.get("rng"), "rng"))
+        options = dict(montecarlo, rng=as_seed(montecarlo.get("rng"), "rng"), max_seconds=max_seconds)
         return monte_carlo_moments(model, N, estimator, classifier=classifier, **options)  # type: ignore[return-value]
     if montecarlo:
         raise InvalidArgument(f"options {sorted(montecarlo)} only apply to backend='montecarlo'")
