@@ -167,7 +167,9 @@ def interval_row(res: Any) -> dict[str, float | None]:
 
 def check_mc_options(draws: Any, confidence: Any, seed: Any) -> None:
     """Validate the Monte Carlo options of a study (draws, confidence level, integer seed)."""
-    check_positive_int(draws, name="draws", minimum=2)
+    from momentbound.estimators.montecarlo import MIN_DRAWS
+
+    check_positive_int(draws, name="draws", minimum=MIN_DRAWS)  # fewer: the intervals would not hold their level
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
         raise InvalidArgument(f"confidence must be a number in (0, 1) such as 0.95, got {confidence!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
