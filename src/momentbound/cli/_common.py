@@ -27,7 +27,7 @@ def split_list(text: str, *, name: str = "the list") -> list[str]:
     dropping it would silently change the question.
     """
     if text.strip() == "":
-        raise UserError(f"{name} is empty; give comma-separated values, e.g. {name} 2,2")
+        raise UserError(f"{name} is empty; give its comma-separated values")
     tokens = [t.strip() for t in text.split(",")]
     for i, t in enumerate(tokens, start=1):
         if t == "":
