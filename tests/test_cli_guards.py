@@ -333,6 +333,11 @@ def test_model_form_exact_for_other_events_matches_the_law():
     assert json.loads(res.output)["exact"] == pytest.approx(float(sum(p for v, p in law.pmf() if 1 <= v <= 5)), abs=1e-15)
     refused(run("bound", "--arities", "2,2", "--cells", C8, "--N", "1000", "--at", "0,0", "--event", "between:1:5",
                 "--method", "exact"), "sign events")
+    refused(run("bound", "--arities", "2,2", "--cells", C8, "--N", "1000000", "--at", "0,0", "--method", "exact"),
+            "would take minutes")
+    big = run("bound", "--arities", "2,2", "--cells", C8, "--N", "1000000", "--at", "0,0", "--method", "closed-form",
+              "--json")
+    assert big.exit_code == 0 and "exact" not in json.loads(big.output), big.output
 
 
 def test_moments_form_explains_exact_and_sampling_and_rejects_order():

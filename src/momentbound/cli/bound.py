@@ -26,7 +26,15 @@ def _is_sign_event(ev: Any) -> bool:
 
 def _exact_feasible(N: int, ev: Any, method: str) -> bool:
     """Whether the model form adds the exact row; ``--method exact`` refuses (before any work)
-    an exact value that would need the whole law of Z at a large N."""
+    an exact value that would take minutes (sign events beyond ``MAX_N`` of the comparison
+    table) or need the whole law of Z at a large N."""
+    from momentbound.bounds.compare import MAX_N
+
+    if _is_sign_event(ev) and N > MAX_N:
+        if method == "exact":
+            raise UserError(f"the exact P(Z in {ev}) at N = {N} would take minutes (it is offered up to N = "
+                            f"{MAX_N:,}); use a smaller --N, or a bound --method (lp, sdp, ...) or sampling")
+        return False
     if _is_sign_event(ev) or N <= _EXACT_PMF_MAX_N:
         return True
     if method == "exact":
@@ -77,7 +85,7 @@ def _model_problem(model: Any, N: int, x: tuple[int, ...], order: int, ev: Any) 
               help="gt:T | ge:T | lt:T | le:T | between:A:B | outside:A:B")
 @click.option("--method", default="all", show_default=True,
               help="A registered method name, or 'all'. The model form also runs exact and sampling, and adds "
-              "the exact row (sign events such as gt:0 at any N, other events for N <= 200).")
+              "the exact row (sign events such as gt:0 for N <= 5000, other events for N <= 200).")
 @click.option("--arities", default=None, help="Model form: attribute arities, e.g. 2,2,2.")
 @click.option("--cells", default=None, help="Model form: P[X=x, Y=k], comma-separated, class fastest.")
 @click.option("--N", "N", type=int, default=None, help="Model form: dataset size.")
