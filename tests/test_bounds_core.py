@@ -253,8 +253,21 @@ def test_unknown_option_and_bad_option_values():
         bound(p, "lp", tolerance=1e-3)
     with pytest.raises(InvalidArgument, match="max_iter must be >= 1"):
         bound(p, "lp", max_iter=0)
-    with pytest.raises(InvalidArgument, match="cannot be combined with method='all'"):
-        bound(p, "all", tol=1e-3)
+    with pytest.raises(InvalidArgument, match=r"options \['tolerance'\] are declared by no method"):
+        bound(p, "all", tolerance=1e-3)
+
+
+def test_all_routes_each_option_to_the_methods_that_declare_it():
+    from momentbound.bounds.sampling import naive_bayes_sampler
+    from momentbound.model import equal_cells_model
+
+    p = MomentProblem((1,), Support.grid(-147, 147), Event.gt(0),
+                      statistic_sampler=naive_bayes_sampler(equal_cells_model((2, 2)), 10, (0, 0)))
+    a = {r.method: r for r in bound(p, "all", rng=3, draws=500)}
+    b = {r.method: r for r in bound(p, "all", rng=3, draws=500)}
+    assert a["sampling"].samples == 500 and (a["sampling"].lower, a["sampling"].upper) == (b["sampling"].lower, b["sampling"].upper)
+    with pytest.raises(InvalidArgument, match="must be a non-negative integer, got -1"):
+        bound(p, "sampling", rng=-1)
 
 
 def test_not_applicable_raises_and_all_skips():

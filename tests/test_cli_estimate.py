@@ -83,7 +83,7 @@ def test_estimate_errors(args, message):
 
 def test_estimate_bad_cells():
     res = CliRunner().invoke(main, ["estimate", "--cells", "0.2,0.3,0.2", "--N", "4", "--estimator", "ge"])
-    assert res.exit_code == 1 and "InvalidModel" in res.output
+    assert res.exit_code == 2 and "InvalidModel" in res.output
 
 
 def test_sweep_folds_csv_and_json(tmp_path):
@@ -117,8 +117,8 @@ def test_sweep_table_holdout_and_n(tmp_path):
     [
         (["--over", "folds", "--values", "2"], "needs --N"),
         (["--over", "N", "--values", "4", "--N", "4"], "drop --N"),
-        (["--over", "folds", "--N", "4", "--values", "2,x"], "'x' is not an integer"),
-        (["--over", "folds", "--N", "4", "--values", "2,9"], "more folds (v=9)"),
+        (["--over", "folds", "--N", "4", "--values", "2,x"], "--values entry 2 must be an integer or loo, got 'x'"),
+        (["--over", "folds", "--N", "4", "--values", "2,9"], "numbers of folds must be at most 4 at --N 4"),
         (["--over", "folds", "--N", "4", "--values", "2", "--estimator", "cv"], "only apply to --over N"),
     ],
 )

@@ -316,8 +316,8 @@ def test_nb_size_montecarlo_contains_brute_force() -> None:
 def test_montecarlo_study_validation_errors() -> None:
     with pytest.raises(InvalidArgument, match="seed must be a non-negative integer"):
         run_study("nb_cv", quick=True, seed=-1)
-    with pytest.raises(InvalidArgument, match="draws must be an integer >= 2"):
-        run_study("nb_cv", quick=True, draws=1)
+    with pytest.raises(InvalidArgument, match="draws must be an integer >= 200"):
+        run_study("nb_cv", quick=True, draws=199)
     with pytest.raises(InvalidArgument, match=r"confidence must be a number in \(0, 1\)"):
         run_study("nb_size", quick=True, confidence=1.5)
     with pytest.raises(InvalidArgument, match="exact_max_N must be an integer >= 1"):

@@ -50,6 +50,9 @@ def bound(
         UNVERIFIED) instead of raising :class:`SolverFailed`.
     **options
         Method options (declared per method; unknown options raise ``InvalidArgument``).
+        With ``method="all"`` each option goes to the methods that declare it (e.g. ``rng``
+        and ``draws`` to ``sampling``, ``rng`` to ``gdts``); an option no method declares
+        raises ``InvalidArgument``.
 
     Example
     -------
@@ -59,15 +62,18 @@ def bound(
     (Fraction(0, 1), Fraction(1, 3))
     """
     if isinstance(method, str) and method == "all":
-        if options:
-            raise InvalidArgument(f"options {sorted(options)} cannot be combined with method='all'; run methods one by one")
+        declared = {k for cls in METHODS.values() for k in cls.options}
+        unknown = sorted(set(options) - declared)
+        if unknown:
+            raise InvalidArgument(f"options {unknown} are declared by no method; declared options: {', '.join(sorted(declared))}")
         results = []
         for name, cls in METHODS.items():
             inst = cls()
             if inst.unsupported(problem) is not None:
                 continue
             try:
-                results.append(_checked(inst.solve(problem), allow_unverified))
+                mine = {k: v for k, v in options.items() if k in cls.options}
+                results.append(_checked(inst.solve(problem, **mine), allow_unverified))
             except SolverFailed as exc:
                 partial = exc.result if isinstance(exc.result, BoundResult) else None
                 results.append(

@@ -146,6 +146,10 @@ def table4_problem(N: int, order: int = 6, *, x: tuple[int, ...] = (0, 0)) -> tu
 
 _RNG_METHODS = ("gdts", "sampling")
 
+#: Largest dataset size of :func:`compare_methods`: its exact column (``prob_z_positive``)
+#: grows in time and memory with ``N`` (tens of gigabytes at ``N = 1e8``).
+MAX_N = 5_000
+
 
 def compare_methods(
     Ns: Sequence[int] = (10, 100, 1000),
@@ -182,7 +186,21 @@ def compare_methods(
 
     from .api import get_method
 
-    gen = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    from momentbound._validate import as_seed
+
+    gen = as_seed(rng, "rng")
+    if isinstance(Ns, (str, bytes)) or not hasattr(Ns, "__iter__"):
+        raise InvalidArgument(f"Ns must be a sequence of dataset sizes like (10, 100), got {Ns!r}")
+    from momentbound._validate import as_int
+
+    Ns = [as_int(n, "Ns entry", minimum=1) for n in Ns]
+    if not Ns:
+        raise InvalidArgument("Ns must name at least one dataset size, got an empty sequence")
+    if max(Ns) > MAX_N:
+        raise InvalidArgument(f"Ns entry {max(Ns)} is above MAX_N = {MAX_N}: the exact column would need "
+                              f"gigabytes; compare at N <= {MAX_N}, or bound one method at larger N")
+    order = as_int(order, "order", minimum=1)
+    draws = as_int(draws, "draws", minimum=1)
     if methods is not None:
         for name in methods:
             get_method(name)  # raises UnknownMethod with the registered list

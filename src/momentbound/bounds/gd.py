@@ -294,10 +294,12 @@ class GDTSMethod(_DescentBase):
 
     def _side(self, c: np.ndarray, pieces: tuple[UnitPiece, ...], offsets: tuple[float, ...], options: dict[str, Any], start: np.ndarray | None) -> DescentResult:
         rng = options["rng"]
-        if rng is None or isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
-            rng = np.random.default_rng(rng)
+        if rng is None or isinstance(rng, (int, np.integer)):
+            from momentbound._validate import as_seed
+
+            rng = as_seed(rng, "rng")
         if not isinstance(rng, np.random.Generator):
-            raise InvalidArgument(f"rng must be a numpy.random.Generator, an int seed or None, got {rng!r}")
+            raise InvalidArgument(f"rng must be a numpy.random.Generator, an integer seed >= 0 or None, got {rng!r}")
         rounds = _validate_iter(options["rounds"], "rounds")
         neighbours = _validate_iter(options["neighbours"], "neighbours")
         max_iter = _validate_iter(options["max_iter"], "max_iter")

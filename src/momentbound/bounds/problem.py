@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
 from functools import cached_property
+from decimal import Decimal
 from numbers import Rational
 from typing import Any
 
@@ -46,6 +47,10 @@ def as_exact(value: Any, name: str) -> Fraction:
         return value
     if isinstance(value, int):
         return Fraction(value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise InvalidArgument(f"{name} must be finite, got {value!r}")
+        return Fraction(value)
     if isinstance(value, Rational):
         return Fraction(int(value.numerator), int(value.denominator))
     if isinstance(value, str):
@@ -70,7 +75,7 @@ def _ordered_pair(what: str, a: Any, b: Any, names: tuple[str, str] = ("a", "b")
     """``(a, b)`` as exact Fractions, rejecting ``a > b`` with an actionable message."""
     lo, hi = as_exact(a, names[0]), as_exact(b, names[1])
     if lo > hi:
-        raise InvalidArgument(f"{what} needs {names[0]} <= {names[1]}, got {names[0]}={a!r} > {names[1]}={b!r}; swap them")
+        raise InvalidArgument(f"{what} needs {names[0]} <= {names[1]}, got {names[0]}={lo} > {names[1]}={hi}; swap them")
     return lo, hi
 
 
@@ -78,7 +83,7 @@ def _moment_value(value: Any, name: str) -> Fraction | float:
     """Moments keep their exactness: ints/Fractions become Fractions, floats stay floats."""
     if isinstance(value, bool):
         raise InvalidArgument(f"{name} must be a number, got the bool {value!r}")
-    if isinstance(value, (int, Fraction, Rational, str)):
+    if isinstance(value, (int, Fraction, Rational, str, Decimal)):
         return as_exact(value, name)
     try:
         f = float(value)
@@ -704,8 +709,9 @@ class MomentProblem:
             raise InvalidArgument(f"support must be a Support (e.g. Support.grid(lo, hi)), got {self.support!r}")
         if not isinstance(self.event, Event):
             raise InvalidArgument(f"event must be an Event (e.g. Event.gt(0)), got {self.event!r}")
-        if isinstance(self.moments, (str, bytes)) or not isinstance(self.moments, Sequence):
-            raise InvalidArgument(f"moments must be a sequence (m0, m1, ...), got {self.moments!r}")
+        from momentbound._validate import as_sequence
+
+        object.__setattr__(self, "moments", as_sequence(self.moments, "moments", example="(m0, m1, ...)"))
         if len(self.moments) == 0:
             raise InvalidArgument("moments must contain at least m0 = 1, got an empty sequence")
         mom = tuple(_moment_value(v, f"moments[{k}]") for k, v in enumerate(self.moments))

@@ -52,11 +52,11 @@ INTERVALS = ("clopper-pearson", "chebyshev")
 
 
 def _check_rng(rng: Any) -> np.random.Generator:
-    if rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)):
-        return np.random.default_rng(rng)
-    if not isinstance(rng, np.random.Generator):
-        raise InvalidArgument(f"rng must be a numpy.random.Generator, an int seed or None, got {rng!r}")
-    return rng
+    from momentbound._validate import as_seed
+
+    if rng is None or isinstance(rng, (int, np.integer, np.random.Generator)):
+        return as_seed(rng, "rng")
+    raise InvalidArgument(f"rng must be a numpy.random.Generator, an integer seed >= 0 or None, got {rng!r}")
 
 
 def _check_confidence(confidence: Any) -> float:

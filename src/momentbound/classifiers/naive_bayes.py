@@ -24,6 +24,8 @@ from fractions import Fraction
 from numbers import Rational, Real
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from decimal import Decimal
+
 import numpy as np
 
 from momentbound.classifiers.base import ExactForm, check_tables
@@ -38,6 +40,8 @@ TIE_RULES = ("random", "first")
 
 
 def _exact_alpha(alpha: object) -> Fraction:
+    if isinstance(alpha, Decimal) and alpha.is_finite():
+        alpha = Fraction(alpha)  # exact
     if isinstance(alpha, bool) or not isinstance(alpha, (Real, np.integer, np.floating, str)):
         raise InvalidArgument(
             f"alpha must be a finite number >= 0 (Laplace smoothing), got {alpha!r}"

@@ -15,15 +15,46 @@ from rich.console import Console
 from rich.table import Table
 
 
+class UserError(click.ClickException):
+    """A mistake in the arguments: one line ``Error: ...`` on stderr and exit status 2."""
+
+    exit_code = 2
+
+
+def split_list(text: str, *, name: str = "the list") -> list[str]:
+    """Split a comma-separated option into stripped entries, refusing empty entries.
+
+    An empty entry (``1,,3`` or a trailing comma) is an error naming its position:
+    dropping it would silently change the question.
+    """
+    if text.strip() == "":
+        raise UserError(f"{name} is empty; give its comma-separated values")
+    tokens = [t.strip() for t in text.split(",")]
+    for i, t in enumerate(tokens, start=1):
+        if t == "":
+            raise UserError(
+                f"{name} has an empty entry at position {i} of {len(tokens)} in {text!r}; "
+                f"remove the extra comma or fill in the value"
+            )
+    return tokens
+
+
 def parse_int_list(text: str, *, name: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(t) for t in text.split(",") if t.strip() != "")
-    except ValueError as exc:
-        raise click.BadParameter(f"{name} must be comma-separated integers, got {text!r}") from exc
+    """Comma-separated integers; every entry must be an integer (the message names its position)."""
+    out = []
+    for i, t in enumerate(split_list(text, name=name), start=1):
+        try:
+            out.append(int(t))
+        except ValueError:
+            raise UserError(
+                f"{name} entry {i} must be an integer, got {t!r}; {name} takes comma-separated integers"
+            ) from None
+    return tuple(out)
 
 
-def parse_str_list(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip() != ""]
+def parse_str_list(text: str, *, name: str = "the list") -> list[str]:
+    """Comma-separated entries (see :func:`split_list`)."""
+    return split_list(text, name=name)
 
 
 def exact_text(value: Any) -> str | None:

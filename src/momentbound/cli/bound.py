@@ -2,41 +2,86 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import click
 
-from momentbound.cli._common import emit_json, exact_text, parse_int_list, parse_str_list, print_table
+from momentbound.cli._common import UserError, emit_json, exact_text, parse_int_list, parse_str_list, print_table
+
+#: the model form's exact value comes from the law of Z_x (z_distribution) below this N for
+#: events other than the sign of Z; P[Z > 0], P[Z = 0] and P[Z < 0] exist for every N
+_EXACT_PMF_MAX_N = 200
 
 
 def _fmt(v: object) -> str:
     return f"{v:.6g}" if isinstance(v, float) else str(v)
 
 
-def _model_problem(arities: str, cells: str, N: int, at: str, order: int, event: str) -> tuple[Any, Any]:
-    """MomentProblem for Z_x of a naive Bayes model and the exact P[Z_x > 0] (or None)."""
-    from momentbound.bounds import Event, MomentProblem, Support
-    from momentbound.model.cells import CellModel
+def _is_sign_event(ev: Any) -> bool:
+    from momentbound.bounds.problem import EventKind
+
+    return ev.a == 0 and ev.kind in (EventKind.GT, EventKind.GE, EventKind.LT, EventKind.LE)
+
+
+def _exact_feasible(N: int, ev: Any, method: str) -> bool:
+    """Whether the model form adds the exact row; ``--method exact`` refuses (before any work)
+    an exact value that would take minutes (sign events beyond ``MAX_N`` of the comparison
+    table) or need the whole law of Z at a large N."""
+    from momentbound.bounds.compare import MAX_N
+
+    if _is_sign_event(ev) and N > MAX_N:
+        if method == "exact":
+            raise UserError(f"the exact P(Z in {ev}) at N = {N} would take minutes (it is offered up to N = "
+                            f"{MAX_N:,}); use a smaller --N, or a bound --method (lp, sdp, ...) or sampling")
+        return False
+    if _is_sign_event(ev) or N <= _EXACT_PMF_MAX_N:
+        return True
+    if method == "exact":
+        raise UserError(
+            f"the exact value of P(Z in {ev}) needs the whole law of Z (N <= {_EXACT_PMF_MAX_N}); "
+            f"at N = {N} it is available for sign events (gt:0, ge:0, lt:0, le:0): use one of "
+            f"those, a smaller --N, or a --method other than exact"
+        )
+    return False
+
+
+def _exact_row(model: Any, N: int, x: tuple[int, ...], ev: Any) -> dict[str, Any]:
+    """The exact P(Z_x in E) as a table row (a model-form method like the others)."""
+    from momentbound.bounds.problem import EventKind
+    from momentbound.exact import prob_z_positive
+    from momentbound.exact.zlaw import z_distribution
+
+    start = time.perf_counter()
+    if _is_sign_event(ev):
+        sign = prob_z_positive(model, N, x)
+        pos, zero, neg = (float(v) for v in (sign.positive, sign.zero, sign.negative))
+        value = {EventKind.GT: pos, EventKind.GE: pos + zero, EventKind.LT: neg, EventKind.LE: neg + zero}[ev.kind]
+    else:
+        law = z_distribution(model, N, x)
+        value = float(sum(p for v, p in zip(law.values, law.probs) if ev.indicator(v)))
+    return {"method": "exact", "kind": "exact", "lower": value, "upper": value, "certified": True,
+            "status": "exact", "seconds": time.perf_counter() - start, "lower_exact": None, "upper_exact": None}
+
+
+def _row(result: Any) -> dict[str, Any]:
+    """A result's summary with the exact rationals of its bounds (``None`` when they are floats)."""
+    return {**result.summary(), "lower_exact": exact_text(result.exact_lower),
+            "upper_exact": exact_text(result.exact_upper)}
+
+
+def _model_problem(model: Any, N: int, x: tuple[int, ...], order: int, ev: Any) -> Any:
+    """MomentProblem for Z_x of a naive Bayes model, with a sampler for the sampling method."""
+    from momentbound.bounds import MomentProblem, Support
+    from momentbound.bounds.sampling import naive_bayes_sampler
     from momentbound.model.statistics import naive_bayes_statistic
     from momentbound.moments.core import raw_moments
 
-    model = CellModel(parse_int_list(arities, name="--arities"), parse_str_list(cells))
-    x = parse_int_list(at, name="--at")
     z = naive_bayes_statistic(model, x)
     mom = raw_moments(z, model, N, order).values
     lo, hi = z.support(N)
-    ev = Event.parse(event)
-    problem = MomentProblem(tuple(mom), Support.grid(lo, hi), ev, name=f"Z_{x} N={N}")
-    exact = None
-    if ev == Event.gt(0):
-        import time
-
-        from momentbound.exact import prob_z_positive
-
-        start = time.perf_counter()
-        value = prob_z_positive(model, N, x).positive
-        exact = (value, time.perf_counter() - start)
-    return problem, exact
+    return MomentProblem(tuple(mom), Support.grid(lo, hi), ev, statistic_sampler=naive_bayes_sampler(model, N, x),
+                         name=f"Z_{x} N={N}")
 
 
 def _moment_problem(
@@ -64,14 +109,14 @@ def _moment_problem(
         form = Shape.parse(shape)
     sup, ev = Support.parse(support), Event.parse(event)
     if moments is not None:
-        mom = tuple(as_exact(t, "--moments") for t in parse_str_list(moments))
+        mom = tuple(as_exact(t, "--moments") for t in parse_str_list(moments, name="--moments"))
         return MomentProblem(mom, sup, ev, shape=form)
     if sample is not None:
         return sample_problem(read_sample(sample), sup, ev, sample_moments, confidence, shape=form)
     if moments_lo is None or moments_hi is None:
         raise click.UsageError("--moments-lo and --moments-hi go together")
-    lo = [as_exact(t, "--moments-lo") for t in parse_str_list(moments_lo)]
-    hi = [as_exact(t, "--moments-hi") for t in parse_str_list(moments_hi)]
+    lo = [as_exact(t, "--moments-lo") for t in parse_str_list(moments_lo, name="--moments-lo")]
+    hi = [as_exact(t, "--moments-hi") for t in parse_str_list(moments_hi, name="--moments-hi")]
     return MomentProblem.from_box(lo, hi, sup, ev, shape=form)
 
 
@@ -92,52 +137,94 @@ def _moment_problem(
               help="With --sample: joint coverage probability of the moment intervals.")
 @click.option("--sample-moments", type=int, default=2, show_default=True,
               help="With --sample: number of moments estimated from the sample.")
-@click.option("--method", default="all", show_default=True, help="A registered method name, or 'all'.")
+@click.option("--method", default="all", show_default=True,
+              help="A registered method name, or 'all'. The model form also runs exact and sampling, and adds "
+              "the exact row (sign events such as gt:0 for N <= 5000, other events for N <= 200).")
 @click.option("--arities", default=None, help="Model form: attribute arities, e.g. 2,2,2.")
 @click.option("--cells", default=None, help="Model form: P[X=x, Y=k], comma-separated, class fastest.")
 @click.option("--N", "N", type=int, default=None, help="Model form: dataset size.")
 @click.option("--at", default=None, help="Model form: the input x, e.g. 0,0.")
-@click.option("--order", type=int, default=6, show_default=True, help="Model form: number of moments.")
+@click.option("--order", type=int, default=None, help="Model form: number of moments [default: 6].")
+@click.option("--draws", type=int, default=None, help="Model form, sampling method: sampled tables [default: 1000].")
+@click.option("--seed", type=int, default=None,
+              help="Model form: seed (an integer >= 0) of the sampling and gdts methods [default: 0].")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of a table.")
 def command(
     moments: str | None, support: str | None, event: str, shape: str | None, mode_: str | None,
     moments_lo: str | None, moments_hi: str | None, sample: str | None, confidence: float, sample_moments: int,
-    method: str, arities: str | None, cells: str | None, N: int | None, at: str | None, order: int, as_json: bool,
+    method: str, arities: str | None, cells: str | None,
+    N: int | None, at: str | None, order: int | None, draws: int | None, seed: int | None, as_json: bool,
 ) -> None:
     """Certified bounds on P(X in E) from the moments of X (or of Z_x for a naive Bayes model)."""
-    from momentbound.bounds import bound
-    from momentbound.errors import MomentboundError
+    from momentbound.bounds import Event, available_methods, bound, get_method
+    from momentbound.errors import MomentboundError, SolverFailed
 
     model_form = any(v is not None for v in (arities, cells, N, at))
     try:
+        ev = Event.parse(event)
+        if method != "all":
+            get_method(method)  # an unknown name fails before any work
         if model_form:
-            if moments is not None or support is not None:
-                raise click.UsageError("use either --moments/--support or the model form (--arities/--cells/--N/--at)")
+            from momentbound.model.cells import CellModel
+
+            if any(v is not None for v in (moments, support, shape, mode_, moments_lo, moments_hi, sample)):
+                raise click.UsageError("use either the moments form (--moments/--support, shapes, boxes, samples) "
+                                       "or the model form (--arities/--cells/--N/--at)")
             missing = [n for n, v in (("--arities", arities), ("--cells", cells), ("--N", N), ("--at", at)) if v is None]
             if missing:
                 raise click.UsageError(f"the model form needs {', '.join(missing)}")
-            problem, exact = _model_problem(arities, cells, N, at, order, event)  # type: ignore[arg-type]
+            order = 6 if order is None else order
+            if order < 1:
+                raise UserError(f"--order must be a positive integer (number of moments), got {order}")
+            if draws is not None and draws < 1:
+                raise UserError(f"--draws must be a positive integer, got {draws}")
+            if seed is not None and seed < 0:
+                raise UserError(f"--seed must be an integer >= 0 (a numpy seed), got {seed}")
+            if N < 1:  # type: ignore[operator]
+                raise UserError(f"--N must be a positive integer, got {N}")
+            model = CellModel(parse_int_list(arities, name="--arities"),  # type: ignore[arg-type]
+                              parse_str_list(cells, name="--cells"))  # type: ignore[arg-type]
+            x = model.check_input(parse_int_list(at, name="--at"), name="--at")  # type: ignore[arg-type]
+            with_exact = _exact_feasible(N, ev, method)  # type: ignore[arg-type]
+            problem = _model_problem(model, N, x, order, ev)  # type: ignore[arg-type]
+            options: dict[str, Any] = {"rng": 0 if seed is None else seed, "draws": 1000 if draws is None else draws}
         else:
+            for flag, value in (("--order", order), ("--draws", draws), ("--seed", seed)):
+                if value is not None:
+                    raise click.UsageError(f"{flag} belongs to the model form; with --moments the number of "
+                                           f"moments is the length of the list")
             problem = _moment_problem(moments, support, event, shape, mode_, moments_lo, moments_hi, sample,
                                       confidence, sample_moments)
-            exact = None
-        out = bound(problem, method)
-    except MomentboundError as exc:
+            options = {}
+        rows: list[dict[str, Any]] = []
+        exact_row = None
+        if model_form and with_exact:
+            exact_row = _exact_row(model, N, x, ev)  # type: ignore[arg-type]
+        if method == "all":
+            rows = [_row(r) for r in bound(problem, "all", **options)]  # type: ignore[union-attr]
+        elif not (model_form and method == "exact"):
+            inst = get_method(method)
+            reason = inst.unsupported(problem)
+            if reason is not None:
+                if method in ("exact", "sampling"):
+                    reason = ("it needs the law of X (exact) or a model to draw from (sampling), which "
+                              "--moments does not give: use the model form --arities/--cells/--N/--at")
+                usable = ", ".join(available_methods(problem))
+                raise UserError(f"method {method!r} does not apply here: {reason}; methods that apply: {usable}")
+            mine = {k: v for k, v in options.items() if k in inst.options}
+            rows = [_row(bound(problem, method, **mine))]
+    except SolverFailed as exc:
         raise click.ClickException(f"{type(exc).__name__}: {exc}") from exc
-    results = out if isinstance(out, tuple) else (out,)
-    rows = [{**r.summary(), "lower_exact": exact_text(r.exact_lower), "upper_exact": exact_text(r.exact_upper)}
-            for r in results]
-    if exact is not None:
-        v = float(exact[0])
-        rows.append({"method": "exact", "kind": "exact", "lower": v, "upper": v, "certified": True,
-                     "status": "exact", "seconds": exact[1], "lower_exact": exact_text(exact[0]),
-                     "upper_exact": exact_text(exact[0])})
+    except MomentboundError as exc:
+        raise UserError(f"{type(exc).__name__}: {exc}") from exc
+    if exact_row is not None:
+        rows.append(exact_row)
     if as_json:
-        emit_json({"results": rows, "exact": None if exact is None else float(exact[0])})
+        emit_json({"results": rows, "exact": None if exact_row is None else exact_row["lower"]})
         return
     cols = ["method", "kind", "lower", "upper", "certified", "status", "seconds"]
     table = [[_fmt(r[c]) for c in cols] for r in rows]
     title = f"P(X in {problem.event}) from {problem.order} moments on {problem.support}"
-    if exact is not None:
-        title += f"  (exact: {float(exact[0]):.6g})"
+    if exact_row is not None:
+        title += f"  (exact: {exact_row['lower']:.6g})"
     print_table(title, cols, table)

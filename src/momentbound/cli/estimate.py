@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import emit_json, parse_int_list, parse_str_list, print_table
+from momentbound.cli._common import UserError, emit_json, parse_int_list, parse_str_list, print_table
 
 ESTIMATOR_CHOICES = ("ge", "holdout", "cv", "loo")
 
@@ -31,7 +31,8 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Prediction-probability backend: exact, sampling, bound:<method>, series; "
                      "montecarlo (estimate only): conditional Monte Carlo over count tables."),
         click.option("--seed", type=int, default=None,
-                     help="Seed of the random generator of --backend sampling or montecarlo (reproducible draws)."),
+                     help="Seed (an integer >= 0) of the random generator of --backend sampling or "
+                     "montecarlo (reproducible draws)."),
         click.option("--covariance", type=click.Choice(["exact", "paper"]), default="exact",
                      show_default=True,
                      help="CV fold covariance: exact, or the printed (incorrect) Lemma 2."),
@@ -44,7 +45,7 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
 def build_model(arities: str, cells: str, n_classes: int | None) -> Any:
     from momentbound.model.cells import CellModel
 
-    return CellModel(parse_int_list(arities, name="--arities"), parse_str_list(cells), n_classes)
+    return CellModel(parse_int_list(arities, name="--arities"), parse_str_list(cells, name="--cells"), n_classes)
 
 
 def build_classifier(ties: str, alpha: str) -> Any:
@@ -53,12 +54,26 @@ def build_classifier(ties: str, alpha: str) -> Any:
     return NaiveBayes(ties=ties, alpha=alpha)
 
 
-def build_backend(backend: str, seed: int | None) -> Any:
-    """The backend name, or a seeded sampling backend when --seed is given."""
+def check_seed(backend: str, seed: int | None) -> None:
+    """--seed: an integer >= 0, and only with a random backend."""
     if seed is None:
+        return
+    if backend not in ("sampling", "montecarlo"):
+        raise UserError(f"--seed only applies to --backend sampling or montecarlo, got --backend {backend}")
+    if seed < 0:
+        raise UserError(f"--seed must be an integer >= 0 (a numpy seed), got {seed}")
+
+
+def build_backend(backend: str, seed: int | None) -> Any:
+    """The backend object for a name (checked now, before any work), seeded when --seed is given."""
+    from momentbound.estimators.moments import resolve_backend
+
+    check_seed(backend, seed)
+    if backend == "montecarlo":
         return backend
-    if backend != "sampling":
-        raise click.UsageError("--seed only applies to --backend sampling")
+    if seed is None:
+        resolve_backend(backend)  # an unknown name or method fails here, before any work
+        return backend
     import numpy as np
 
     from momentbound.probability.sampling_backend import SamplingBackend
@@ -89,16 +104,19 @@ def build_estimator(
 
 
 def library_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn momentbound's validation errors into click errors (message, exit code 1)."""
+    """Turn momentbound's errors into one-line click errors: exit code 2 for a bad argument,
+    1 for a solver failure."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from momentbound.errors import MomentboundError
+        from momentbound.errors import MomentboundError, SolverFailed
 
         try:
             return func(*args, **kwargs)
-        except MomentboundError as exc:
+        except SolverFailed as exc:
             raise click.ClickException(f"{type(exc).__name__}: {exc}") from exc
+        except MomentboundError as exc:
+            raise UserError(f"{type(exc).__name__}: {exc}") from exc
 
     return wrapper
 
@@ -174,18 +192,19 @@ def result_document(r: Any) -> dict[str, Any]:
     return doc
 
 
-def run_montecarlo(model: Any, N: int, est: Any, classifier: Any, covariance: str, draws: int | None,
-                   seed: int | None) -> Any:
-    """`--backend montecarlo`: conditional Monte Carlo over count tables (exact GE per draw)."""
-    import numpy as np
+def check_montecarlo(backend: str, covariance: str, draws: int | None) -> None:
+    """The options of `--backend montecarlo` (checked before any work)."""
+    from momentbound.estimators.montecarlo import MIN_DRAWS
 
-    from momentbound.estimators.montecarlo import DEFAULT_DRAWS, monte_carlo_moments
-
+    if backend != "montecarlo":
+        if draws is not None:
+            raise click.UsageError("--draws only applies to --backend montecarlo")
+        return
     if covariance != "exact":
         raise click.UsageError("--backend montecarlo simulates the real procedure: use --covariance exact")
-    return monte_carlo_moments(model, N, est, classifier=classifier,
-                               draws=DEFAULT_DRAWS if draws is None else draws,
-                               rng=np.random.default_rng(seed))
+    if draws is not None and draws < MIN_DRAWS:
+        raise UserError(f"--draws must be at least {MIN_DRAWS} (below that the 95% intervals do not "
+                        f"hold their level; see docs/estimators.md), got {draws}")
 
 
 @click.command("estimate")
@@ -212,15 +231,19 @@ def command(
     """
     from momentbound.estimators import estimator_moments
 
+    if N < 1:
+        raise UserError(f"--N must be a positive integer, got {N}")
+    check_montecarlo(backend, covariance, draws)
     model = build_model(arities, cells, n_classes)
     est = build_estimator(estimator, N, folds, test_size, test_fraction)
+    est.split(N)  # ImpossibleSplit before any work
+    classifier = build_classifier(ties, alpha)
+    engine_backend = build_backend(backend, seed)
+    options: dict[str, Any] = {}
     if backend == "montecarlo":
-        r = run_montecarlo(model, N, est, build_classifier(ties, alpha), covariance, draws, seed)
-    elif draws is not None:
-        raise click.UsageError("--draws only applies to --backend montecarlo")
-    else:
-        r = estimator_moments(model, N, est, classifier=build_classifier(ties, alpha),
-                              backend=build_backend(backend, seed), covariance=covariance)
+        options = {"rng": seed} if draws is None else {"rng": seed, "draws": draws}
+    r = estimator_moments(model, N, est, classifier=classifier, backend=engine_backend, covariance=covariance,
+                          **options)
     if as_json:
         emit_json(result_document(r))
         return

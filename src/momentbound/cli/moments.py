@@ -7,13 +7,16 @@ from fractions import Fraction
 
 import click
 
-from momentbound.cli._common import emit_json, parse_int_list, parse_str_list, print_table
+from momentbound.cli._common import UserError, emit_json, parse_int_list, parse_str_list, print_table
 from momentbound.errors import MomentboundError
 
 
 def _fmt(v: object) -> str:
     if isinstance(v, Fraction):
-        return f"{float(v):.10g}"
+        try:
+            return f"{float(v):.10g}"
+        except OverflowError:  # only with --exact: the exact column holds the value
+            return f"~1e{len(str(abs(v.numerator))) - len(str(v.denominator))}"
     return f"{v:.10g}" if isinstance(v, float) else str(v)
 
 
@@ -35,20 +38,29 @@ def command(arities: str, cells: str, N: int, at: str, order: int, classes: str 
     from momentbound.model.statistics import naive_bayes_statistic
     from momentbound.moments import raw_moments
 
+    from momentbound._validate import to_float
+
     ar = parse_int_list(arities, name="--arities")
+    cell_list = parse_str_list(cells, name="--cells")
     x = parse_int_list(at, name="--at")
     pair = parse_int_list(classes, name="--classes") if classes is not None else (0, 1)
+    if N < 0:
+        raise UserError(f"--N must be a non-negative integer, got {N}")
+    if order < 0:
+        raise UserError(f"--order must be a non-negative integer, got {order}")
     t0 = time.perf_counter()
     try:
-        model = CellModel(ar, parse_str_list(cells))
+        model = CellModel(ar, cell_list)
+        x = model.check_input(x, name="--at")
         z = naive_bayes_statistic(model, x, pair)
         ms = raw_moments(z, model, N, order, exact=True)
         support = z.support(N)
+        values = ms.central() if central else ms.values
+        if not exact:
+            values = tuple(to_float(v, f"moment {k}", fix="use --exact for exact rationals")
+                           for k, v in enumerate(values))
     except MomentboundError as exc:
-        raise click.UsageError(str(exc)) from exc
-    values = ms.central() if central else ms.values
-    if not exact:
-        values = tuple(float(v) for v in values)
+        raise UserError(str(exc)) from exc
     seconds = time.perf_counter() - t0
     if as_json:
         emit_json({

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import emit_json, parse_str_list, print_table
+from momentbound.cli._common import UserError, emit_json, parse_str_list, print_table
 from momentbound.cli._files import claim_output_file, force_option, write_errors
 from momentbound.cli.estimate import (
     ESTIMATOR_CHOICES,
@@ -21,34 +21,57 @@ from momentbound.cli.estimate import (
 )
 
 
-def _parse_values(over: str, text: str) -> list[Any]:
+#: most rows one sweep may have (a longer list asks for a coarser sweep)
+MAX_ROWS = 1000
+
+
+def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
+    """The swept values, checked (ranges by their ends, before expanding) against N and MAX_ROWS."""
+    tokens = parse_str_list(text, name="--values")
+    top = None if N is None else (N if over == "folds" else N - 1)  # folds <= N, test size < N
+    what = {"folds": "numbers of folds", "holdout": "hold-out test sizes", "N": "dataset sizes"}[over]
+    low = {"folds": 2, "holdout": 1, "N": 1}[over]
     out: list[Any] = []
-    for token in parse_str_list(text):
+    for i, token in enumerate(tokens, start=1):
         if over == "folds" and token.lower() == "loo":
             out.append("loo")
             continue
         if over == "holdout" and any(c in token for c in ".eE"):
             try:
-                out.append(float(token))
-            except ValueError as exc:
-                raise click.BadParameter(f"bad hold-out share {token!r}", param_hint="--values") from exc
+                share = float(token)
+            except ValueError:
+                raise UserError(f"--values entry {i} must be a hold-out share in (0, 1), got {token!r}") from None
+            if not 0 < share < 1:
+                raise UserError(f"--values entry {i} must be a hold-out share in (0, 1), got {token!r}")
+            out.append(share)
             continue
         if "-" in token[1:] or ".." in token:
-            lo, _, hi = token.replace("..", "-").partition("-")
+            lo_text, _, hi_text = token.replace("..", "-").partition("-")
             try:
-                out.extend(range(int(lo), int(hi) + 1))
-            except ValueError as exc:
-                raise click.BadParameter(f"bad range {token!r} (use A-B)", param_hint="--values") from exc
-            continue
-        try:
-            out.append(int(token))
-        except ValueError as exc:
-            raise click.BadParameter(
-                f"{token!r} is not an integer" + (" or 'loo'" if over == "folds" else ""),
-                param_hint="--values",
-            ) from exc
-    if not out:
-        raise click.BadParameter("give at least one value", param_hint="--values")
+                lo, hi = int(lo_text), int(hi_text)
+            except ValueError:
+                raise UserError(f"--values entry {i} is a bad range {token!r}; use A-B with integers A <= B") from None
+            if lo > hi:
+                raise UserError(f"--values entry {i}: the range {token!r} is empty (its start is above its end); "
+                                f"write it as {hi}-{lo}")
+            values = (lo, hi)
+        else:
+            try:
+                values = (int(token),)
+            except ValueError:
+                raise UserError(
+                    f"--values entry {i} must be an integer{' or loo' if over == 'folds' else ''}"
+                    f"{' or a share like 0.2' if over == 'holdout' else ''}, got {token!r}"
+                ) from None
+        if min(values) < low:
+            raise UserError(f"--values entry {i}: {what} must be at least {low}, got {token!r}")
+        if top is not None and max(values) > top:
+            raise UserError(f"--values entry {i}: {what} must be at most {top} at --N {N}, got {token!r}")
+        count = values[-1] - values[0] + 1
+        if len(out) + count > MAX_ROWS:
+            raise UserError(f"--values asks for more than {MAX_ROWS} rows; use a coarser sweep "
+                            f"(e.g. a few values such as 2,5,10,20)")
+        out.extend(range(values[0], values[-1] + 1))
     return out
 
 
@@ -91,18 +114,27 @@ def command(
     from momentbound.cli.estimate import build_estimator
     from momentbound.estimators import sweep
 
-    model = build_model(arities, cells, n_classes)
-    vals = _parse_values(over, values)
-    est = None
-    if over == "N":
-        est = build_estimator(estimator, max(v for v in vals if isinstance(v, int)), folds, test_size,
-                              test_fraction)
-    elif estimator != "ge" or folds is not None or test_size is not None or test_fraction is not None:
-        raise click.UsageError("--estimator/--folds/--test-size/--test-fraction only apply to --over N")
     if over != "N" and N is None:
         raise click.UsageError(f"--over {over} needs --N")
     if over == "N" and N is not None:
         raise click.UsageError("--over N takes the dataset sizes from --values; drop --N")
+    if N is not None and N < 1:
+        raise UserError(f"--N must be a positive integer, got {N}")
+    if over != "N" and (estimator != "ge" or folds is not None or test_size is not None or test_fraction is not None):
+        raise click.UsageError("--estimator/--folds/--test-size/--test-fraction only apply to --over N")
+    if backend == "montecarlo":
+        raise UserError("--backend montecarlo applies to `momentbound estimate` only; sweep with exact, "
+                        "sampling, bound:<method> or series, or run estimate per value")
+    vals = _parse_values(over, values, N)
+    model = build_model(arities, cells, n_classes)
+    est = None
+    if over == "N":
+        est = build_estimator(estimator, max(v for v in vals if isinstance(v, int)), folds, test_size,
+                              test_fraction)
+        for v in vals:
+            est.split(v)  # ImpossibleSplit for a size the estimator cannot split, before any work
+    sweep_backend = build_backend(backend, seed)
+    classifier = build_classifier(ties, alpha)
     csv = None if out is None else claim_output_file(out, force=force)
     with Progress(
         TextColumn(f"[bold]sweep over {over}"),
@@ -117,12 +149,12 @@ def command(
         if use_dask or scheduler is not None:
             from momentbound.studies.distributed import dask_sweep
 
-            result = dask_sweep(model, over, vals, N=N, estimator=est, classifier=build_classifier(ties, alpha),
-                                backend=build_backend(backend, seed), covariance=covariance, scheduler=scheduler, progress=tick)
+            result = dask_sweep(model, over, vals, N=N, estimator=est, classifier=classifier,
+                                backend=sweep_backend, covariance=covariance, scheduler=scheduler, progress=tick)
         else:
             result = sweep(
-                model, over, vals, N=N, estimator=est, classifier=build_classifier(ties, alpha),
-                backend=build_backend(backend, seed), covariance=covariance, progress=tick,
+                model, over, vals, N=N, estimator=est, classifier=classifier,
+                backend=sweep_backend, covariance=covariance, progress=tick,
             )
     frame = result.to_frame()
     if csv is not None:

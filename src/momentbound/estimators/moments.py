@@ -59,6 +59,9 @@ __all__ = [
 
 COVARIANCE_RULES = ("exact", "paper")
 
+#: :func:`estimator_moments` refuses backends that estimate a longer computation (seconds)
+MAX_SECONDS = 120.0
+
 
 # ----------------------------------------------------------------------------- result
 #: the numeric fields of :class:`EstimatorMoments`, in table order
@@ -174,11 +177,22 @@ class EstimatorMoments:
 
 
 # ----------------------------------------------------------------------------- backend access
-def _resolve_backend(backend: object) -> Any:
+def resolve_backend(backend: object) -> Any:
+    """The prediction-probability backend for a name or object (unknown names list every choice)."""
     if isinstance(backend, str):
-        from momentbound.probability.registry import get_backend
+        from momentbound.probability.registry import backend_names, get_backend
 
-        return get_backend(backend)
+        if backend == "montecarlo":
+            raise InvalidArgument("backend 'montecarlo' estimates the estimator's moments directly and has "
+                                  "no prediction probabilities; pass it to estimator_moments")
+        try:
+            return get_backend(backend)
+        except UnknownMethod:
+            if backend.partition(":")[0] == "bound" and backend != "bound":
+                raise  # the message of the cdf-method registry lists the methods
+            raise UnknownMethod(
+                f"unknown backend {backend!r}; choose one of {', '.join(backend_names())}, montecarlo"
+            ) from None
     for attr in ("single", "pair", "cross", "kind", "name"):
         if not hasattr(backend, attr):
             raise InvalidArgument(
@@ -488,6 +502,8 @@ def estimator_moments(
     backend: Any = "exact",
     covariance: str = "exact",
     engine: MomentEngine | None = None,
+    max_seconds: float | None = MAX_SECONDS,
+    **montecarlo: Any,
 ) -> EstimatorMoments:
     """Mean and variance of an error estimator of a classifier, without simulation.
 
@@ -513,6 +529,14 @@ def estimator_moments(
         A :class:`MomentEngine` (from :func:`make_engine`) to reuse cached terms across calls
         (sweeps). It must have been built for the same model and classifier, and ``backend`` must
         name its backend (or be ``engine.backend``); a mismatch raises ``InvalidArgument``.
+    max_seconds:
+        Refuse (``InvalidArgument``, naming ``backend="montecarlo"``) when the backend
+        estimates a longer computation (``backend.estimated_seconds``); ``None`` disables it.
+    **montecarlo:
+        With ``backend="montecarlo"`` only: ``draws``, ``confidence`` and ``rng`` of
+        :func:`~momentbound.estimators.montecarlo.monte_carlo_moments`, which computes the
+        result (a :class:`~momentbound.estimators.montecarlo.MonteCarloMoments` of
+        confidence intervals).
 
     Returns
     -------
@@ -543,6 +567,22 @@ def estimator_moments(
 
     estimator = as_splitter(estimator)
     _check_args(model, estimator, covariance)
+    if isinstance(backend, str) and backend == "montecarlo":
+        from momentbound.estimators.montecarlo import monte_carlo_moments
+
+        if covariance != "exact" or engine is not None:
+            raise InvalidArgument("backend='montecarlo' simulates the real procedure: use covariance='exact' "
+                                  "and engine=None")
+        from momentbound._validate import as_seed
+
+        unknown = sorted(set(montecarlo) - {"draws", "confidence", "rng"})  # max_seconds is ours
+        if unknown:
+            raise InvalidArgument(f"unknown option(s) {unknown} for backend='montecarlo'; "
+                                  "it takes draws, confidence and rng")
+        options = dict(montecarlo, rng=as_seed(montecarlo.get("rng"), "rng"), max_seconds=max_seconds)
+        return monte_carlo_moments(model, N, estimator, classifier=classifier, **options)  # type: ignore[return-value]
+    if montecarlo:
+        raise InvalidArgument(f"options {sorted(montecarlo)} only apply to backend='montecarlo'")
     if engine is None:
         engine = make_engine(model, classifier=classifier, backend=backend)
     else:
@@ -559,7 +599,18 @@ def estimator_moments(
                 f"engine was built for backend {label!r} but backend={backend!r} was given; pass "
                 "the engine's backend (engine.backend) or engine=None"
             )
-    return _compute(engine, estimator.split(N).N, estimator, covariance)
+    split = estimator.split(N)
+    estimate = getattr(engine.backend, "estimated_seconds", None)
+    if max_seconds is not None and estimate is not None:
+        n = max(split.train_sizes)
+        seconds = estimate(engine.model, n, engine.classifier)
+        if seconds > max_seconds:
+            raise InvalidArgument(
+                f"the {engine.backend.name} backend would take about {seconds:.2g} s at training size {n} "
+                f"(limit {max_seconds:g} s); use backend='montecarlo' (conditional Monte Carlo, "
+                f"confidence intervals), a smaller N, or max_seconds=None to run it anyway"
+            )
+    return _compute(engine, split.N, estimator, covariance)
 
 
 def make_engine(model: CellModel, *, classifier: Any = None, backend: Any = "exact") -> MomentEngine:
@@ -570,7 +621,7 @@ def make_engine(model: CellModel, *, classifier: Any = None, backend: Any = "exa
     """
     if not isinstance(model, CellModel):
         raise InvalidModel(f"model must be a momentbound.CellModel, got {type(model).__name__}")
-    resolved = _resolve_backend(backend)
+    resolved = resolve_backend(backend)
     form_model, form_clf, clf = exact_form_of(model, classifier, str(resolved.name))
     same = form_model == model and form_clf == clf
     return MomentEngine(

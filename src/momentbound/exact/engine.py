@@ -412,12 +412,32 @@ def overlap_probabilities(
     return out
 
 
+#: above this many class splits, :func:`work_estimate` returns its largest term (a lower
+#: bound of the sum, already far beyond any feasible work) instead of enumerating them
+_MAX_SPLITS_ENUMERATED = 200_000
+
+
 def _split_grid_sizes(model: CellModel, n: int, dim: int) -> list[int]:
-    """Upper bounds ``prod_k (n_k + 1)^dim`` of the per-split state grids, one per class split."""
-    sizes = []
-    for split, _p in class_count_splits(model, n, "float"):
-        sizes.append(math.prod((c + 1) ** dim for c in split))
-    return sizes
+    """Upper bounds ``prod_k (n_k + 1)^dim`` of the per-split state grids, one per class split.
+
+    Only classes with a positive prior take points. Past ``_MAX_SPLITS_ENUMERATED`` splits
+    the list holds the single largest term (the most even split), which bounds the total
+    from below: enough to refuse, and computed without enumerating.
+    """
+    K = sum(1 for k in range(model.n_classes) if model.prior(k) > 0)
+    if math.comb(n + K - 1, K - 1) > _MAX_SPLITS_ENUMERATED:
+        q, r = divmod(n, K)
+        return [(q + 2) ** (dim * r) * (q + 1) ** (dim * (K - r))]
+
+    def rec(k: int, left: int) -> Iterator[int]:
+        if k == K - 1:
+            yield (left + 1) ** dim
+            return
+        for c in range(left + 1):
+            for rest in rec(k + 1, left - c):
+                yield (c + 1) ** dim * rest
+
+    return list(rec(0, n))
 
 
 def work_estimate(model: CellModel, kind: str, sizes: tuple[int, ...], inputs: tuple[Input, ...]) -> int:

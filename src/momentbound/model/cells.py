@@ -7,6 +7,7 @@ import itertools
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from numbers import Rational, Real
 from typing import Union
@@ -25,8 +26,9 @@ FLOAT_SUM_TOLERANCE = 1e-9
 def parse_number(value: object, *, name: str = "value") -> Number:
     """Turn ``value`` into an exact ``Fraction`` or a ``float``.
 
-    Strings (``"1/8"``, ``"0.125"``), ints, ``Fraction`` and other rationals (including
-    sympy ``Rational``) become exact ``Fraction``; Python and numpy floats stay floats.
+    Strings (``"1/8"``, ``"0.125"``), ints (numpy integers included), ``Decimal``,
+    ``Fraction`` and other rationals (including sympy ``Rational``) become exact
+    ``Fraction``; Python and numpy floats stay floats.
 
     Examples
     --------
@@ -47,13 +49,28 @@ def parse_number(value: object, *, name: str = "value") -> Number:
         return Fraction(int(value))
     if isinstance(value, Fraction):
         return value
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise InvalidModel(f"{name} must be a finite number, got {value}")
+        return Fraction(value)
     if isinstance(value, Rational):
         return Fraction(int(value.numerator), int(value.denominator))
     if hasattr(value, "p") and hasattr(value, "q") and getattr(value, "is_Rational", False):
         return Fraction(int(value.p), int(value.q))  # sympy Rational
     if isinstance(value, (Real, np.floating)):
         return float(value)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return parse_number(value.item(), name=name)
     raise InvalidModel(f"{name} must be a number, got {type(value).__name__} {value!r}")
+
+
+def _as_int(value: object, name: str) -> int:
+    """An integer argument: a Python or numpy integer (never a float, which would be a guess)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    raise InvalidModel(f"{name} must be an integer, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -67,8 +84,14 @@ class CellModel:
     cells:
         Probabilities ``P[X = x, Y = k]`` in the order of
         ``itertools.product(range(a_1), ..., range(a_d), range(K))`` (the class varies
-        fastest). Exact (``Fraction``, ``int``, strings like ``"1/8"``) or floats; a
-        model is exact when every cell is exact.
+        fastest). Exact (``Fraction``, ``int``, ``Decimal``, strings like ``"1/8"`` or
+        ``"0.125"``) or floats; any sequence or numpy array. A model is exact when every
+        cell is exact and the cells sum to exactly 1. Cells that sum to 1 only up to
+        rounding (within ``FLOAT_SUM_TOLERANCE = 1e-9``, e.g. six times
+        ``"0.16666666666666666"``) are accepted whether given as floats or as exact
+        values, and the model then computes in floating point (exact results need exact
+        cells, e.g. ``"1/6"``). Anything further from 1 is refused; use
+        :meth:`normalized` to rescale weights explicitly.
     n_classes:
         ``K >= 2``; inferred from ``len(cells)`` when omitted.
 
@@ -96,8 +119,8 @@ class CellModel:
         if isinstance(arities, (int, np.integer)):
             arities = (int(arities),)
         try:
-            ar = tuple(int(a) for a in arities)
-        except (TypeError, ValueError) as exc:
+            ar = tuple(_as_int(a, f"arities[{j}]") for j, a in enumerate(arities))
+        except TypeError as exc:
             raise InvalidModel(
                 f"arities must be a sequence of integers like (2, 2), got {arities!r}"
             ) from exc
@@ -109,7 +132,16 @@ class CellModel:
                     f"arities[{j}] must be at least 2 (an attribute with one value carries "
                     f"no information), got {a}"
                 )
+        if isinstance(cells, (str, bytes)):
+            raise InvalidModel(
+                f"cells must be a sequence of probabilities, got the string {cells!r}; "
+                f"split it into entries first"
+            )
         values = [parse_number(c, name=f"cells[{i}]") for i, c in enumerate(cells)]
+        if not values:
+            raise InvalidModel(
+                "cells is empty; pass prod(arities) * K probabilities P[X=x, Y=k], class fastest"
+            )
         n_inputs = math.prod(ar)
         if n_classes is None:
             if len(values) % n_inputs != 0:
@@ -118,7 +150,7 @@ class CellModel:
                     f"{n_inputs} inputs of arities {ar}; pass prod(arities) * K probabilities"
                 )
             n_classes = len(values) // n_inputs
-        n_classes = int(n_classes)
+        n_classes = _as_int(n_classes, "n_classes")
         if n_classes < 2:
             raise InvalidModel(f"n_classes must be at least 2, got {n_classes}")
         if len(values) != n_inputs * n_classes:
@@ -134,12 +166,17 @@ class CellModel:
                 raise InvalidModel(f"cells[{i}] must be non-negative, got {v}")
         if exact:
             total = sum(values, Fraction(0))
-            if total != 1:
+            if total != 1 and abs(total - 1) <= FLOAT_SUM_TOLERANCE:
+                # rounded decimals (six times 0.16666666666666666): the same tolerance as
+                # float cells, and the same floating-point computation
+                exact = False
+            elif total != 1:
                 raise InvalidModel(
-                    f"cells must sum to exactly 1 (got {total}); pass normalized probabilities "
+                    f"cells must sum to exactly 1, or within {FLOAT_SUM_TOLERANCE:g} for rounded "
+                    f"decimals (got {total} = {float(total)!r}); pass normalized probabilities "
                     f"or use CellModel.normalized(...)"
                 )
-        else:
+        if not exact:
             values = [float(v) for v in values]
             total_f = math.fsum(values)
             if abs(total_f - 1.0) > FLOAT_SUM_TOLERANCE:
@@ -213,8 +250,8 @@ class CellModel:
         if isinstance(x, (int, np.integer)):
             x = (int(x),)
         try:
-            xt = tuple(int(v) for v in x)
-        except (TypeError, ValueError) as exc:
+            xt = tuple(_as_int(v, f"{name}[{j}]") for j, v in enumerate(x))
+        except TypeError as exc:
             raise InvalidModel(f"{name} must be a tuple of attribute values, got {x!r}") from exc
         if len(xt) != self.d:
             raise InvalidModel(

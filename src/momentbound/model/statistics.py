@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Optional
 
+import numpy as np
+
 from momentbound.errors import InvalidArgument, InvalidModel
 
 if TYPE_CHECKING:
@@ -219,8 +221,11 @@ class Statistic:
             d = self.structure.d
             # Z <= N_l^(d-1) prod_j A_j <= N_l^(d-1) N_k^d, attained by putting all class-k
             # points in cell (x, k) and all class-l points in a cell that disagrees with x
-            # (every arity is >= 2); the minimum is the mirror image.
-            best = max((N - n) ** (d - 1) * n**d for n in range(N + 1))
+            # (every arity is >= 2); the minimum is the mirror image. f(n) = (N-n)^(d-1) n^d
+            # is log-concave on [0, N] with its real maximum at n* = dN / (2d - 1), so the
+            # integer maximum is at floor(n*) or floor(n*) + 1.
+            n0 = d * N // (2 * d - 1)
+            best = max((N - n) ** (d - 1) * n**d for n in (n0, n0 + 1) if 0 <= n <= N)
             return (-best, best)
         from momentbound.moments.enumeration import count_tables, n_count_tables
 
@@ -322,19 +327,9 @@ class Statistic:
 
 
 def _check_N(N: object) -> int:
-    if isinstance(N, bool) or not isinstance(N, int):
-        try:
-            import numpy as np
+    from momentbound._validate import as_int
 
-            if isinstance(N, np.integer):
-                N = int(N)
-            else:
-                raise TypeError
-        except TypeError:
-            raise InvalidArgument(f"N must be a non-negative integer, got {N!r}") from None
-    if N < 0:
-        raise InvalidArgument(f"N must be a non-negative integer, got {N}")
-    return int(N)
+    return as_int(N, "N", minimum=0)
 
 
 def cell_statistic(model: "CellModel", terms: Mapping[Exponents, int], name: str = "") -> Statistic:
@@ -362,6 +357,9 @@ def _check_classes(model: "CellModel", classes: object) -> tuple[int, int]:
         raise InvalidArgument(f"classes must be a pair of class indices (k, l), got {classes!r}")
     out = []
     for name, v in zip(("k", "l"), pair):
+        if isinstance(v, (np.integer, np.ndarray)):
+            v = v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v
+            v = int(v) if isinstance(v, np.integer) else v
         if isinstance(v, bool) or not isinstance(v, int):
             raise InvalidArgument(f"classes[{name}] must be an integer class index, got {v!r}")
         if not 0 <= v < model.n_classes:
@@ -406,12 +404,12 @@ def naive_bayes_statistic(
     ----------
     Dhurandhar & Dobra, Section 7; docs/mathematics.md, section 'The decision statistic Z'.
     """
-    if not isinstance(x, (int, tuple, list)) or isinstance(x, bool):
-        raise InvalidArgument(f"x must be a tuple of attribute values, got {x!r}")
-    xs = x if isinstance(x, (tuple, list)) else (x,)
-    for j, v in enumerate(xs):
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise InvalidArgument(f"x[{j}] must be an integer attribute value, got {v!r}")
+    from momentbound._validate import as_int, as_int_tuple
+
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        x = (as_int(x, "x"),)
+    x = as_int_tuple(x, "x", example="(0, 1), one value per attribute", what="a tuple of attribute values",
+                     item="an integer attribute value")
     try:
         xt = model.check_input(x)
     except InvalidModel as exc:

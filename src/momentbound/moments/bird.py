@@ -56,11 +56,25 @@ __all__ = [
 DEFAULT_DEGREE_CAP = 36
 
 
-def _check_a(a: object) -> int:
+#: Largest ``a`` for :func:`bird_exponent` and :func:`bird_exponent_paper`: both visit every
+#: ``1 < b < a`` in float chunks (about 7 s each at ``a = 1e8``, 90 s at ``1e9``).
+MAX_A = 10**8
+
+#: Largest ``a`` for :func:`bird_exponent_bruteforce`: it evaluates ``sign(W)`` on a grid of
+#: ``(2a + 1)^2`` points (about 27 bytes each: 1 GB at ``a = 3000``).
+MAX_A_BRUTEFORCE = 1500
+
+
+def _check_a(a: object, limit: int | None = MAX_A, what: str = "the closed-form search") -> int:
     if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
         raise InvalidArgument(f"a must be a positive integer (the range bound), got {a!r}")
     if int(a) < 1:
         raise InvalidArgument(f"a must be a positive integer (the range bound), got {a}")
+    if limit is not None and int(a) > limit:
+        raise InvalidArgument(
+            f"a = {int(a)} is too large for {what}, which supports a <= {limit:,} (its work grows "
+            f"with a); use a smaller a"
+        )
     return int(a)
 
 
@@ -239,7 +253,9 @@ def bird_exponent_bruteforce(a: int) -> int:
     >>> bird_exponent_bruteforce(10)
     3
     """
-    a = _check_a(a)
+    a = _check_a(a, MAX_A_BRUTEFORCE,
+                 f"the exhaustive search (about {27 * (2 * int(a) + 1) ** 2 / 1e9:.2g} GB for the grid)"
+                 if isinstance(a, (int, np.integer)) and not isinstance(a, bool) else "the exhaustive search")
     hi = 1
     while not _valid(a, hi, quadrant=True):
         hi *= 2
@@ -257,7 +273,7 @@ def bird_exponent_bruteforce(a: int) -> int:
 
 def bird_coefficients(a: int, r: int) -> dict[tuple[int, int], int]:
     """``W`` as ``{(i, j): c}`` with ``W = sum c X^i Y^j`` (exact integers)."""
-    a = _check_a(a)
+    a = _check_a(a, None)
     if isinstance(r, bool) or not isinstance(r, int) or r < 0:
         raise InvalidArgument(f"r must be a non-negative integer, got {r!r}")
     out: dict[tuple[int, int], int] = {}
@@ -279,7 +295,7 @@ def bird_polynomial(X: Any, Y: Any, a: int, r: Optional[int] = None) -> Any:
     >>> [bird_polynomial(x, y, 10) > 0 for x, y in [(1, 1), (1, -10), (-3, 2), (0, 5)]]
     [True, False, False, False]
     """
-    a = _check_a(a)
+    a = _check_a(a, None)
     if r is None:
         r = bird_exponent(a)
     if isinstance(r, bool) or not isinstance(r, int) or r < 0:

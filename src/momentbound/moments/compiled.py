@@ -166,7 +166,12 @@ class CompiledMoments:
             res = [finish(g, N, D) for g in gammas]
             used = "flint"
         ex = is_exact if exact is None else bool(exact)
-        values = tuple(res) if ex else tuple(float(v) for v in res)
+        if ex:
+            values = tuple(res)
+        else:
+            from momentbound._validate import to_float
+
+            values = tuple(to_float(v, f"moment E[Z^{k}]") for k, v in enumerate(res))
         return MomentSequence(values, N, ex, self.statistic.name, rational=tuple(res), engine=used)
 
     def __repr__(self) -> str:
@@ -234,9 +239,9 @@ def compile_moments(statistic: Statistic, order: int) -> CompiledMoments:
     """
     if not isinstance(statistic, Statistic):
         raise InvalidArgument(f"statistic must be a Statistic, got {type(statistic).__name__}")
-    if isinstance(order, bool) or not isinstance(order, int) or order < 0:
-        raise InvalidArgument(f"order must be a non-negative integer, got {order!r}")
-    return _compile(statistic, order)
+    from momentbound._validate import as_int
+
+    return _compile(statistic, as_int(order, "order", minimum=0))
 
 
 @lru_cache(maxsize=128)

@@ -30,11 +30,9 @@ Value = Union[Fraction, float]
 
 
 def _check_order(order: object, name: str = "order") -> int:
-    if isinstance(order, bool) or not isinstance(order, int):
-        raise InvalidArgument(f"{name} must be a non-negative integer, got {order!r}")
-    if order < 0:
-        raise InvalidArgument(f"{name} must be a non-negative integer, got {order}")
-    return order
+    from momentbound._validate import as_int
+
+    return as_int(order, name, minimum=0)
 
 
 def _check_model(stat: Statistic, model: "CellModel", name: str = "statistic") -> None:
@@ -153,7 +151,9 @@ class MomentSequence:
         return self.rational if self.rational is not None else self.values
 
     def _out(self, vals: Sequence[Value]) -> tuple[Value, ...]:
-        return tuple(vals) if self.exact else tuple(float(v) for v in vals)
+        from momentbound._validate import to_float
+
+        return tuple(vals) if self.exact else tuple(to_float(v, f"moment {k}") for k, v in enumerate(vals))
 
     @property
     def order(self) -> int:
@@ -184,7 +184,9 @@ class MomentSequence:
         return self._out(cumulants(self._base()))
 
     def as_floats(self) -> tuple[float, ...]:
-        return tuple(float(v) for v in self.values)
+        from momentbound._validate import to_float
+
+        return tuple(to_float(v, f"moment {k}", fix="keep the exact values") for k, v in enumerate(self.values))
 
 
 def expectation(stat: Statistic, model: "CellModel", N: int, *, exact: Optional[bool] = None) -> Value:
@@ -203,11 +205,45 @@ def expectation(stat: Statistic, model: "CellModel", N: int, *, exact: Optional[
     q, D = scaled_probabilities(model.cells)
     (gamma,) = expectation_vector(layout(stat), [stat.terms], q)
     val = finish(gamma, N, D)
-    return val if _resolve_exact(model, exact) else float(val)
+    from momentbound._validate import to_float
+
+    return val if _resolve_exact(model, exact) else to_float(val, "the expectation")
+
+
+#: :func:`raw_moments` refuses orders whose derivation is estimated to take longer than this
+MAX_MOMENT_SECONDS = 60.0
+
+
+def estimated_seconds(statistic: Statistic, order: int) -> float:
+    """A deliberately pessimistic estimate of the one-time derivation cost of ``order`` moments.
+
+    The powers ``Z^k`` of a statistic of degree ``deg`` have ``O(k^((deg + 5) / 2))``
+    feature monomials to evaluate (measured on the naive Bayes ``Z_x``, degree ``2d - 1``:
+    order 60 at ``d = 2`` about 5 s, order 36 at ``d = 3`` about 25 s, order 9 at ``d = 5``
+    about 70 s); it does not depend on ``N``.
+    """
+    deg = max(statistic.degree, 1)
+    return 1e-6 * float(order) ** ((deg + 5) / 2) * 4.0 ** max(0.0, (deg - 5) / 2)
+
+
+def _check_work(statistic: Statistic, order: int, max_seconds: float | None) -> None:
+    if max_seconds is None or order < 2:
+        return
+    est = estimated_seconds(statistic, order)
+    if est > max_seconds:
+        best = order
+        while best > 1 and estimated_seconds(statistic, best) > max_seconds:
+            best -= 1
+        raise InvalidArgument(
+            f"order={order} moments of {statistic.name or 'this statistic'} (degree {statistic.degree}) "
+            f"would take about {est:.2g} s to derive (limit {max_seconds:g} s); use a smaller order "
+            f"(at most {best} within the limit; in Python, max_seconds=None lifts it)"
+        )
 
 
 def raw_moments(
-    statistic: Statistic, model: "CellModel", N: int, order: int, *, exact: Optional[bool] = None
+    statistic: Statistic, model: "CellModel", N: int, order: int, *, exact: Optional[bool] = None,
+    max_seconds: float | None = MAX_MOMENT_SECONDS,
 ) -> MomentSequence:
     """Raw moments ``E[Z^k]``, ``k = 0..order``, exactly (docs/mathematics.md, section 'Factorial
     moments').
@@ -224,7 +260,11 @@ def raw_moments(
         Highest moment.
     exact:
         Return Fractions (default: when the model is exact). Floats are always computed
-        exactly and rounded once at the end, so large ``N`` neither overflows nor cancels.
+        exactly and rounded once at the end, so large ``N`` neither overflows nor cancels;
+        a moment beyond the float range raises ``InvalidArgument`` (use ``exact=True``).
+    max_seconds:
+        Refuse (``InvalidArgument``, naming the largest order within the limit) when
+        :func:`estimated_seconds` exceeds this; ``None`` disables the guard.
 
     Examples
     --------
@@ -237,6 +277,7 @@ def raw_moments(
     _check_model(statistic, model)
     N = _check_N(N)
     order = _check_order(order)
+    _check_work(statistic, order, max_seconds)
     from momentbound.moments.compiled import compile_moments
 
     return compile_moments(statistic, order)(N, model.cells, exact=_resolve_exact(model, exact))
@@ -335,7 +376,9 @@ def joint_moments(
     ex = _resolve_exact(model, exact)
     vals = [joint[ij] for ij in pairs]
     if not ex:
-        vals = [float(v) for v in vals]  # type: ignore[misc]
+        from momentbound._validate import to_float
+
+        vals = [to_float(v, f"joint moment {ij}") for v, ij in zip(vals, pairs)]  # type: ignore[misc]
     rows = tuple(
         tuple(vals[i * (max_j + 1) + j] for j in range(max_j + 1)) for i in range(max_i + 1)
     )

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from momentbound.errors import InvalidArgument
+from momentbound.errors import InvalidArgument, UnknownMethod
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
 from momentbound.probability.base import PredictionBackend, ProbabilityInterval, check_count
@@ -128,9 +128,21 @@ class MomentBoundBackend(PredictionBackend):
     kind_name: ClassVar[str] = "BOUND"
 
     def __init__(self, method: str = "lp", order: int = 6, joint: str = "frechet", **options: Any) -> None:
-        from momentbound.bounds import get_method
+        from momentbound.bounds import available_methods, get_method
 
-        declared = get_method(method).options  # raises UnknownMethod for unknown names
+        moment_methods = [m for m in available_methods() if m not in ("exact", "sampling")]
+        if method in ("all", "exact", "sampling"):
+            fix = {"all": "'all' runs every method and gives no single interval",
+                   "exact": "for the exact prediction probabilities use backend 'exact'",
+                   "sampling": "for sampled prediction probabilities use backend 'sampling'"}[method]
+            raise InvalidArgument(
+                f"bound:<method> takes one moment-based cdf method, got {method!r} ({fix}); choose one of "
+                f"{', '.join(moment_methods)}"
+            )
+        if method not in moment_methods:
+            raise UnknownMethod(f"unknown cdf method {method!r} in bound:<method>; choose one of "
+                                f"{', '.join(moment_methods)}")
+        declared = get_method(method).options
         unknown = sorted(set(options) - set(declared))
         if unknown:
             # checked here, not at the first solve: a point-mass statistic never reaches the solver

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import Decimal
+from numbers import Real
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
@@ -246,7 +248,7 @@ class HoldOut:
                 )
         else:
             f = self.test_fraction
-            if isinstance(f, bool) or not isinstance(f, (int, float, np.integer, np.floating)):
+            if isinstance(f, bool) or not isinstance(f, (Real, Decimal, np.integer, np.floating)):
                 raise InvalidArgument(f"test_fraction must be a number in (0, 1), got {f!r}")
             if not (math.isfinite(float(f)) and 0 < float(f) < 1):
                 raise ImpossibleSplit(
