@@ -78,7 +78,10 @@ def jsonable(value: Any) -> Any:
     import numpy as np
 
     if isinstance(value, (Fraction, Decimal)):
-        return jsonable(float(value))
+        try:
+            return jsonable(float(value))
+        except OverflowError:  # beyond the float range: null here, the exact value in its *_exact field
+            return None
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -55,13 +55,15 @@ def _exact_row(model: Any, N: int, x: tuple[int, ...], ev: Any) -> dict[str, Any
     start = time.perf_counter()
     if _is_sign_event(ev):
         sign = prob_z_positive(model, N, x)
-        pos, zero, neg = (float(v) for v in (sign.positive, sign.zero, sign.negative))
-        value = {EventKind.GT: pos, EventKind.GE: pos + zero, EventKind.LT: neg, EventKind.LE: neg + zero}[ev.kind]
+        pos, zero, neg = sign.positive, sign.zero, sign.negative
+        exact = {EventKind.GT: pos, EventKind.GE: pos + zero, EventKind.LT: neg, EventKind.LE: neg + zero}[ev.kind]
     else:
         law = z_distribution(model, N, x)
-        value = float(sum(p for v, p in zip(law.values, law.probs) if ev.indicator(v)))
+        exact = sum((p for v, p in zip(law.values, law.probs) if ev.indicator(v)), 0 * law.probs[0])
+    value = float(exact)
     return {"method": "exact", "kind": "exact", "lower": value, "upper": value, "certified": True,
-            "status": "exact", "seconds": time.perf_counter() - start, "lower_exact": None, "upper_exact": None}
+            "status": "exact", "seconds": time.perf_counter() - start, "lower_exact": exact_text(exact),
+            "upper_exact": exact_text(exact)}
 
 
 def _row(result: Any) -> dict[str, Any]:

@@ -71,7 +71,7 @@ def command(arities: str, cells: str, N: int, at: str, order: int, classes: str 
             "kind": "central" if central else "raw",
             "exact": exact,
             "support": list(support),
-            "moments": [float(v) for v in values],
+            "moments": list(values),  # floats; beyond the float range null (see moments_exact)
             "moments_exact": [str(v) for v in values] if exact else None,
             "seconds": seconds,
         })
