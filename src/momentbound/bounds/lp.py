@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from fractions import Fraction
 from typing import Any
@@ -393,12 +393,29 @@ class _ColumnGeneration:
         ver = slack_minimum(self.u_monomial(y), "monomial", self.amap, self.support, empty, "lower")
         shift = min(ver.min_slack, Fraction(0))
         value = sum((Fraction(v) * t for v, t in zip(y, self.tau_exact)), Fraction(0)) + shift
-        proven = value > 0
-        raise InfeasibleMoments(
-            "no distribution on the discrete support "
-            f"{self.support} has these moments (phase-1 residual {residual:.3g}"
-            + ("; proven by an exactly verified Farkas polynomial)" if proven else "; numerical, not proven)"),
-            condition="discrete-support",
+        if value > 0:
+            raise InfeasibleMoments(
+                "no distribution on the discrete support "
+                f"{self.support} has these moments (phase-1 residual {residual:.3g}; "
+                "proven by an exactly verified Farkas polynomial)",
+                condition="discrete-support",
+            )
+        # a float residual is no proof: the exact decision (raises InfeasibleMoments only with
+        # an exactly verified Farkas certificate) runs before anything is reported
+        from .prekopa import exact_feasibility
+
+        feasible = exact_feasibility(self.problem, int(self.opts["exact_pivots"]))
+        detail = (
+            "an exact feasible basis exists" if feasible else "the exact decision did not finish"
+        )
+        raise SolverFailed(
+            f"the float phase 1 left a moment residual {residual:.3g} on the support {self.support}, "
+            f"but the moments are not proven infeasible ({detail})",
+            result=BoundResult(
+                0.0, 1.0, "lp" if self.formulation == "primal" else "lp-dual", Kind.BOUND, Status.FAILED,
+                f"float phase 1 failed ({detail})",
+                diagnostics=Diagnostics(solver="highs", solver_status="phase-1 residual", columns=len(self.points)),
+            ),
         )
 
     def phase2(self) -> tuple[_Restricted, int]:
@@ -507,10 +524,17 @@ def _exact_primal(
 def solve_upper(problem: MomentProblem, formulation: str, opts: Mapping[str, Any]) -> SideResult:
     """Sharp upper bound of ``P(E)`` by column generation plus the exact basis finish."""
     cg = _ColumnGeneration(problem, formulation, opts)
-    iterations = cg.phase1()
+    try:
+        iterations = cg.phase1()
+        res, it2 = cg.phase2()
+    except SolverFailed:
+        # the float LP broke down; an exact dual simplex may still finish (tail events)
+        finish = _exact_dual_finish(problem, opts) if opts["exact"] else None
+        if finish is None:
+            raise
+        return replace(finish, columns=len(cg.points))
     best: SideResult | None = None
     rounds = int(opts["exact_rounds"]) if opts["exact"] and not cg.continuous else 0
-    res, it2 = cg.phase2()
     iterations += it2
     for _ in range(rounds):
         ex = cg.exact_basis(res)
@@ -567,8 +591,38 @@ def solve_upper(problem: MomentProblem, formulation: str, opts: Mapping[str, Any
         "float dual certificate verified on the whole support" + (" after shifting its constant term" if shifted else ""),
     )
     if best is not None and best.value <= cand.value:
-        return best
-    return cand
+        chosen = best
+    else:
+        chosen = cand
+    if chosen.status is not Status.OPTIMAL and opts["exact"]:
+        finish = _exact_dual_finish(problem, opts)
+        if finish is not None and (finish.status is Status.OPTIMAL or finish.value < chosen.value):
+            return replace(finish, iterations=finish.iterations + iterations, columns=len(cg.points))
+    return chosen
+
+
+def _exact_dual_finish(problem: MomentProblem, opts: Mapping[str, Any]) -> SideResult | None:
+    """Exact dual simplex from Prekopa's dual feasible starting bases (tail events on discrete supports).
+
+    Used when the float basis could not be finished exactly (many moments of a concentrated
+    law: the optimal weights span more orders of magnitude than a float LP resolves).
+    ``None`` when the event or support admits no such start.
+    """
+    from .prekopa import _TAILS, PrekopaMethod, dual_simplex_upper, structured_start_basis
+
+    if not problem.support.is_discrete or problem.event.kind not in _TAILS:
+        return None
+    if (problem.support.size or 0) < problem.order + 1:
+        return None
+    try:
+        structured_start_basis(problem)
+    except InvalidArgument:
+        return None
+    popts = {**PrekopaMethod.options, "dense_limit": int(opts["dense_limit"]), "max_pivots": int(opts["exact_pivots"])}
+    value, cert, status, pivots, note = dual_simplex_upper(problem, popts)
+    if not cert.verified:
+        return None
+    return SideResult(value, cert, status, pivots, 0, True, 0.0, f"float basis not exact; exact dual simplex: {note}")
 
 
 def _combine(problem: MomentProblem, name: str, opts: Mapping[str, Any], formulation: str) -> BoundResult:
