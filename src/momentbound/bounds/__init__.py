@@ -25,6 +25,7 @@ from . import gd  # noqa: E402,F401
 from . import series  # noqa: E402,F401
 from . import sampling  # noqa: E402,F401
 from . import joint  # noqa: E402,F401
+from .formulations import Formulation, formulation, installed_solvers  # noqa: E402
 
 __all__ = [
     "AffineMap",
@@ -34,6 +35,7 @@ __all__ = [
     "Diagnostics",
     "Event",
     "EventKind",
+    "Formulation",
     "Kind",
     "METHODS",
     "MomentProblem",
@@ -44,6 +46,8 @@ __all__ = [
     "bound",
     "certify",
     "check_feasible",
+    "formulation",
+    "installed_solvers",
     "get_method",
     "register",
     "verify_polynomial_dominates",

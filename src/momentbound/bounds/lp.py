@@ -243,6 +243,11 @@ class _ColumnGeneration:
             self.pieces = self.event.pieces(self.support)
         self.add_points(self._initial_points())
 
+    @property
+    def solver_name(self) -> str:
+        """``highs`` on the direct path, ``cvxpy:NAME`` through cvxpy."""
+        return "highs" if self.opts.get("solver") is None else f"cvxpy:{self.opts['solver']}"
+
     # -- columns -------------------------------------------------------------------
     def add_points(self, pts: Sequence[Fraction]) -> int:
         n = 0
@@ -348,12 +353,15 @@ class _ColumnGeneration:
 
     # -- the loop ------------------------------------------------------------------
     def _restricted(self, phase1: bool) -> _Restricted:
-        solver = _solve_primal if self.formulation == "primal" else _solve_dual
         A = self.matrix()
-        res = solver(A, self.objective() / self.colscale, self.tau, phase1, self.opts["highs_options"], self.continuous)
+        if self.opts.get("solver") is not None:
+            res = self._restricted_cvxpy(A, phase1)
+        else:
+            solver = _solve_primal if self.formulation == "primal" else _solve_dual
+            res = solver(A, self.objective() / self.colscale, self.tau, phase1, self.opts["highs_options"], self.continuous)
         if res.status is not HighsOutcome.OPTIMAL and not (phase1 and res.status is HighsOutcome.INFEASIBLE):
             raise SolverFailed(
-                f"HiGHS returned {res.raw_status} on the restricted {'phase-1 ' if phase1 else ''}LP "
+                f"{self.solver_name} returned {res.raw_status} on the restricted {'phase-1 ' if phase1 else ''}LP "
                 f"with {len(self.points)} columns",
                 result=BoundResult(
                     0.0,
@@ -361,11 +369,21 @@ class _ColumnGeneration:
                     "lp" if self.formulation == "primal" else "lp-dual",
                     Kind.BOUND,
                     Status.FAILED,
-                    f"HiGHS status {res.raw_status}",
-                    diagnostics=Diagnostics(solver="highs", solver_status=res.raw_status, columns=len(self.points)),
+                    f"{self.solver_name} status {res.raw_status}",
+                    diagnostics=Diagnostics(solver=self.solver_name, solver_status=res.raw_status, columns=len(self.points)),
                 ),
             )
         return res
+
+    def _restricted_cvxpy(self, A: np.ndarray, phase1: bool) -> _Restricted:
+        """The restricted LP through cvxpy (:mod:`.formulations`), in the direct path's conventions."""
+        from .formulations import solve_restricted
+
+        outcome, y, q, basic, obj, raw = solve_restricted(
+            self.formulation, A, self.objective() / self.colscale, self.tau, phase1, str(self.opts["solver"]),
+            self.continuous, _ELASTIC,
+        )
+        return _Restricted(HighsOutcome(outcome), y, q, basic, obj, raw)
 
     def u_monomial(self, y: Sequence[Fraction | float]) -> tuple[Fraction, ...]:
         """Exact monomial coefficients in the problem's ``u`` of ``sum_k y_k phi_k``."""
@@ -402,19 +420,21 @@ class _ColumnGeneration:
             )
         # a float residual is no proof: the exact decision (raises InfeasibleMoments only with
         # an exactly verified Farkas certificate) runs before anything is reported
-        from .prekopa import exact_feasibility
+        if self.continuous:
+            # the exact Hankel and localizing conditions (checked before solving) are sufficient on an interval
+            detail = "the exact Hankel conditions hold, so a law on the interval has these moments"
+        else:
+            from .prekopa import exact_feasibility
 
-        feasible = exact_feasibility(self.problem, int(self.opts["exact_pivots"]))
-        detail = (
-            "an exact feasible basis exists" if feasible else "the exact decision did not finish"
-        )
+            feasible = exact_feasibility(self.problem, int(self.opts["exact_pivots"]))
+            detail = "an exact feasible basis exists" if feasible else "the exact decision did not finish"
         raise SolverFailed(
             f"the float phase 1 left a moment residual {residual:.3g} on the support {self.support}, "
             f"but the moments are not proven infeasible ({detail})",
             result=BoundResult(
                 0.0, 1.0, "lp" if self.formulation == "primal" else "lp-dual", Kind.BOUND, Status.FAILED,
                 f"float phase 1 failed ({detail})",
-                diagnostics=Diagnostics(solver="highs", solver_status="phase-1 residual", columns=len(self.points)),
+                diagnostics=Diagnostics(solver=self.solver_name, solver_status="phase-1 residual", columns=len(self.points)),
             ),
         )
 
@@ -661,7 +681,7 @@ def _combine(problem: MomentProblem, name: str, opts: Mapping[str, Any], formula
         certificates=(lower_cert, up.certificate),
         certified=status.is_proven,
         diagnostics=Diagnostics(
-            solver="highs",
+            solver="highs" if opts.get("solver") is None else f"cvxpy:{opts['solver']}",
             solver_status="optimal",
             iterations=up.iterations + comp.iterations,
             columns=max(up.columns, comp.columns),
@@ -684,6 +704,7 @@ _LP_OPTIONS: dict[str, Any] = {
     "dense_limit": 4096,
     "highs_options": {},
     "basis": "auto",
+    "solver": None,
 }
 
 
@@ -706,6 +727,10 @@ class _LPBase(BoundMethod):
             raise InvalidArgument(f"basis must be 'auto', 'chebyshev' or 'hermite', got {options['basis']!r}")
         if int(options["max_iter"]) < 1:
             raise InvalidArgument(f"max_iter must be >= 1, got {options['max_iter']!r}")
+        if options["solver"] is not None:
+            from .formulations import check_solver
+
+            options = {**options, "solver": check_solver(options["solver"])}
         return _combine(problem, self.name, options, self.formulation)
 
 
