@@ -53,6 +53,7 @@ __all__ = [
     "lp_dual_formulation",
     "moment_rows",
     "sdp_formulation",
+    "sdp_solvers",
     "sqp_formulation",
     "support_points",
 ]
@@ -92,6 +93,29 @@ def check_solver(name: Any) -> str:
     return canon
 
 
+def sdp_solvers() -> tuple[str, ...]:
+    """The installed cvxpy solvers with a semidefinite cone (those that can solve ``sdp`` and the joint SDP)."""
+    from cvxpy.reductions.solvers import defines
+
+    out = []
+    for name in defines.INSTALLED_CONIC_SOLVERS:
+        cls = defines.SOLVER_MAP_CONIC.get(name)
+        supported = {c.__name__ for c in getattr(cls, "SUPPORTED_CONSTRAINTS", ())}
+        if supported & {"PSD", "SvecPSD"}:
+            out.append(name)
+    return tuple(out)
+
+
+def require_sdp_solver(name: str, what: str) -> None:
+    """Raise :class:`SolverFailed` (a run that cannot finish) if ``name`` has no semidefinite cone."""
+    capable = sdp_solvers()
+    if name not in capable:
+        raise SolverFailed(
+            f"solver {name} has no semidefinite cone and cannot solve {what}; installed solvers that can: "
+            f"{', '.join(capable) or 'none'}"
+        )
+
+
 def _solver_kwargs(solver: str, tol: float | None, max_iter: int | None) -> dict[str, Any]:
     """Tolerance and iteration options in each solver's own vocabulary (none for the others)."""
     kw: dict[str, Any] = {}
@@ -105,6 +129,10 @@ def _solver_kwargs(solver: str, tol: float | None, max_iter: int | None) -> dict
             # first-order method: tighter than 1e-8 costs minutes; the exact check decides anyway
             kw.update(eps_abs=max(tol, 1e-8), eps_rel=max(tol, 1e-8))
         kw["max_iters"] = 50_000
+    elif solver == "OSQP":
+        if tol is not None:
+            kw.update(eps_abs=max(tol, 1e-9), eps_rel=max(tol, 1e-9))
+        kw.update(max_iter=200_000, polishing=True)
     elif solver == "HIGHS" and tol is not None:
         kw.update(primal_feasibility_tolerance=max(tol, 1e-10), dual_feasibility_tolerance=max(tol, 1e-10))
     return kw
@@ -258,9 +286,10 @@ def restricted_primal(A: np.ndarray, c: np.ndarray, rows: MomentRows, *, phase1:
     constraints = _moment_constraints(moments, rows, "moments")
     if phase1:
         objective = cp.Maximize(-penalty)
+    elif side == "upper":
+        objective = cp.Maximize(c @ q - elastic * penalty if elastic is not None else c @ q)
     else:
-        gain = c @ q if side == "upper" else -(c @ q)
-        objective = cp.Maximize(gain - elastic * penalty if elastic is not None else gain)
+        objective = cp.Minimize(c @ q + elastic * penalty if elastic is not None else c @ q)
     return _problem(objective, constraints, variables, "lp", side)
 
 

@@ -481,9 +481,10 @@ def joint_sdp(
     start = time.perf_counter()
     if isinstance(points, bool) or not isinstance(points, int) or points < 10:
         raise InvalidArgument(f"points must be an integer >= 10, got {points!r}")
-    from .formulations import check_solver
+    from .formulations import check_solver, require_sdp_solver
 
     solver = check_solver(solver)
+    require_sdp_solver(solver, "the bivariate moment relaxation")
     sx, sy, cheb, boxes = _joint_setup(joint, support_x, support_y, degree, tx, ty)
     in_e = [i for i, b in enumerate(boxes) if b.target == 1]
     out_e = [i for i, b in enumerate(boxes) if b.target == 0]

@@ -400,9 +400,10 @@ class SDPMethod(BoundMethod):
         solve = sos_dual
         solver_name = "clarabel"
         if options["solver"] is not None:
-            from .formulations import check_solver, solve_sos
+            from .formulations import check_solver, require_sdp_solver, solve_sos
 
             name = check_solver(options["solver"])
+            require_sdp_solver(name, "the sum-of-squares program")
             solver_name = f"cvxpy:{name}"
 
             def solve(c: np.ndarray, spec: Any, *, tol: float, max_iter: int) -> SOSSolution:

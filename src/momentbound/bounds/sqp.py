@@ -340,20 +340,21 @@ class SQPMethod(BoundMethod):
         c = np.array([float(v) for v in problem.chebyshev_moments()])
         pieces = _discrete_pieces(problem)
         sides: dict[str, tuple[Any, bool]] = {}
-        iters, npts, notes = 0, 0, []
+        iters, npts, notes, states = 0, 0, [], []
         for side in ("upper", "lower"):
             sign = 1.0 if side == "upper" else -1.0
             res = exchange_dual(c, pieces, tuple(sign * pc.target for pc in pieces), tol=tol, max_iter=max_iter,
                                 solver=solver)
             iters += res.iterations
             npts += res.points
+            states.append("converged" if res.converged else "stopped")
             if not res.converged:
                 notes.append(f"{side}: exchange stopped after {res.iterations} iterations (violation {res.max_violation:.2g})")
             cand = np.array(res.coefficients)
             cand[0] += max(res.max_violation, 0.0) + MARGIN
             sides[side] = certified_side(problem, side, sign * cand, "sqp")
         diag = Diagnostics(solver="highs-exchange" if solver is None else f"cvxpy:{solver}-exchange",
-                           iterations=iters, columns=npts, notes=tuple(notes))
+                           solver_status="/".join(states), iterations=iters, columns=npts, notes=tuple(notes))
         return assemble(problem, self.name, sides, diag)
 
 
