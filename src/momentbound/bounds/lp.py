@@ -248,6 +248,11 @@ class _ColumnGeneration:
         """``highs`` on the direct path, ``cvxpy:NAME`` through cvxpy."""
         return "highs" if self.opts.get("solver") is None else f"cvxpy:{self.opts['solver']}"
 
+    @property
+    def solver_label(self) -> str:
+        """The solver's name in messages."""
+        return "HiGHS" if self.opts.get("solver") is None else self.solver_name
+
     # -- columns -------------------------------------------------------------------
     def add_points(self, pts: Sequence[Fraction]) -> int:
         n = 0
@@ -361,7 +366,7 @@ class _ColumnGeneration:
             res = solver(A, self.objective() / self.colscale, self.tau, phase1, self.opts["highs_options"], self.continuous)
         if res.status is not HighsOutcome.OPTIMAL and not (phase1 and res.status is HighsOutcome.INFEASIBLE):
             raise SolverFailed(
-                f"{self.solver_name} returned {res.raw_status} on the restricted {'phase-1 ' if phase1 else ''}LP "
+                f"{self.solver_label} returned {res.raw_status} on the restricted {'phase-1 ' if phase1 else ''}LP "
                 f"with {len(self.points)} columns",
                 result=BoundResult(
                     0.0,
@@ -369,7 +374,7 @@ class _ColumnGeneration:
                     "lp" if self.formulation == "primal" else "lp-dual",
                     Kind.BOUND,
                     Status.FAILED,
-                    f"{self.solver_name} status {res.raw_status}",
+                    f"{self.solver_label} status {res.raw_status}",
                     diagnostics=Diagnostics(solver=self.solver_name, solver_status=res.raw_status, columns=len(self.points)),
                 ),
             )
@@ -547,9 +552,12 @@ def solve_upper(problem: MomentProblem, formulation: str, opts: Mapping[str, Any
     try:
         iterations = cg.phase1()
         res, it2 = cg.phase2()
-    except SolverFailed:
-        # the float LP broke down; an exact dual simplex may still finish (tail events)
-        finish = _exact_dual_finish(problem, opts) if opts["exact"] else None
+    except SolverFailed as exc:
+        # the float phase 1 could not fit the moments although they are not proven infeasible:
+        # on the direct path the exact dual simplex may still finish (tail events); a failing
+        # solver, or any cvxpy solver, is reported as such
+        residual = isinstance(exc.result, BoundResult) and exc.result.diagnostics.solver_status == "phase-1 residual"
+        finish = _exact_dual_finish(problem, opts) if residual and opts["exact"] and opts.get("solver") is None else None
         if finish is None:
             raise
         return replace(finish, columns=len(cg.points))

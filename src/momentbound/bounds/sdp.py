@@ -436,7 +436,7 @@ class SDPMethod(BoundMethod):
                 sol.solver_status not in _CLARABEL_OK and sol.solver_status not in _CANDIDATE_OK
             ):
                 raise SolverFailed(
-                    f"{solver_name} returned {sol.solver_status} for the {side} bound of {problem.event} "
+                    f"{'Clarabel' if solver_name == 'clarabel' else solver_name} returned {sol.solver_status} for the {side} bound of {problem.event} "
                     f"(order {problem.order}); the moments may be on the boundary of the moment space",
                     result=sol,
                 )
