@@ -206,3 +206,24 @@ def test_solver_methods_declare_the_solver_option() -> None:
     from momentbound.bounds import METHODS
 
     assert {name for name, cls in METHODS.items() if "solver" in cls.options} == set(SOLVER_METHODS)
+
+
+def test_moment_boxes_are_pairs_of_inequalities_with_a_matching_dual() -> None:
+    from momentbound.bounds.formulations import MomentRows, restricted_dual, restricted_primal
+
+    xs = np.arange(7.0)
+    A = np.vstack([xs**k for k in range(4)])  # raw monomials are fine on 0..6
+    c = (xs >= 5).astype(float)
+    tau = np.array([1.0, 3.0, 11.0, 45.0])
+    for delta in (0.0, 0.5):
+        rows = MomentRows(tau - delta * np.r_[0, 1, 1, 1], tau + delta * np.r_[0, 1, 1, 1])
+        primal, dual = restricted_primal(A, c, rows), restricted_dual(A, c, rows)
+        assert primal.solve("HIGHS") == "optimal" and dual.solve("HIGHS") == "optimal"
+        assert abs(float(primal.problem.value) - float(dual.problem.value)) < 1e-7  # strong duality
+        if delta == 0:
+            assert set(primal.constraints) == {"moments"} and abs(float(primal.problem.value) - 4 / 15) < 1e-8
+        else:
+            assert set(primal.constraints) == {"moments_lo", "moments_hi"} and set(dual.variables) == {"y_hi", "y_lo"}
+            assert float(primal.problem.value) > 4 / 15 + 1e-3  # a box admits more laws
+            y = dual["y"].value  # the dual polynomial dominates the indicator at the points
+            assert np.all(A.T @ y >= c - 1e-7)

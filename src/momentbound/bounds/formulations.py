@@ -148,7 +148,8 @@ class Formulation:
     ``method`` and ``side`` say what it is; ``basis`` names the polynomial basis of the
     moment rows and of the dual polynomial (``"chebyshev"`` or ``"hermite"``, see
     :class:`momentbound.bounds.basis.PolyBasis`); ``points`` are the support points (``lp``,
-    exact) or scaled points ``u`` (``sqp``) the problem was written on.
+    exact) or scaled points ``u`` (``sqp``) the problem was written on; ``expressions`` names
+    derived expressions (the dual coefficients ``"y" = y_hi - y_lo`` when moment rows are boxes).
     """
 
     problem: Any
@@ -158,7 +159,7 @@ class Formulation:
     constraints: Mapping[str, Any]
     basis: str = "chebyshev"
     points: tuple[Any, ...] = ()
-    notes: tuple[str, ...] = field(default=())
+    expressions: Mapping[str, Any] = field(default_factory=dict)
 
     def solve(self, solver: str = "CLARABEL", *, tol: float | None = None, max_iter: int | None = None, **kwargs: Any) -> str:
         """Solve with the named cvxpy solver (silently); returns cvxpy's status string.
@@ -184,11 +185,10 @@ class Formulation:
         return str(self.problem.status)
 
     def __getitem__(self, name: str) -> Any:
-        """A variable or constraint by name."""
-        if name in self.variables:
-            return self.variables[name]
-        if name in self.constraints:
-            return self.constraints[name]
+        """A variable, named expression (e.g. ``"y" = y_hi - y_lo`` with moment boxes) or constraint by name."""
+        for table in (self.variables, self.expressions, self.constraints):
+            if name in table:
+                return table[name]
         raise KeyError(f"{name!r} is neither a variable ({', '.join(self.variables)}) nor a constraint ({', '.join(self.constraints)})")
 
 
@@ -305,6 +305,7 @@ def restricted_dual(A: np.ndarray, c: np.ndarray, rows: MomentRows, *, phase1: b
     nrow, _ = A.shape
     y, variables = _dual_objective("y", rows, nrow)
     cost = _dual_cost(y, variables, rows, "y")
+    expressions = {} if "y" in variables else {"y": y}
     constraints: dict[str, Any] = {}
     if phase1:
         constraints["dominance"] = A.T @ y <= 0
@@ -315,7 +316,7 @@ def restricted_dual(A: np.ndarray, c: np.ndarray, rows: MomentRows, *, phase1: b
         if elastic is not None:
             constraints["box"] = cp.abs(y) <= elastic
         objective = cp.Minimize(cost) if side == "upper" else cp.Maximize(cost)
-    return _problem(objective, constraints, variables, "lp-dual", side)
+    return _problem(objective, constraints, variables, "lp-dual", side, expressions=expressions)
 
 
 def _value_of(expr: Any) -> np.ndarray | None:
@@ -353,7 +354,7 @@ def solve_restricted(formulation_name: str, A: np.ndarray, c: np.ndarray, tau: n
     build = restricted_primal if formulation_name == "primal" else restricted_dual
     form = build(A, c, rows, phase1=phase1, elastic=elastic_penalty if elastic else None)
     try:
-        status = form.solve(solver)
+        status = form.solve(solver, tol=1e-10)
     except SolverFailed as exc:
         return "failed", np.zeros(nrow), np.zeros(npts), [], math.nan, str(exc)
     if status not in OK_STATUSES:
@@ -365,7 +366,7 @@ def solve_restricted(formulation_name: str, A: np.ndarray, c: np.ndarray, tau: n
             return "failed", np.zeros(nrow), np.zeros(npts), [], math.nan, status + " (no dual values)"
         y = -yd if phase1 else yd
     else:
-        y = _value_of(form.variables["y"])
+        y = _value_of(form["y"])
         qd = _value_of_dual(form.constraints["dominance"])
         if y is None or qd is None:
             return "failed", np.zeros(nrow), np.zeros(npts), [], math.nan, status + " (no dual values)"
@@ -403,7 +404,7 @@ def _on_points(problem: MomentProblem, side: str, points: Sequence[Any] | None, 
     _check_side(side)
     pb, pts, A, c = _lp_matrix(problem, points, basis)
     form = build(A, c, moment_rows(pb.moments), side=side)
-    return Formulation(form.problem, form.method, side, form.variables, form.constraints, pb.kind, pts)
+    return Formulation(form.problem, form.method, side, form.variables, form.constraints, pb.kind, pts, form.expressions)
 
 
 def lp_formulation(problem: MomentProblem, side: str = "upper", *, points: Sequence[Any] | None = None,
@@ -451,10 +452,12 @@ def sqp_master(c: np.ndarray, U: np.ndarray, R: np.ndarray, box: float, side: st
     import cvxpy as cp
 
     m1 = len(c)
-    y, variables = _dual_objective("y", moment_rows(c), m1)
+    rows = moment_rows(c)
+    y, variables = _dual_objective("y", rows, m1)
     V = _cheb.chebvander(np.asarray(U, dtype=float), m1 - 1)
     constraints = {"dominance": V @ y >= np.asarray(R, dtype=float), "box": cp.abs(y) <= box}
-    return _problem(cp.Minimize(c @ y), constraints, variables, "sqp", side, points=tuple(float(u) for u in U))
+    return _problem(cp.Minimize(_dual_cost(y, variables, rows, "y")), constraints, variables, "sqp", side,
+                    points=tuple(float(u) for u in U), expressions={} if "y" in variables else {"y": y})
 
 
 def sqp_formulation(problem: MomentProblem, side: str = "upper", *, points: Sequence[float] | None = None,
@@ -517,7 +520,7 @@ class CvxpyMaster:
         except SolverFailed as exc:
             self.status = str(exc)
             return None
-        y = _value_of(form.variables["y"])
+        y = _value_of(form["y"])
         if self.status not in OK_STATUSES or y is None or not np.all(np.isfinite(y)):
             return None
         return y

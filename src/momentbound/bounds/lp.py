@@ -236,12 +236,18 @@ class _ColumnGeneration:
         self.continuous = self.support.kind is SupportKind.INTERVAL
         self.points: list[Fraction] = []
         self.index: dict[Fraction, int] = {}
+        self.unproven_residual: float | None = None  # a phase-1 residual that is not an infeasibility proof
         self._obj: list[float] = []
         if self.support.kind is SupportKind.FINITE:
             self.pieces: tuple[Any, ...] = ()
         else:
             self.pieces = self.event.pieces(self.support)
         self.add_points(self._initial_points())
+
+    @property
+    def elastic(self) -> bool:
+        """Elastic moment rows: on a continuum, or after a phase-1 residual that proved nothing."""
+        return self.continuous or self.unproven_residual is not None
 
     @property
     def solver_name(self) -> str:
@@ -363,7 +369,7 @@ class _ColumnGeneration:
             res = self._restricted_cvxpy(A, phase1)
         else:
             solver = _solve_primal if self.formulation == "primal" else _solve_dual
-            res = solver(A, self.objective() / self.colscale, self.tau, phase1, self.opts["highs_options"], self.continuous)
+            res = solver(A, self.objective() / self.colscale, self.tau, phase1, self.opts["highs_options"], self.elastic)
         if res.status is not HighsOutcome.OPTIMAL and not (phase1 and res.status is HighsOutcome.INFEASIBLE):
             raise SolverFailed(
                 f"{self.solver_label} returned {res.raw_status} on the restricted {'phase-1 ' if phase1 else ''}LP "
@@ -386,7 +392,7 @@ class _ColumnGeneration:
 
         outcome, y, q, basic, obj, raw = solve_restricted(
             self.formulation, A, self.objective() / self.colscale, self.tau, phase1, str(self.opts["solver"]),
-            self.continuous, _ELASTIC,
+            self.elastic, _ELASTIC,
         )
         return _Restricted(HighsOutcome(outcome), y, q, basic, obj, raw)
 
@@ -423,25 +429,15 @@ class _ColumnGeneration:
                 "proven by an exactly verified Farkas polynomial)",
                 condition="discrete-support",
             )
-        # a float residual is no proof: the exact decision (raises InfeasibleMoments only with
-        # an exactly verified Farkas certificate) runs before anything is reported
-        if self.continuous:
-            # the exact Hankel and localizing conditions (checked before solving) are sufficient on an interval
-            detail = "the exact Hankel conditions hold, so a law on the interval has these moments"
-        else:
+        # a float residual is no proof: on an interval the exact Hankel and localizing conditions
+        # (checked before solving) are sufficient; on a discrete support the exact dual simplex
+        # decides (it raises InfeasibleMoments only with an exactly verified Farkas certificate).
+        # Otherwise the residual is solver noise and phase 2 goes on.
+        self.unproven_residual = residual
+        if not self.continuous:
             from .prekopa import exact_feasibility
 
-            feasible = exact_feasibility(self.problem, int(self.opts["exact_pivots"]))
-            detail = "an exact feasible basis exists" if feasible else "the exact decision did not finish"
-        raise SolverFailed(
-            f"the float phase 1 left a moment residual {residual:.3g} on the support {self.support}, "
-            f"but the moments are not proven infeasible ({detail})",
-            result=BoundResult(
-                0.0, 1.0, "lp" if self.formulation == "primal" else "lp-dual", Kind.BOUND, Status.FAILED,
-                f"float phase 1 failed ({detail})",
-                diagnostics=Diagnostics(solver=self.solver_name, solver_status="phase-1 residual", columns=len(self.points)),
-            ),
-        )
+            exact_feasibility(self.problem, int(self.opts["exact_pivots"]))
 
     def phase2(self) -> tuple[_Restricted, int]:
         tol = float(self.opts["tol"])
@@ -552,11 +548,11 @@ def solve_upper(problem: MomentProblem, formulation: str, opts: Mapping[str, Any
     try:
         iterations = cg.phase1()
         res, it2 = cg.phase2()
-    except SolverFailed as exc:
-        # the float phase 1 could not fit the moments although they are not proven infeasible:
-        # on the direct path the exact dual simplex may still finish (tail events); a failing
-        # solver, or any cvxpy solver, is reported as such
-        residual = isinstance(exc.result, BoundResult) and exc.result.diagnostics.solver_status == "phase-1 residual"
+    except SolverFailed:
+        # the float phase 1 could not fit the moments although they are not proven infeasible,
+        # and phase 2 broke down: on the direct path the exact dual simplex may still finish
+        # (tail events); a failing solver, or any cvxpy solver, is reported as such
+        residual = cg.unproven_residual is not None
         finish = _exact_dual_finish(problem, opts) if residual and opts["exact"] and opts.get("solver") is None else None
         if finish is None:
             raise
