@@ -30,6 +30,7 @@ from . import sampling  # noqa: E402,F401
 from . import joint  # noqa: E402,F401
 from . import shape_closed_form  # noqa: E402,F401
 from . import sos  # noqa: E402,F401
+from .formulations import Formulation, formulation, installed_solvers  # noqa: E402
 
 __all__ = [
     "AffineMap",
@@ -41,6 +42,7 @@ __all__ = [
     "DiscreteLaw",
     "Event",
     "EventKind",
+    "Formulation",
     "Kind",
     "METHODS",
     "MomentProblem",
@@ -56,6 +58,8 @@ __all__ = [
     "cdf_band",
     "certify",
     "check_feasible",
+    "formulation",
+    "installed_solvers",
     "get_method",
     "multivariate_bound",
     "register",

@@ -35,7 +35,12 @@ def available_methods(problem: MomentProblem | None = None) -> tuple[str, ...]:
 
 
 def bound(
-    problem: MomentProblem, method: str | BoundMethod = "lp", *, allow_unverified: bool = False, **options: Any
+    problem: MomentProblem,
+    method: str | BoundMethod = "lp",
+    *,
+    allow_unverified: bool = False,
+    solver: str | None = None,
+    **options: Any,
 ) -> BoundResult | tuple[BoundResult, ...]:
     """Bounds on ``P(X in E)`` from the moments of ``X``.
 
@@ -48,6 +53,13 @@ def bound(
     allow_unverified : bool
         Return bound-kind results whose certificate could not be verified (status
         UNVERIFIED) instead of raising :class:`SolverFailed`.
+    solver : str, optional
+        Solve the method's optimisation problems through cvxpy with this installed solver
+        (``"CLARABEL"``, ``"SCS"``, ``"HIGHS"``, ...; see
+        :mod:`momentbound.bounds.formulations`) instead of the direct default path; the
+        answer is verified and finished in exact arithmetic either way.  Applies to the
+        methods that declare a ``solver`` option (``lp``, ``lp-dual``, ``sqp``, ``sdp``); with
+        ``method="all"`` the other methods run unchanged.
     **options
         Method options (declared per method; unknown options raise ``InvalidArgument``).
         With ``method="all"`` each option goes to the methods that declare it (e.g. ``rng``
@@ -61,6 +73,16 @@ def bound(
     >>> (r.exact_lower, r.exact_upper)
     (Fraction(0, 1), Fraction(1, 3))
     """
+    if solver is not None:
+        from .formulations import SOLVER_METHODS, check_solver
+
+        solver = check_solver(solver)
+        if not (isinstance(method, str) and method == "all") and "solver" not in get_method(method).options:
+            raise InvalidArgument(
+                f"method {get_method(method).name!r} solves no optimisation problem through a solver; "
+                f"solver= applies to {', '.join(SOLVER_METHODS)}"
+            )
+        options = {**options, "solver": solver}
     if isinstance(method, str) and method == "all":
         declared = {k for cls in METHODS.values() for k in cls.options}
         unknown = sorted(set(options) - declared)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -40,7 +39,6 @@ import numpy as np
 from numpy.polynomial import chebyshev as _cheb
 
 from momentbound.errors import InvalidArgument, SolverFailed
-from momentbound.quiet import quiet_native_output
 
 from .basis import chebyshev_table
 from .problem import Event, MomentProblem, Support
@@ -54,6 +52,7 @@ __all__ = [
     "JointBox",
     "chebyshev_joint_moments",
     "verify_bivariate",
+    "joint_sdp_formulation",
 ]
 
 
@@ -301,11 +300,20 @@ def _refine(
     return float(cell_low.min())
 
 
-def _solve_relaxation(
-    cheb: dict[tuple[int, int], Fraction], boxes: tuple[JointBox, ...], d: int, maximise: Sequence[int], solver_tol: float
-) -> tuple[float, np.ndarray, str]:
-    """Maximise the total mass of the boxes listed in ``maximise``; returns (value, dual coefficients, status)."""
+def _relaxation(
+    cheb: dict[tuple[int, int], Fraction], boxes: tuple[JointBox, ...], d: int, maximise: Sequence[int], side: str = "upper"
+) -> Any:
+    """The moment relaxation maximising the mass of the boxes in ``maximise``, as a named
+    :class:`~momentbound.bounds.formulations.Formulation`.
+
+    Variables ``"z[i]"``: the Chebyshev moments of the part of the law on box ``i``;
+    constraints ``"moments"`` (the parts add up to the known moments; its dual values are the
+    certificate polynomial), ``"moment_matrix[i]"`` and ``"localizing_u[i]"``,
+    ``"localizing_v[i]"`` (PSD).
+    """
     import cvxpy as cp
+
+    from .formulations import Formulation
 
     keys = sorted(cheb)
     index = {k: n for n, k in enumerate(keys)}
@@ -332,39 +340,90 @@ def _solve_relaxation(
             rows.append(row)
         return cp.bmat(rows)
 
-    zs = [cp.Variable(len(keys)) for _ in boxes]
-    cons = []
-    eq = sum(zs) == c
-    cons.append(eq)
-    for z, box in zip(zs, boxes):
+    zs = [cp.Variable(len(keys), name=f"z[{i}]") for i in range(len(boxes))]
+    cons: dict[str, Any] = {"moments": sum(zs) == c}
+    for i, (z, box) in enumerate(zip(zs, boxes)):
         M = moment_matrix(z, None, None, basis)
-        cons.append((M + M.T) / 2 >> 0)
+        cons[f"moment_matrix[{i}]"] = (M + M.T) / 2 >> 0
         if d >= 1:
             gu = _cheb.chebmul([-box.u0, 1.0], [box.u1, -1.0])  # (u - u0)(u1 - u)
             gv = _cheb.chebmul([-box.v0, 1.0], [box.v1, -1.0])
-            for g_u, g_v in ((gu, None), (None, gv)):
+            for label, g_u, g_v in (("u", gu, None), ("v", None, gv)):
                 L = moment_matrix(z, g_u, g_v, loc_basis)
-                cons.append((L + L.T) / 2 >> 0)
+                cons[f"localizing_{label}[{i}]"] = (L + L.T) / 2 >> 0
     objective = cp.Maximize(sum(zs[i][index[(0, 0)]] for i in maximise))
-    prob = cp.Problem(objective, cons)
-    try:
-        with warnings.catch_warnings(), quiet_native_output():
-            # "optimal_inaccurate" is reported through the status; the certificate is verified anyway
-            warnings.simplefilter("ignore", UserWarning)
-            prob.solve(solver=cp.CLARABEL, verbose=False, tol_gap_abs=solver_tol, tol_gap_rel=solver_tol,
-                       tol_feas=solver_tol)
-    except cp.error.SolverError as exc:
-        raise SolverFailed(f"Clarabel failed on the bivariate moment relaxation: {exc}", result=None) from exc
-    if prob.status not in ("optimal", "optimal_inaccurate") or eq.dual_value is None:
-        raise SolverFailed(f"bivariate moment relaxation ended with status {prob.status!r}", result=prob.status)
+    variables = {f"z[{i}]": z for i, z in enumerate(zs)}
+    return Formulation(cp.Problem(objective, list(cons.values())), "joint-sdp", side, variables, cons,
+                       points=tuple(keys))
+
+
+def joint_sdp_formulation(
+    joint: Sequence[Sequence[Any]],
+    support_x: tuple[int, int],
+    support_y: tuple[int, int],
+    *,
+    tx: int = 0,
+    ty: int = 0,
+    degree: int = 2,
+    side: str = "upper",
+) -> Any:
+    """The bivariate moment relaxation that :func:`joint_sdp` solves, as a named cvxpy problem.
+
+    ``side="upper"`` maximises the mass on ``E = {X > tx, Y > ty}``; ``"lower"`` maximises the
+    mass on its complement (``1 - value`` is the lower bound).  See :func:`_relaxation` for
+    the names; ``points`` of the result lists the moment keys ``(i, j)`` of ``E[T_i(u) T_j(v)]``
+    in the order of the ``"moments"`` rows.
+
+    Example
+    -------
+    >>> from fractions import Fraction as F
+    >>> mx = [sum(F(x) ** k for x in range(-2, 3)) / 5 for k in range(5)]
+    >>> f = joint_sdp_formulation([[mx[i] * mx[j] for j in range(5)] for i in range(5)], (-2, 2), (-2, 2))
+    >>> sorted(f.constraints)[:3], f.solve("CLARABEL")
+    (['localizing_u[0]', 'localizing_u[1]', 'localizing_u[2]'], 'optimal')
+    """
+    if side not in ("upper", "lower"):
+        raise InvalidArgument(f"side must be 'upper' or 'lower', got {side!r}")
+    sx, sy, cheb, boxes = _joint_setup(joint, support_x, support_y, degree, tx, ty)
+    target = 1 if side == "upper" else 0
+    return _relaxation(cheb, boxes, degree, [i for i, b in enumerate(boxes) if b.target == target], side)
+
+
+def _joint_setup(
+    joint: Sequence[Sequence[Any]], support_x: tuple[int, int], support_y: tuple[int, int], degree: int, tx: int, ty: int
+) -> tuple[tuple[int, int], tuple[int, int], dict[tuple[int, int], Fraction], tuple[JointBox, ...]]:
+    for name, sup in (("support_x", support_x), ("support_y", support_y)):
+        if len(sup) != 2 or int(sup[0]) != sup[0] or int(sup[1]) != sup[1] or sup[0] > sup[1]:
+            raise InvalidArgument(f"{name} must be an integer range (lo, hi) with lo <= hi, got {sup!r}")
+    if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
+        raise InvalidArgument(f"degree must be a positive integer, got {degree!r}")
+    sx = (int(support_x[0]), int(support_x[1]))
+    sy = (int(support_y[0]), int(support_y[1]))
+    cheb = chebyshev_joint_moments(joint, sx, sy, 2 * degree)
+    return sx, sy, cheb, _boxes(sx, sy, int(tx), int(ty))
+
+
+def _solve_relaxation(
+    cheb: dict[tuple[int, int], Fraction], boxes: tuple[JointBox, ...], d: int, maximise: Sequence[int], solver_tol: float,
+    solver: str = "CLARABEL",
+) -> tuple[float, np.ndarray, str]:
+    """Maximise the total mass of the boxes listed in ``maximise``; returns (value, dual coefficients, status)."""
+    form = _relaxation(cheb, boxes, d, maximise)
+    status = form.solve(solver, tol=solver_tol)
+    eq = form.constraints["moments"]
+    if status not in ("optimal", "optimal_inaccurate") or eq.dual_value is None:
+        raise SolverFailed(f"bivariate moment relaxation ended with status {status!r} ({solver})", result=status)
+    keys = sorted(cheb)
+    c = np.array([float(cheb[k]) for k in keys])
     y = np.asarray(eq.dual_value, dtype=float)
+    value = float(form.problem.value)
     # cvxpy's sign convention for equality duals: make E[p] match the optimum
-    if abs(float(c @ y) + float(prob.value)) < abs(float(c @ y) - float(prob.value)):
+    if abs(float(c @ y) + value) < abs(float(c @ y) - value):
         y = -y
     coef = np.zeros((2 * d + 1, 2 * d + 1))
-    for k, n in index.items():
+    for n, k in enumerate(keys):
         coef[k] = y[n]
-    return float(prob.value), coef, str(prob.status)
+    return value, coef, status
 
 
 def _times(p: dict[int, float], g: np.ndarray) -> dict[int, float]:
@@ -388,6 +447,7 @@ def joint_sdp(
     degree: int = 2,
     solver_tol: float = 1e-9,
     points: int = 1500,
+    solver: str = "CLARABEL",
 ) -> BoundResult:
     """Bivariate moment-SDP bounds on ``P[X > tx and Y > ty]`` for integer ``X``, ``Y``.
 
@@ -405,6 +465,9 @@ def joint_sdp(
         Clarabel tolerance.
     points : int
         Grid points per axis for the certificate verification.
+    solver : str
+        The cvxpy solver of the relaxation (any installed solver with semidefinite cones;
+        the relaxation itself is :func:`joint_sdp_formulation`).
 
     Example
     -------
@@ -417,17 +480,13 @@ def joint_sdp(
     True
     """
     start = time.perf_counter()
-    for name, sup in (("support_x", support_x), ("support_y", support_y)):
-        if len(sup) != 2 or int(sup[0]) != sup[0] or int(sup[1]) != sup[1] or sup[0] > sup[1]:
-            raise InvalidArgument(f"{name} must be an integer range (lo, hi) with lo <= hi, got {sup!r}")
-    if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
-        raise InvalidArgument(f"degree must be a positive integer, got {degree!r}")
     if isinstance(points, bool) or not isinstance(points, int) or points < 10:
         raise InvalidArgument(f"points must be an integer >= 10, got {points!r}")
-    sx = (int(support_x[0]), int(support_x[1]))
-    sy = (int(support_y[0]), int(support_y[1]))
-    cheb = chebyshev_joint_moments(joint, sx, sy, 2 * degree)
-    boxes = _boxes(sx, sy, int(tx), int(ty))
+    from .formulations import check_solver, require_sdp_solver
+
+    solver = check_solver(solver)
+    require_sdp_solver(solver, "the bivariate moment relaxation")
+    sx, sy, cheb, boxes = _joint_setup(joint, support_x, support_y, degree, tx, ty)
     in_e = [i for i, b in enumerate(boxes) if b.target == 1]
     out_e = [i for i, b in enumerate(boxes) if b.target == 0]
     notes = []
@@ -437,7 +496,7 @@ def joint_sdp(
         if not maximise:  # the event (or its complement) is empty on the box
             results[side] = (Fraction(0), True)
             continue
-        _, coef, st = _solve_relaxation(cheb, boxes, degree, maximise, solver_tol)
+        _, coef, st = _solve_relaxation(cheb, boxes, degree, maximise, solver_tol, solver)
         statuses.append(st)
         targets = [1 if i in maximise else 0 for i in range(len(boxes))]
         slack = verify_bivariate(coef, boxes, targets, points=points)
@@ -465,7 +524,7 @@ def joint_sdp(
         status.message + (("; " + "; ".join(notes)) if notes else ""),
         certified=status.is_proven,
         seconds=time.perf_counter() - start,
-        diagnostics=Diagnostics(solver="clarabel(cvxpy)", solver_status="/".join(statuses), notes=tuple(notes)),
+        diagnostics=Diagnostics(solver=f"{solver.lower()}(cvxpy)", solver_status="/".join(statuses), notes=tuple(notes)),
         exact_lower=ex_lo if co_ok else None,
         exact_upper=ex_up if up_ok else None,
     )

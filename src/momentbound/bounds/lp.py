@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from fractions import Fraction
 from typing import Any
@@ -242,12 +242,28 @@ class _ColumnGeneration:
         self.continuous = self.support.kind is SupportKind.INTERVAL
         self.points: list[Fraction] = []
         self.index: dict[Fraction, int] = {}
+        self.unproven_residual: float | None = None  # a phase-1 residual that is not an infeasibility proof
         self._obj: list[float] = []
         if self.support.kind is SupportKind.FINITE:
             self.pieces: tuple[Any, ...] = ()
         else:
             self.pieces = self.event.pieces(self.support)
         self.add_points(self._initial_points())
+
+    @property
+    def elastic(self) -> bool:
+        """Elastic moment rows: on a continuum, or after a phase-1 residual that proved nothing."""
+        return self.continuous or self.unproven_residual is not None
+
+    @property
+    def solver_name(self) -> str:
+        """``highs`` on the direct path, ``cvxpy:NAME`` through cvxpy."""
+        return "highs" if self.opts.get("solver") is None else f"cvxpy:{self.opts['solver']}"
+
+    @property
+    def solver_label(self) -> str:
+        """The solver's name in messages."""
+        return "HiGHS" if self.opts.get("solver") is None else self.solver_name
 
     # -- columns -------------------------------------------------------------------
     def add_points(self, pts: Sequence[Fraction]) -> int:
@@ -354,12 +370,15 @@ class _ColumnGeneration:
 
     # -- the loop ------------------------------------------------------------------
     def _restricted(self, phase1: bool) -> _Restricted:
-        solver = _solve_primal if self.formulation == "primal" else _solve_dual
         A = self.matrix()
-        res = solver(A, self.objective() / self.colscale, self.tau, phase1, self.opts["highs_options"], self.continuous)
+        if self.opts.get("solver") is not None:
+            res = self._restricted_cvxpy(A, phase1)
+        else:
+            solver = _solve_primal if self.formulation == "primal" else _solve_dual
+            res = solver(A, self.objective() / self.colscale, self.tau, phase1, self.opts["highs_options"], self.elastic)
         if res.status is not HighsOutcome.OPTIMAL and not (phase1 and res.status is HighsOutcome.INFEASIBLE):
             raise SolverFailed(
-                f"HiGHS returned {res.raw_status} on the restricted {'phase-1 ' if phase1 else ''}LP "
+                f"{self.solver_label} returned {res.raw_status} on the restricted {'phase-1 ' if phase1 else ''}LP "
                 f"with {len(self.points)} columns",
                 result=BoundResult(
                     0.0,
@@ -367,11 +386,21 @@ class _ColumnGeneration:
                     "lp" if self.formulation == "primal" else "lp-dual",
                     Kind.BOUND,
                     Status.FAILED,
-                    f"HiGHS status {res.raw_status}",
-                    diagnostics=Diagnostics(solver="highs", solver_status=res.raw_status, columns=len(self.points)),
+                    f"{self.solver_label} status {res.raw_status}",
+                    diagnostics=Diagnostics(solver=self.solver_name, solver_status=res.raw_status, columns=len(self.points)),
                 ),
             )
         return res
+
+    def _restricted_cvxpy(self, A: np.ndarray, phase1: bool) -> _Restricted:
+        """The restricted LP through cvxpy (:mod:`.formulations`), in the direct path's conventions."""
+        from .formulations import solve_restricted
+
+        outcome, y, q, basic, obj, raw = solve_restricted(
+            self.formulation, A, self.objective() / self.colscale, self.tau, phase1, str(self.opts["solver"]),
+            self.elastic, _ELASTIC,
+        )
+        return _Restricted(HighsOutcome(outcome), y, q, basic, obj, raw)
 
     def u_monomial(self, y: Sequence[Fraction | float]) -> tuple[Fraction, ...]:
         """Exact monomial coefficients in the problem's ``u`` of ``sum_k y_k phi_k``."""
@@ -399,13 +428,22 @@ class _ColumnGeneration:
         ver = slack_minimum(self.u_monomial(y), "monomial", self.amap, self.support, empty, "lower")
         shift = min(ver.min_slack, Fraction(0))
         value = sum((Fraction(v) * t for v, t in zip(y, self.tau_exact)), Fraction(0)) + shift
-        proven = value > 0
-        raise InfeasibleMoments(
-            "no distribution on the discrete support "
-            f"{self.support} has these moments (phase-1 residual {residual:.3g}"
-            + ("; proven by an exactly verified Farkas polynomial)" if proven else "; numerical, not proven)"),
-            condition="discrete-support",
-        )
+        if value > 0:
+            raise InfeasibleMoments(
+                "no distribution on the discrete support "
+                f"{self.support} has these moments (phase-1 residual {residual:.3g}; "
+                "proven by an exactly verified Farkas polynomial)",
+                condition="discrete-support",
+            )
+        # a float residual is no proof: on an interval the exact Hankel and localizing conditions
+        # (checked before solving) are sufficient; on a discrete support the exact dual simplex
+        # decides (it raises InfeasibleMoments only with an exactly verified Farkas certificate).
+        # Otherwise the residual is solver noise and phase 2 goes on.
+        self.unproven_residual = residual
+        if not self.continuous:
+            from .prekopa import exact_feasibility
+
+            exact_feasibility(self.problem, int(self.opts["exact_pivots"]))
 
     def phase2(self) -> tuple[_Restricted, int]:
         tol = float(self.opts["tol"])
@@ -513,10 +551,20 @@ def _exact_primal(
 def solve_upper(problem: MomentProblem, formulation: str, opts: Mapping[str, Any]) -> SideResult:
     """Sharp upper bound of ``P(E)`` by column generation plus the exact basis finish."""
     cg = _ColumnGeneration(problem, formulation, opts)
-    iterations = cg.phase1()
+    try:
+        iterations = cg.phase1()
+        res, it2 = cg.phase2()
+    except SolverFailed:
+        # the float phase 1 could not fit the moments although they are not proven infeasible,
+        # and phase 2 broke down: on the direct path the exact dual simplex may still finish
+        # (tail events); a failing solver, or any cvxpy solver, is reported as such
+        residual = cg.unproven_residual is not None
+        finish = _exact_dual_finish(problem, opts) if residual and opts["exact"] and opts.get("solver") is None else None
+        if finish is None:
+            raise
+        return replace(finish, columns=len(cg.points))
     best: SideResult | None = None
     rounds = int(opts["exact_rounds"]) if opts["exact"] and not cg.continuous else 0
-    res, it2 = cg.phase2()
     iterations += it2
     for _ in range(rounds):
         ex = cg.exact_basis(res)
@@ -573,8 +621,38 @@ def solve_upper(problem: MomentProblem, formulation: str, opts: Mapping[str, Any
         "float dual certificate verified on the whole support" + (" after shifting its constant term" if shifted else ""),
     )
     if best is not None and best.value <= cand.value:
-        return best
-    return cand
+        chosen = best
+    else:
+        chosen = cand
+    if chosen.status is not Status.OPTIMAL and opts["exact"]:
+        finish = _exact_dual_finish(problem, opts)
+        if finish is not None and (finish.status is Status.OPTIMAL or finish.value < chosen.value):
+            return replace(finish, iterations=finish.iterations + iterations, columns=len(cg.points))
+    return chosen
+
+
+def _exact_dual_finish(problem: MomentProblem, opts: Mapping[str, Any]) -> SideResult | None:
+    """Exact dual simplex from Prekopa's dual feasible starting bases (tail events on discrete supports).
+
+    Used when the float basis could not be finished exactly (many moments of a concentrated
+    law: the optimal weights span more orders of magnitude than a float LP resolves).
+    ``None`` when the event or support admits no such start.
+    """
+    from .prekopa import _TAILS, PrekopaMethod, dual_simplex_upper, structured_start_basis
+
+    if not problem.support.is_discrete or problem.event.kind not in _TAILS:
+        return None
+    if (problem.support.size or 0) < problem.order + 1:
+        return None
+    try:
+        structured_start_basis(problem)
+    except InvalidArgument:
+        return None
+    popts = {**PrekopaMethod.options, "dense_limit": int(opts["dense_limit"]), "max_pivots": int(opts["exact_pivots"])}
+    value, cert, status, pivots, note = dual_simplex_upper(problem, popts)
+    if not cert.verified:
+        return None
+    return SideResult(value, cert, status, pivots, 0, True, 0.0, f"float basis not exact; exact dual simplex: {note}")
 
 
 def _combine(problem: MomentProblem, name: str, opts: Mapping[str, Any], formulation: str) -> BoundResult:
@@ -613,7 +691,7 @@ def _combine(problem: MomentProblem, name: str, opts: Mapping[str, Any], formula
         certificates=(lower_cert, up.certificate),
         certified=status.is_proven,
         diagnostics=Diagnostics(
-            solver="highs",
+            solver="highs" if opts.get("solver") is None else f"cvxpy:{opts['solver']}",
             solver_status="optimal",
             iterations=up.iterations + comp.iterations,
             columns=max(up.columns, comp.columns),
@@ -636,6 +714,7 @@ _LP_OPTIONS: dict[str, Any] = {
     "dense_limit": 4096,
     "highs_options": {},
     "basis": "auto",
+    "solver": None,
 }
 
 
@@ -658,6 +737,10 @@ class _LPBase(BoundMethod):
             raise InvalidArgument(f"basis must be 'auto', 'chebyshev' or 'hermite', got {options['basis']!r}")
         if int(options["max_iter"]) < 1:
             raise InvalidArgument(f"max_iter must be >= 1, got {options['max_iter']!r}")
+        if options["solver"] is not None:
+            from .formulations import check_solver
+
+            options = {**options, "solver": check_solver(options["solver"])}
         return _combine(problem, self.name, options, self.formulation)
 
 

@@ -56,7 +56,8 @@ from .problem import EventKind, MomentProblem, Support, SupportKind
 from .registry import BoundMethod, register
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status, round_down, round_up
 
-__all__ = ["PrekopaMethod", "DualSimplex", "structured_start_basis", "continuous_start_bases"]
+__all__ = ["PrekopaMethod", "DualSimplex", "structured_start_basis", "continuous_start_bases", "dual_simplex_upper",
+           "exact_feasibility"]
 
 _TAILS = (EventKind.GT, EventKind.GE, EventKind.LT, EventKind.LE)
 
@@ -384,68 +385,115 @@ class DualSimplex:
         return [z[k, 0] for k in range(m1)]
 
     # -- ratio test ---------------------------------------------------------------------
-    def _value(self, coeffs: Sequence[Any], x: Fraction) -> Any:
-        t = self.tvals(x)
-        acc = coeffs[0] * t[0]
-        for c, v in zip(coeffs[1:], t[1:]):
-            acc += c * v
-        return acc
+    def x_poly(self, coeffs: Sequence[Any]) -> Any:
+        """The polynomial ``sum_k c_k phi_k`` as an exact ``fmpq_poly`` in ``x`` itself."""
+        import flint
 
-    def _candidates(self, y: Sequence[Any], L: Sequence[Any], basis: Sequence[Fraction]) -> list[Fraction]:
-        sup = self.problem.support
-        if sup.kind is SupportKind.FINITE:
-            return list(sup.points)  # type: ignore[arg-type]
+        mono = self.pb.monomial_in([_f(v) if not isinstance(v, Fraction) else v for v in coeffs], Fraction(0), Fraction(1))
+        return flint.fmpq_poly([_q(c) for c in mono])
+
+    def _dense_ratio(
+        self, y_x: Any, L_x: Any, lo: int, hi: int, target: int, basis: set[Fraction]
+    ) -> tuple[Any, Fraction] | None:
+        """Exact minimum ratio over every integer of ``lo..hi`` (all values in rational arithmetic).
+
+        The sign of ``L(x)`` is read from the integer numerator polynomial (``L = N / d``,
+        ``d > 0``), so only the points with ``L(x) < 0`` pay for a rational ratio.
+        """
+        num_L = L_x.numer()
+        best: tuple[Any, Fraction] | None = None
+        for x in range(lo, hi + 1):
+            if num_L(x) >= 0:
+                continue
+            fx = Fraction(x)
+            if fx in basis:
+                continue
+            ratio = (y_x(x) - target) / (-L_x(x))
+            if best is None or ratio < best[0]:
+                best = (ratio, fx)
+        return best
+
+    def _float_candidates(self, y: Sequence[Any], L: Sequence[Any], basis: Sequence[Fraction], piece: Any) -> set[Fraction]:
+        """Candidate entering points of a long integer piece: ends, floor/ceiling of the real
+        critical points of the ratio and of the roots of ``L``, neighbours of basis points."""
         pb = self.pb
         yf = np.array([float(_f(v)) for v in y])
         Lf = np.array([float(_f(v)) for v in L])
-        out: set[Fraction] = set()
-        for piece in self.pieces:  # type: ignore[union-attr]
-            lo, hi = int(piece.lo), int(piece.hi)  # type: ignore[arg-type]
-            if hi - lo + 1 <= self.dense_limit:
-                xs = np.arange(lo, hi + 1)
-                V = pb.vander(pb.v_float(xs.astype(float)))
-                d = V @ yf - piece.target
-                lv = V @ Lf
-                in_basis = np.isin(xs, np.array([int(b) for b in basis]))
-                neg = (lv < -1e-12 * max(1.0, float(np.max(np.abs(lv))))) & ~in_basis
-                if not np.any(neg):
-                    continue
-                ratio = np.full(xs.size, np.inf)
-                ratio[neg] = np.maximum(d[neg], 0.0) / (-lv[neg])
-                # the exact test below decides; keep the few smallest float ratios
-                order = np.argsort(ratio)[:16]
-                out.update(Fraction(int(xs[i])) for i in order if np.isfinite(ratio[i]))
+        lo, hi = int(piece.lo), int(piece.hi)
+        out: set[Fraction] = {Fraction(lo), Fraction(hi)}
+        d = yf.copy()
+        d[0] -= piece.target
+        num = pb.sub(pb.mul(pb.der(d), Lf), pb.mul(d, pb.der(Lf)))
+        vlo, vhi = float(pb.to_v(Fraction(lo))), float(pb.to_v(Fraction(hi)))
+        pad = 1e-9 * max(abs(vlo), abs(vhi)) + 1e-12
+        roots = list(pb.real_roots(num, vlo - pad, vhi + pad)) + list(pb.real_roots(Lf, vlo - pad, vhi + pad))
+        for r in roots:
+            x = float(pb.shift) + float(pb.scale) * float(r)
+            if not math.isfinite(x):
                 continue
-            out.update((Fraction(lo), Fraction(hi)))
-            d = yf.copy()
-            d[0] -= piece.target
-            num = pb.sub(pb.mul(pb.der(d), Lf), pb.mul(d, pb.der(Lf)))
-            vlo, vhi = float(pb.to_v(Fraction(lo))), float(pb.to_v(Fraction(hi)))
-            pad = 1e-9 * max(abs(vlo), abs(vhi)) + 1e-12
-            roots = list(pb.real_roots(num, vlo - pad, vhi + pad)) + list(pb.real_roots(Lf, vlo - pad, vhi + pad))
-            for r in roots:
-                x = float(pb.shift) + float(pb.scale) * float(r)
-                f = math.floor(x)
-                out.update(Fraction(v) for v in range(f - 1, f + 3) if lo <= v <= hi)
-            for b in basis:
-                out.update(Fraction(v) for v in (b - 1, b + 1) if lo <= v <= hi)
-        return sorted(out)
+            f = math.floor(x)
+            out.update(Fraction(v) for v in range(f - 1, f + 3) if lo <= v <= hi)
+        for b in basis:
+            out.update(Fraction(v) for v in (b - 1, b + 1) if lo <= v <= hi)
+        return out
 
     def entering(self, st: _State, r: int) -> Fraction | None:
+        """The entering point of the dual simplex ratio test (exact), or ``None`` if no support
+        point has ``L_r(x) < 0``.
+
+        Integer pieces up to ``dense_limit`` points and finite supports are scanned point by
+        point in exact arithmetic; on longer pieces the candidates come from the float
+        critical points and the exact ratio decides among them.  ``None`` is returned only
+        when ``L_r >= 0`` holds on the *whole* support, checked exactly (a Farkas certificate
+        of infeasibility: ``E[L_r(X)] = w_r < 0``); a candidate search that misses a point
+        with ``L_r < 0`` falls back to the points found by that exact check.
+        """
         L = self.lagrange_row(st.basis, r)
-        best: tuple[Any, Fraction] | None = None
+        y_x, L_x = self.x_poly(st.y), self.x_poly(L)
         basis = set(st.basis)
-        for x in self._candidates(st.y, L, st.basis):
+        best: tuple[Any, Fraction] | None = None
+
+        def consider(x: Fraction) -> None:
+            nonlocal best
             if x in basis:
-                continue
-            lv = self._value(L, x)
+                return
+            lv = L_x(_q(x))
             if lv >= 0:
-                continue
-            d = self._value(st.y, x) - int(self.event.indicator(x))
-            ratio = d / (-lv)
+                return
+            ratio = (y_x(_q(x)) - int(self.event.indicator(x))) / (-lv)
             if best is None or ratio < best[0] or (ratio == best[0] and x < best[1]):
                 best = (ratio, x)
+
+        sup = self.problem.support
+        exhaustive = True
+        if sup.kind is SupportKind.FINITE:
+            for x in sup.points:  # type: ignore[union-attr]
+                consider(x)
+        else:
+            for piece in self.pieces:  # type: ignore[union-attr]
+                lo, hi = int(piece.lo), int(piece.hi)  # type: ignore[arg-type]
+                if hi - lo + 1 <= self.dense_limit:
+                    got = self._dense_ratio(y_x, L_x, lo, hi, piece.target, basis)
+                    if got is not None and (best is None or got[0] < best[0] or (got[0] == best[0] and got[1] < best[1])):
+                        best = got
+                    continue
+                exhaustive = False
+                for x in sorted(self._float_candidates(st.y, L, st.basis, piece)):
+                    consider(x)
+        if best is None and not exhaustive:
+            # the float candidates found no point with L_r < 0: decide exactly on the whole support
+            ver = self.lagrange_nonnegative(L)
+            for x in ver.violations:
+                consider(x)
         return None if best is None else best[1]
+
+    def lagrange_nonnegative(self, L: Sequence[Any]) -> Any:
+        """Exact check of ``L >= 0`` on the whole support (a :class:`Verification`)."""
+        from .problem import Event
+
+        lo = self.problem.support.lo
+        never = Event.lt(lo - 1)  # type: ignore[operator]
+        return slack_minimum(self.u_monomial(L), "monomial", self.amap, self.problem.support, never, "upper")
 
     def run(self, basis: Sequence[Fraction], max_pivots: int) -> tuple[_State, bool]:
         """Pivot until primal feasible; returns (state, optimal_reached)."""
@@ -465,9 +513,12 @@ class DualSimplex:
             seen.add(key)
             x = self.entering(st, r)
             if x is None:
+                # L_r >= 0 on the whole support (checked exactly) while E[L_r(X)] = w_r < 0
                 raise InfeasibleMoments(
-                    "dual simplex: no entering point, the moments are infeasible on the discrete support "
-                    f"{self.problem.support} (a basis weight stays negative for every pivot)",
+                    f"no distribution on the discrete support {self.problem.support} has these moments: "
+                    f"the Lagrange polynomial of the basis point {st.basis[r]} is >= 0 on the whole support "
+                    f"but its expectation is the negative weight {float(_f(st.w[r])):.3g} "
+                    "(an exactly verified Farkas certificate)",
                     condition="discrete-support",
                 )
             new = list(st.basis)
@@ -568,7 +619,13 @@ def _continuous_start(ds: DualSimplex, problem: MomentProblem) -> list[Fraction]
     return None
 
 
-def _upper(problem: MomentProblem, opts: Mapping[str, Any]) -> tuple[Fraction, Certificate, Status, int, str]:
+def dual_simplex_upper(problem: MomentProblem, opts: Mapping[str, Any]) -> tuple[Fraction, Certificate, Status, int, str]:
+    """Upper bound of ``P(E)`` for a tail event by the exact dual simplex from Prekopa's starts.
+
+    ``opts`` holds :class:`PrekopaMethod`'s options.  Returns ``(value, certificate, status,
+    pivots, note)``; the status is OPTIMAL when the final basis is primal and dual feasible
+    in exact arithmetic.
+    """
     dense = int(opts["dense_limit"])
     max_pivots = int(opts["max_pivots"])
     pivots = 0
@@ -638,6 +695,58 @@ def _upper(problem: MomentProblem, opts: Mapping[str, Any]) -> tuple[Fraction, C
     return cert.value, cert, status, pivots, "ratio test missed a point; final certificate shifted"
 
 
+def exact_feasibility(problem: MomentProblem, max_pivots: int = 600) -> bool | None:
+    """Decide in exact arithmetic whether a law on the discrete support has these moments.
+
+    Runs the exact dual simplex for an auxiliary tail event (feasibility does not depend on
+    the event).  Returns ``True`` when it reaches a basis with nonnegative exact weights (a
+    distribution with these moments, hence a witness), raises :class:`InfeasibleMoments`
+    when a Lagrange polynomial ``L >= 0`` on the whole support has a negative expectation
+    (an exactly verified Farkas certificate), and returns ``None`` if the pivot limit ends the
+    run first.  Continuous supports are decided by :func:`~.feasibility.check_feasible`.
+
+    Example
+    -------
+    >>> from momentbound.bounds import MomentProblem, Support, Event
+    >>> exact_feasibility(MomentProblem((1, 3, 11, 45), Support.grid(0, 6), Event.ge(5)))
+    True
+    """
+    from .problem import Event
+
+    sup = problem.support
+    if not sup.is_discrete:
+        raise InvalidArgument(f"exact_feasibility is for grid or finite supports, got {sup}")
+    ds_sup = _DiscreteSupport(problem)
+    n = ds_sup.size()
+    m = problem.order
+    if n < m + 1:
+        # too few points for a basis: the moment matrix of the points decides (exact rank test)
+        return None
+    # a threshold near the mean keeps both sides wide enough for Prekopa's structure
+    mean = problem.exact_moments[1] if m >= 1 else ds_sup.at(0)
+    if ds_sup.grid:
+        idx = min(max(math.floor(mean - ds_sup.lo), 0), n - 1)  # type: ignore[operator]
+    else:
+        idx = min(range(n), key=lambda i: abs(ds_sup.at(i) - mean))
+    for t in (ds_sup.at(idx), ds_sup.at(n // 2), ds_sup.at(0)):
+        aux = problem.with_event(Event.le(t))
+        try:
+            starts = continuous_start_bases(aux) + [structured_start_basis(aux)]
+        except InvalidArgument:
+            continue
+        ds = DualSimplex(aux)
+        for start in starts:
+            try:
+                ds.state(start)
+            except ZeroDivisionError:
+                continue
+            _, optimal = ds.run(start, max_pivots)
+            if optimal:
+                return True
+            break
+    return None
+
+
 @register
 class PrekopaMethod(BoundMethod):
     """Prekopa's dual method (exact dual simplex from a structured dual feasible basis).
@@ -683,9 +792,9 @@ class PrekopaMethod(BoundMethod):
             )
         if int(options["max_pivots"]) < 0:
             raise InvalidArgument(f"max_pivots must be >= 0, got {options['max_pivots']!r}")
-        uv, ucert, ust, upiv, unote = _upper(problem, options)
+        uv, ucert, ust, upiv, unote = dual_simplex_upper(problem, options)
         comp = problem.with_event(problem.event.complement())
-        cv, ccert, cst, cpiv, cnote = _upper(comp, options)
+        cv, ccert, cst, cpiv, cnote = dual_simplex_upper(comp, options)
         lower_cert = Certificate(
             "lower",
             tuple([1 - Fraction(ccert.coefficients[0])] + [-Fraction(v) for v in ccert.coefficients[1:]]),

@@ -211,9 +211,10 @@ def _structure(m: int, pieces: tuple[tuple[float, float], ...]) -> tuple[Any, li
     return A, cones, nvar, eq_pieces, [pi for pi, _ in points]
 
 
-_CLARABEL_OK = {"Solved", "AlmostSolved"}
+_CLARABEL_OK = {"Solved", "AlmostSolved", "optimal"}  # (the last: cvxpy's name, solver= routes)
 # statuses whose (finite) iterate is still worth verifying as a candidate certificate
-_CANDIDATE_OK = {"NumericalError", "MaxIterations", "MaxTime", "InsufficientProgress", "AlmostSolved"}
+_CANDIDATE_OK = {"NumericalError", "MaxIterations", "MaxTime", "InsufficientProgress", "AlmostSolved",
+                 "optimal_inaccurate", "user_limit"}
 
 
 @dataclass(frozen=True)
@@ -395,10 +396,21 @@ class SDPMethod(BoundMethod):
 
     name = "sdp"
     kind = Kind.BOUND
-    options = {"tol": 1e-9, "max_iter": 200}
+    options = {"tol": 1e-9, "max_iter": 200, "solver": None}
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:
         tol, max_iter = tol_and_max_iter(options)
+        solve = sos_dual
+        solver_name = "clarabel"
+        if options["solver"] is not None:
+            from .formulations import check_solver, require_sdp_solver, solve_sos
+
+            name = check_solver(options["solver"])
+            require_sdp_solver(name, "the sum-of-squares program")
+            solver_name = f"cvxpy:{name}"
+
+            def solve(c: np.ndarray, spec: Any, *, tol: float, max_iter: int) -> SOSSolution:
+                return solve_sos(c, spec, name, tol, max_iter)
         c = np.array([float(v) for v in problem.chebyshev_moments()])
         notes = []
         if problem.support.kind is SupportKind.REAL and problem.order % 2 == 1:
@@ -414,11 +426,11 @@ class SDPMethod(BoundMethod):
             # lower bound: max c.y s.t. p <= 1_E  <=>  min c.q with q = -p, q >= -1_E
             sign = 1.0 if side == "upper" else -1.0
             spec = tuple((pc.a, pc.b, sign * pc.target) for pc in pieces)
-            sol = sos_dual(c, spec, tol=tol, max_iter=max_iter)
+            sol = solve(c, spec, tol=tol, max_iter=max_iter)
             if sol.solver_status not in _CLARABEL_OK:
                 # looser tolerances often succeed near the boundary of the moment space; the
                 # candidate is verified rigorously below either way
-                retry = sos_dual(c, spec, tol=min(tol * 1e3, 1e-6), max_iter=max_iter)
+                retry = solve(c, spec, tol=min(tol * 1e3, 1e-6), max_iter=max_iter)
                 iters += sol.iterations
                 sol = retry if np.all(np.isfinite(retry.coefficients)) else sol
             statuses.append(sol.solver_status)
@@ -427,12 +439,12 @@ class SDPMethod(BoundMethod):
                 sol.solver_status not in _CLARABEL_OK and sol.solver_status not in _CANDIDATE_OK
             ):
                 raise SolverFailed(
-                    f"Clarabel returned {sol.solver_status} for the {side} bound of {problem.event} "
+                    f"{'Clarabel' if solver_name == 'clarabel' else solver_name} returned {sol.solver_status} for the {side} bound of {problem.event} "
                     f"(order {problem.order}); the moments may be on the boundary of the moment space",
                     result=sol,
                 )
             cand = np.array(sol.coefficients)
             cand[0] += MARGIN  # interior-point iterates are feasible only to ~tol
             sides[side] = certified_side(problem, side, sign * cand, "sdp")
-        diag = Diagnostics(solver="clarabel", solver_status="/".join(statuses), iterations=iters, notes=tuple(notes))
+        diag = Diagnostics(solver=solver_name, solver_status="/".join(statuses), iterations=iters, notes=tuple(notes))
         return assemble(problem, self.name, sides, diag)

@@ -138,11 +138,13 @@ def exchange_dual(
     *,
     tol: float = 1e-10,
     max_iter: int = 100,
+    solver: str | None = None,
 ) -> ExchangeResult:
     """Minimise ``c . y`` subject to ``p(u) >= offset_i`` on every piece (exchange method).
 
     ``offsets[i]`` is the right-hand side on ``pieces[i]`` (the indicator value for an upper
-    bound, minus it for a lower bound written as a minimisation of ``-p``).
+    bound, minus it for a lower bound written as a minimisation of ``-p``).  ``solver``
+    names a cvxpy solver for the master problems (default: HiGHS directly, warm started).
 
     Example
     -------
@@ -152,13 +154,14 @@ def exchange_dual(
     1.0
     """
     try:
-        return _exchange(cheb_moments, pieces, offsets, tol, max_iter, _COEF_BOX)
+        return _exchange(cheb_moments, pieces, offsets, tol, max_iter, _COEF_BOX, solver)
     except SolverFailed:
-        return _exchange(cheb_moments, pieces, offsets, tol, max_iter, _SMALL_BOX)
+        return _exchange(cheb_moments, pieces, offsets, tol, max_iter, _SMALL_BOX, solver)
 
 
 def _exchange(
-    cheb_moments: np.ndarray, pieces: tuple[UnitPiece, ...], offsets: tuple[float, ...], tol: float, max_iter: int, box: float
+    cheb_moments: np.ndarray, pieces: tuple[UnitPiece, ...], offsets: tuple[float, ...], tol: float, max_iter: int, box: float,
+    solver: str | None = None,
 ) -> ExchangeResult:
     c = np.asarray(cheb_moments, dtype=float)
     m = len(c) - 1
@@ -172,7 +175,12 @@ def _exchange(
     converged = False
     total_points = len(base[0])
     last_active: np.ndarray | None = None
-    warm = _WarmLP(c, m)  # persistent HiGHS model: rows are appended, the basis is reused
+    if solver is None:
+        warm: Any = _WarmLP(c, m)  # persistent HiGHS model: rows are appended, the basis is reused
+    else:
+        from .formulations import CvxpyMaster
+
+        warm = CvxpyMaster(c, m, solver, tol)  # the named master problem, rebuilt and solved through cvxpy
     warm.set_box(box)
     warm.add(base[0], base[1])
     pending: tuple[np.ndarray, np.ndarray] | None = None
@@ -183,6 +191,10 @@ def _exchange(
         if fast is not None:
             y = fast
             last_active = None
+        elif solver is not None:  # no silent switch to another solver
+            if it > 1:
+                break
+            raise SolverFailed(f"cvxpy solver {solver} failed on the first exchange master problem ({warm.status})")
         else:
             res = _full_solve(c, m, base, extra_u, extra_r, last_active, warm.box)
             if res is None:
@@ -320,28 +332,36 @@ class SQPMethod(BoundMethod):
 
     name = "sqp"
     kind = Kind.BOUND
-    options = {"tol": 1e-9, "max_iter": 100}
+    options = {"tol": 1e-9, "max_iter": 100, "solver": None}
 
     def applies(self, problem: MomentProblem) -> str | None:
         return _check_common(problem)
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:
         tol, max_iter = tol_and_max_iter(options)
+        solver = None
+        if options["solver"] is not None:
+            from .formulations import check_solver
+
+            solver = check_solver(options["solver"])
         c = np.array([float(v) for v in problem.chebyshev_moments()])
         pieces = _discrete_pieces(problem)
         sides: dict[str, tuple[Any, bool]] = {}
-        iters, npts, notes = 0, 0, []
+        iters, npts, notes, states = 0, 0, [], []
         for side in ("upper", "lower"):
             sign = 1.0 if side == "upper" else -1.0
-            res = exchange_dual(c, pieces, tuple(sign * pc.target for pc in pieces), tol=tol, max_iter=max_iter)
+            res = exchange_dual(c, pieces, tuple(sign * pc.target for pc in pieces), tol=tol, max_iter=max_iter,
+                                solver=solver)
             iters += res.iterations
             npts += res.points
+            states.append("converged" if res.converged else "stopped")
             if not res.converged:
                 notes.append(f"{side}: exchange stopped after {res.iterations} iterations (violation {res.max_violation:.2g})")
             cand = np.array(res.coefficients)
             cand[0] += max(res.max_violation, 0.0) + MARGIN
             sides[side] = certified_side(problem, side, sign * cand, "sqp")
-        diag = Diagnostics(solver="highs-exchange", iterations=iters, columns=npts, notes=tuple(notes))
+        diag = Diagnostics(solver="highs-exchange" if solver is None else f"cvxpy:{solver}-exchange",
+                           solver_status="/".join(states), iterations=iters, columns=npts, notes=tuple(notes))
         return assemble(problem, self.name, sides, diag)
 
 

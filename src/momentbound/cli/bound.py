@@ -63,13 +63,14 @@ def _exact_row(model: Any, N: int, x: tuple[int, ...], ev: Any) -> dict[str, Any
     value = float(exact)
     return {"method": "exact", "kind": "exact", "lower": value, "upper": value, "certified": True,
             "status": "exact", "seconds": time.perf_counter() - start, "lower_exact": exact_text(exact),
-            "upper_exact": exact_text(exact)}
+            "upper_exact": exact_text(exact), "solver": ""}
 
 
 def _row(result: Any) -> dict[str, Any]:
-    """A result's summary with the exact rationals of its bounds (``None`` when they are floats)."""
+    """A result's summary with the exact rationals of its bounds (``None`` when they are floats) and
+    the solver that produced it."""
     return {**result.summary(), "lower_exact": exact_text(result.exact_lower),
-            "upper_exact": exact_text(result.exact_upper)}
+            "upper_exact": exact_text(result.exact_upper), "solver": str(result.diagnostics.solver or "")}
 
 
 def _model_problem(model: Any, N: int, x: tuple[int, ...], order: int, ev: Any) -> Any:
@@ -150,18 +151,29 @@ def _moment_problem(
 @click.option("--draws", type=int, default=None, help="Model form, sampling method: sampled tables [default: 1000].")
 @click.option("--seed", type=int, default=None,
               help="Model form: seed (an integer >= 0) of the sampling and gdts methods [default: 0].")
+@click.option("--solver", default=None,
+              help="Solve lp, lp-dual, sqp and sdp through cvxpy with this installed solver (CLARABEL, SCS, HIGHS, ...); "
+                   "results are verified in exact arithmetic as on the default path.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of a table.")
 def command(
     moments: str | None, support: str | None, event: str, shape: str | None, mode_: str | None,
     moments_lo: str | None, moments_hi: str | None, sample: str | None, confidence: float, sample_moments: int,
     method: str, arities: str | None, cells: str | None,
-    N: int | None, at: str | None, order: int | None, draws: int | None, seed: int | None, as_json: bool,
+    N: int | None, at: str | None, order: int | None, draws: int | None, seed: int | None, solver: str | None,
+    as_json: bool,
 ) -> None:
     """Certified bounds on P(X in E) from the moments of X (or of Z_x for a naive Bayes model)."""
     from momentbound.bounds import Event, available_methods, bound, get_method
     from momentbound.errors import MomentboundError, SolverFailed
 
     model_form = any(v is not None for v in (arities, cells, N, at))
+    if solver is not None:
+        from momentbound.bounds.formulations import check_solver
+
+        try:
+            solver = check_solver(solver)
+        except MomentboundError as exc:
+            raise click.BadParameter(str(exc), param_hint="--solver") from exc
     try:
         ev = Event.parse(event)
         if method != "all":
@@ -198,6 +210,8 @@ def command(
             problem = _moment_problem(moments, support, event, shape, mode_, moments_lo, moments_hi, sample,
                                       confidence, sample_moments)
             options = {}
+        if solver is not None:
+            options["solver"] = solver
         rows: list[dict[str, Any]] = []
         exact_row = None
         if model_form and with_exact:
@@ -224,7 +238,7 @@ def command(
     if as_json:
         emit_json({"results": rows, "exact": None if exact_row is None else exact_row["lower"]})
         return
-    cols = ["method", "kind", "lower", "upper", "certified", "status", "seconds"]
+    cols = ["method", "kind", "lower", "upper", "certified", "status", "seconds"] + (["solver"] if solver else [])
     table = [[_fmt(r[c]) for c in cols] for r in rows]
     title = f"P(X in {problem.event}) from {problem.order} moments on {problem.support}"
     if exact_row is not None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from typing import Any
+
 import click
 
 from momentbound.cli._common import UserError, emit_json, parse_int_list, parse_str_list, print_table
@@ -27,14 +29,27 @@ def _fmt(v: object) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of a table.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the rows as CSV (an existing file needs --force).")
+@click.option("--solvers", default=None,
+              help="Compare cvxpy solvers instead (comma-separated, e.g. CLARABEL,SCS,HIGHS, or 'all'): each of "
+                   "lp, lp-dual, sqp, sdp (or --methods) directly and through each solver.")
+@click.option("--moments", default=None, help="With --solvers: raw moments m0,m1,... of your own problem.")
+@click.option("--support", default=None, help="With --solvers and --moments: grid:LO:HI | interval:A:C | finite:... | real")
+@click.option("--event", default="gt:0", show_default=True, help="With --solvers and --moments: the event.")
 @force_option
 @write_errors
 def command(Ns: str, order: int, methods: str, draws: int, seed: int, as_json: bool, out: Path | None,
-            force: bool) -> None:
-    """Time and accuracy of every cdf method for P[Z_(0,0) > 0] (paper Tables 4-6)."""
+            solvers: str | None, moments: str | None, support: str | None, event: str, force: bool) -> None:
+    """Time and accuracy of every cdf method for P[Z_(0,0) > 0] (paper Tables 4-6), or of every
+    optimisation method under every cvxpy solver (--solvers)."""
     from momentbound.bounds.compare import MAX_N, compare_methods
     from momentbound.errors import MomentboundError, SolverFailed
 
+    if solvers is not None:
+        _solver_table(Ns, order, methods, solvers, moments, support, event, as_json,
+                      None if out is None else claim_output_file(out, force=force))
+        return
+    if moments is not None or support is not None:
+        raise click.UsageError("--moments and --support go with --solvers")
     sizes = parse_int_list(Ns, name="--N")
     if any(n < 1 for n in sizes):
         raise UserError(f"--N must list positive integers, got {Ns!r}")
@@ -64,3 +79,56 @@ def command(Ns: str, order: int, methods: str, draws: int, seed: int, as_json: b
     cols = ("method", "N", "kind", "status", "seconds", "lower", "upper", "width", "exact", "contains_exact")
     rows = [[_fmt(r.as_dict()[c]) for c in cols] for r in table.rows]
     print_table(f"P[Z > 0], {table.model}, {table.order} moments", cols, rows)
+
+
+def _solver_table(Ns: str, order: int, methods: str, solvers: str, moments: str | None, support: str | None,
+                  event: str, as_json: bool, out: Any) -> None:
+    """``compare --solvers``: one row per method and solver (``direct`` = the default path)."""
+    import csv
+    import io
+
+    from momentbound.bounds import Event, MomentProblem, Support
+    from momentbound.bounds.compare import table4_problem
+    from momentbound.bounds.formulations import installed_solvers
+    from momentbound.bounds.problem import as_exact
+    from momentbound.bounds.solver_compare import SolverTable, compare_solvers
+    from momentbound.errors import InfeasibleMoments, MomentboundError
+
+    names = list(installed_solvers()) if solvers.strip().lower() == "all" else parse_str_list(solvers)
+    if not names:
+        raise click.BadParameter("--solvers must list cvxpy solver names (or 'all')", param_hint="--solvers")
+    chosen = parse_str_list(methods) or None
+    try:
+        if moments is not None or support is not None:
+            if moments is None or support is None:
+                raise click.UsageError("give both --moments and --support (or neither, for the paper's P[Z > 0])")
+            mom = tuple(as_exact(t, "--moments") for t in parse_str_list(moments))
+            problems = [(None, MomentProblem(mom, Support.parse(support), Event.parse(event)))]
+        else:
+            sizes = parse_int_list(Ns, name="--N")
+            if not sizes or any(n < 1 for n in sizes):
+                raise click.BadParameter(f"--N must list positive integers, got {Ns!r}")
+            problems = [(n, table4_problem(n, order)[0]) for n in sizes]
+        tables: list[tuple[int | None, SolverTable]] = [
+            (n, compare_solvers(p, methods=chosen, solvers=names)) for n, p in problems
+        ]
+    except InfeasibleMoments as exc:
+        raise click.ClickException(f"InfeasibleMoments: {exc}") from exc
+    except MomentboundError as exc:
+        raise click.BadParameter(str(exc)) from exc
+    cols = ("N",) + SolverTable.COLUMNS
+    records = [{"N": n, **r.as_dict()} for n, t in tables for r in t.rows]
+    if out is not None:
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(cols)
+        for rec in records:
+            w.writerow([rec[c] for c in cols])
+        out.write_text(buf.getvalue())
+    if as_json:
+        emit_json({"solvers": names, "problems": [t.problem for _, t in tables], "rows": records})
+        return
+    show = ("N", "method", "solver", "finished", "status", "solver_status", "lower", "upper", "seconds", "agrees", "note")
+    rows = [[_fmt(rec[c]) for c in show] for rec in records]
+    print_table(f"solvers {', '.join(names)}: {tables[0][1].problem if len(tables) == 1 else 'P[Z > 0], 2x2x2 equal cells'}",
+                show, rows)
