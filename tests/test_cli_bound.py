@@ -20,7 +20,7 @@ def test_moments_form_json():
     doc = json.loads(res.output)
     (row,) = doc["results"]
     assert set(row) == {"method", "kind", "lower", "upper", "certified", "status", "seconds", "lower_exact",
-                        "upper_exact"}
+                        "upper_exact", "solver"}
     assert row["method"] == "lp" and row["status"] == "optimal" and row["certified"] is True
     assert abs(row["lower"] - 1 / 20) < 1e-15 and abs(row["upper"] - 4 / 15) < 1e-15
     assert (row["lower_exact"], row["upper_exact"]) == ("1/20", "4/15") and doc["exact"] is None

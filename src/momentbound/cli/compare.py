@@ -94,15 +94,15 @@ def _solver_table(Ns: str, order: int, methods: str, solvers: str, moments: str 
     from momentbound.bounds.solver_compare import SolverTable, compare_solvers
     from momentbound.errors import InfeasibleMoments, MomentboundError
 
-    names = list(installed_solvers()) if solvers.strip().lower() == "all" else parse_str_list(solvers)
+    names = list(installed_solvers()) if solvers.strip().lower() == "all" else parse_str_list(solvers, name="--solvers")
     if not names:
         raise click.BadParameter("--solvers must list cvxpy solver names (or 'all')", param_hint="--solvers")
-    chosen = parse_str_list(methods) or None
+    chosen = parse_str_list(methods, name="--methods") if methods.strip() else None
     try:
         if moments is not None or support is not None:
             if moments is None or support is None:
                 raise click.UsageError("give both --moments and --support (or neither, for the paper's P[Z > 0])")
-            mom = tuple(as_exact(t, "--moments") for t in parse_str_list(moments))
+            mom = tuple(as_exact(t, "--moments") for t in parse_str_list(moments, name="--moments"))
             problems = [(None, MomentProblem(mom, Support.parse(support), Event.parse(event)))]
         else:
             sizes = parse_int_list(Ns, name="--N")
