@@ -1,6 +1,8 @@
 """Moments of GE, hold-out, v-fold CV and leave-one-out (SPEC sections 2-3)."""
 
 from momentbound.estimators.estimators import GE, Estimator, HoldOut, KFold, LeaveOneOut, Split
+from momentbound.estimators.accuracy import Approximation, EstimatorAccuracy, estimator_accuracy
+from momentbound.estimators.bootstrap import Bootstrap, OutOfBag, Point632, Point632Plus, Resubstitution
 from momentbound.estimators.intervals import Interval
 from momentbound.estimators.moments import (
     COVARIANCE_RULES,
@@ -20,6 +22,14 @@ __all__ = [
     "LeaveOneOut",
     "Estimator",
     "Split",
+    "Resubstitution",
+    "Bootstrap",
+    "Point632",
+    "Point632Plus",
+    "OutOfBag",
+    "Approximation",
+    "EstimatorAccuracy",
+    "estimator_accuracy",
     "EstimatorMoments",
     "Interval",
     "MomentEngine",
