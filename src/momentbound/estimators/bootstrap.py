@@ -106,37 +106,22 @@ def _moments(law: Any, N: int, value: np.ndarray, coin: np.ndarray | None = None
     return mean, second
 
 
-def plus_value(resub: Any, err1: Any, gamma: Any) -> Any:
-    """The .632+ estimate from resubstitution ``err``, ``Err(1)`` and the no-information rate ``gamma``
-    (Efron & Tibshirani 1997, eqs. 27-32), elementwise on arrays (exact for ``Fraction`` entries):
-    ``Err1' = min(Err1, gamma)``, ``R = (Err1' - err) / (gamma - err)`` when ``Err1' > err`` and
-    ``gamma > err``, else 0; ``w = .632 / (1 - .368 R)``; ``(1 - w) err + w Err1'``."""
-    a = WEIGHT_632
+def plus_value(resub: Any, err1: Any, gamma: Any) -> np.ndarray:
+    """The .632+ estimate (Efron & Tibshirani 1997, eq. 32), elementwise, exact for ``Fraction`` arrays.
+
+    ``Err1' = min(Err1, gamma)``; ``R' = (Err1' - err) / (gamma - err)`` when ``Err1 > err`` and
+    ``gamma > err``, else 0; ``.632+ = .368 err + .632 Err1 + (Err1' - err) .368 .632 R' / (1 - .368 R')``.
+    """
+    r = np.asarray(resub)
+    exact = r.dtype == object
+    a = WEIGHT_632 if exact else float(WEIGHT_632)
     b = 1 - a
-    r_arr = np.asarray(resub, dtype=object if isinstance(np.ravel(resub)[0], Fraction) else float)
-    e_arr = np.minimum(np.asarray(err1, dtype=r_arr.dtype), np.asarray(gamma, dtype=r_arr.dtype))
-    g_arr = np.asarray(gamma, dtype=r_arr.dtype)
-    out = np.empty(r_arr.shape, dtype=r_arr.dtype)
-    flat_r, flat_e, flat_g, flat_o = r_arr.ravel(), e_arr.ravel(), g_arr.ravel(), out.ravel()
-    exact = r_arr.dtype == object
-    wa = a if exact else float(a)
-    wb = b if exact else float(b)
-    for i in range(flat_r.size):
-        r, e, g = flat_r[i], flat_e[i], flat_g[i]
-        rel = (e - r) / (g - r) if (e > r and g > r) else 0 * r
-        w = wa / (1 - wb * rel)
-        flat_o[i] = (1 - w) * r + w * e
-    return out
-
-
-def _plus_vectorised(r: np.ndarray, e: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """:func:`plus_value` for float arrays (vectorised)."""
-    a = float(WEIGHT_632)
+    e = np.asarray(err1, dtype=r.dtype)
+    g = np.asarray(gamma, dtype=r.dtype)
     e1 = np.minimum(e, g)
-    ok = (e1 > r) & (g > r)
-    rel = np.where(ok, (e1 - r) / np.where(ok, g - r, 1.0), 0.0)
-    w = a / (1.0 - (1.0 - a) * rel)
-    return (1.0 - w) * r + w * e1
+    ok = (e > r) & (g > r)
+    rel = np.where(ok, (e1 - r) / np.where(ok, g - r, 1), 0 * r)
+    return b * r + a * e + (e1 - r) * (b * a * rel) / (1 - b * rel)
 
 
 # ----------------------------------------------------------------------------- splitters
@@ -277,7 +262,7 @@ class Point632Plus(Bootstrap):
             r = law.resubstitution(N)[0]
             e = law.bootstrap(N)
             g = law.no_information(N)
-            law._cache[key] = plus_value(r, e, g) if law.exact else _plus_vectorised(r, e, g)
+            law._cache[key] = plus_value(r, e, g)
         return law._cache[key], None
 
     def delta(self, engine: Any, N: int) -> tuple[float, float]:
@@ -291,7 +276,7 @@ class Point632Plus(Bootstrap):
         sigma = np.array([[float(law.expect(N, x * y)) for y in parts] for x in parts]) - np.outer(mu, mu)
 
         def f(v: np.ndarray) -> float:
-            return float(_plus_vectorised(np.array([v[0]]), np.array([v[1]]), np.array([v[2]]))[0])
+            return float(plus_value(np.array([v[0]]), np.array([v[1]]), np.array([v[2]]))[0])
 
         h = 1e-6
         grad = np.array([(f(mu + h * np.eye(3)[i]) - f(mu - h * np.eye(3)[i])) / (2 * h) for i in range(3)])
@@ -400,7 +385,7 @@ def _ideal_parts(sim: Any, tables: np.ndarray, N: int, splitter: Any) -> tuple[n
         t3 = tables.reshape(len(tables), -1, K)
         q = (t3.sum(axis=2)[:, :, None] * g).sum(axis=1) / N
         gamma = ((t3.sum(axis=1) / N) * (1.0 - q)).sum(axis=1)
-        value = _plus_vectorised(resub, err1, gamma)
+        value = plus_value(resub, err1, gamma)
         return value, np.zeros(len(tables)), full, value
     if isinstance(splitter, Point632):
         return ((1 - a) * resub + a * err1, (1 - a) ** 2 * resub_coin, full, (1 - a) * resub + a * err1_b)
@@ -473,7 +458,7 @@ def _finite_parts(sim: Any, N: int, B: int, r: int, splitter: Any) -> tuple[np.n
         t3 = full_tables.reshape(r, -1, K)
         q = (t3.sum(axis=2)[:, :, None] * gfull).sum(axis=1) / N
         gamma = ((t3.sum(axis=1) / N) * (1.0 - q)).sum(axis=1)
-        return _plus_vectorised(resub, err1, gamma), np.zeros(r), full
+        return plus_value(resub, err1, gamma), np.zeros(r), full
     if isinstance(splitter, Point632):
         return (1 - a) * resub + a * err1, (1 - a) ** 2 * resub_coin + a * a * err1_coin, full
     return err1, err1_coin, full

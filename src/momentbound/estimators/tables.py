@@ -234,10 +234,12 @@ class TableLaw:
             lv = self.level(n)
             K = self.K
             t = lv.tables.reshape(len(lv.tables), -1, K)
+            if self.exact:
+                t = t.astype(object)
             g = lv.g.reshape(len(lv.tables), -1, K)  # g_x(k | T) at every input (any class cell)
             per_input = t.sum(axis=2)  # T_x
             q = (per_input[:, :, None] * g).sum(axis=1) / n  # (count, K)
-            share = t.sum(axis=1) / n  # (count, K)
+            share = t.sum(axis=1) * (Fraction(1, n) if self.exact else 1.0 / n)  # (count, K)
             gamma = (share * (1 - q)).sum(axis=1)
             if self.exact:
                 gamma = np.array([Fraction(x) for x in gamma], dtype=object)
