@@ -213,6 +213,16 @@ def test_point632plus_exact_is_the_table_function():
     assert isinstance(acc.approximation.mean, float)
 
 
+def test_intractable_table_sums_refuse_before_work():
+    from momentbound.model import second_nb_model
+
+    for est in (Resubstitution(), KFold(10), Bootstrap()):
+        with pytest.raises(InvalidArgument, match="montecarlo"):
+            estimator_accuracy(second_nb_model(), 100, est)
+    with pytest.raises(InvalidArgument, match="montecarlo"):
+        estimator_accuracy(MODELS["3class"], 40, Bootstrap())  # generic bootstrap sum above its limit
+
+
 def test_finite_b_and_oob_need_montecarlo():
     for est in (Bootstrap(10), Point632(10), Point632Plus(5), OutOfBag(7)):
         with pytest.raises(InvalidArgument, match="montecarlo"):

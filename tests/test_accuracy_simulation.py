@@ -202,3 +202,46 @@ def test_montecarlo_needs_rng_and_known_backend():
         estimator_accuracy(MODEL, 6, KFold(2), backend="montecarlo")
     with pytest.raises(UnknownMethod, match="backend"):
         estimator_accuracy(MODEL, 6, KFold(2), backend="nope")
+
+
+def test_shuffle_split_once_is_holdout():
+    from momentbound.estimators.repeated import ShuffleSplit
+
+    exact = estimator_accuracy(MODEL, 12, HoldOut(test_size=4))
+    mc = estimator_accuracy(MODEL, 12, ShuffleSplit(splits=1, test_size=4), backend="montecarlo", draws=20_000,
+                            rng=np.random.default_rng(13))
+    for field in ("mean", "variance", "covariance_with_ge", "deviation_variance", "bias"):
+        assert agree(getattr(mc, field), getattr(exact, field)), field
+
+
+@pytest.mark.parametrize("rule", ["majority", "histogram"])
+def test_exact_forms_through_montecarlo(rule):
+    """The histogram and majority rules: exact (naive Bayes form) against the simulation of the rule."""
+    from momentbound.classifiers import HistogramRule, MajorityRule
+
+    clf = MajorityRule() if rule == "majority" else HistogramRule(ties="first")
+    model = CellModel((3,), [0.1, 0.2, 0.15, 0.15, 0.25, 0.15])
+    for est in (Resubstitution(), Bootstrap(), Point632(), KFold(4)):
+        exact = estimator_accuracy(model, 16, est, classifier=clf)
+        mc = estimator_accuracy(model, 16, est, classifier=clf, backend="montecarlo", draws=20_000,
+                                rng=np.random.default_rng(14))
+        for field in ("mean", "variance", "covariance_with_ge", "deviation_variance"):
+            assert agree(getattr(mc, field), getattr(exact, field)), (rule, est, field)
+
+
+def test_monte_carlo_moments_of_the_new_estimators():
+    from momentbound.estimators import estimator_moments, monte_carlo_moments
+
+    exact = estimator_moments(PAPER, 20, Point632())
+    mc = monte_carlo_moments(PAPER, 20, Point632(), draws=20_000, rng=np.random.default_rng(15))
+    assert agree(mc.mean, exact.mean) and agree(mc.variance, exact.variance)
+    oob = monte_carlo_moments(PAPER, 20, OutOfBag(25), draws=2_000, rng=np.random.default_rng(16))
+    assert 0.3 < oob.mean.estimate < 0.6
+
+
+def test_point632plus_ideal_simulation_needs_the_closed_form():
+    from momentbound.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="finite B"):
+        estimator_accuracy(MODEL, 6, Point632Plus(), classifier=NaiveBayes(alpha=1), backend="montecarlo",
+                           draws=100, rng=np.random.default_rng(0))

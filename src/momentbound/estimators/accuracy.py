@@ -211,10 +211,10 @@ def _exact(model: CellModel, N: int, estimator: Estimator, classifier: Any, engi
 
     if engine is None:
         engine = make_engine(model, classifier=classifier, backend="exact")
+    joint = full_product(engine, N, estimator)  # first: refuses intractable table sums before other work
     parts = estimator.assemble(engine, N, "exact")
     m, s2 = parts.mean, parts.second
     g1, g2 = engine.ge_first(N), engine.ge_second(N)
-    joint = full_product(engine, N, estimator)
     var = s2 - m * m
     gvar = g2 - g1 * g1
     cov = joint - m * g1

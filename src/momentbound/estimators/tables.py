@@ -252,8 +252,8 @@ class TableLaw:
         if key not in self._cache:
             if n < 2:
                 raise InvalidArgument(f"the leave-one-out bootstrap needs N >= 2, got N={n}")
-            lv = self.level(n)
             q = self._bootstrap_fast(n) if self._fast_applies() and not self.exact else self._bootstrap_generic(n)
+            lv = self.level(n)
             err1 = (lv.tables * q).sum(axis=1) / n
             if self.exact:
                 err1 = np.array([Fraction(x) for x in err1], dtype=object)
@@ -265,8 +265,7 @@ class TableLaw:
 
     def _bootstrap_generic(self, n: int) -> np.ndarray:
         """``q_c(T)`` by summing over every bootstrap table (``(count, cells)``, 0 where ``T[c] = 0``)."""
-        lv = self.level(n)
-        count, cells = len(lv.tables), self.cells
+        count, cells = table_count(n, self.cells), self.cells
         limit = MAX_BOOTSTRAP_WORK_EXACT if self.exact else MAX_BOOTSTRAP_WORK
         if count * count * cells > limit:
             raise InvalidArgument(
@@ -274,6 +273,7 @@ class TableLaw:
                 f"tables ({cells} cells, N={n}), above the limit {limit:.3g}; use backend='montecarlo' "
                 "(or one attribute, two classes and alpha = 0, which has a fast exact route)"
             )
+        lv = self.level(n)
         err = 1 - lv.g  # e_c(S) for every bootstrap table S (same tables of size n)
         S = lv.tables
         if self.exact:
