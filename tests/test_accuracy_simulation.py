@@ -245,3 +245,21 @@ def test_point632plus_ideal_simulation_needs_the_closed_form():
     with pytest.raises(InvalidArgument, match="finite B"):
         estimator_accuracy(MODEL, 6, Point632Plus(), classifier=NaiveBayes(alpha=1), backend="montecarlo",
                            draws=100, rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("alpha", [0, 1])
+def test_bootstrap_extra_variance_is_the_difference(alpha):
+    """Paired extra variance = Var(Err(1)_B) (simulated) - Var(Err(1)_ideal) (exact)."""
+    from momentbound.estimators import bootstrap_extra_variance
+
+    model = PAPER if alpha == 0 else MODEL
+    clf = NaiveBayes(ties="random", alpha=alpha)
+    n, B = 12, 3
+    ideal = estimator_accuracy(model, n, Bootstrap(), classifier=clf)
+    finite = estimator_accuracy(model, n, Bootstrap(B), classifier=clf, backend="montecarlo", draws=30_000,
+                                rng=np.random.default_rng(21))
+    extra = bootstrap_extra_variance(model, n, B, classifier=clf, draws=30_000, rng=np.random.default_rng(22))
+    assert agree(extra, float(finite.variance.estimate) - float(ideal.variance), se_of(finite.variance))
+    assert extra.lower > 0  # three samples add variance
+    if alpha == 0:  # the ideal Err(1) is exact per table: pairing pays
+        assert se_of(extra) < se_of(finite.variance)

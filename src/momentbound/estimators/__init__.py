@@ -2,7 +2,14 @@
 
 from momentbound.estimators.estimators import GE, Estimator, HoldOut, KFold, LeaveOneOut, Split
 from momentbound.estimators.accuracy import Approximation, EstimatorAccuracy, estimator_accuracy
-from momentbound.estimators.bootstrap import Bootstrap, OutOfBag, Point632, Point632Plus, Resubstitution
+from momentbound.estimators.bootstrap import (
+    Bootstrap,
+    OutOfBag,
+    Point632,
+    Point632Plus,
+    Resubstitution,
+    bootstrap_extra_variance,
+)
 from momentbound.estimators.intervals import Interval
 from momentbound.estimators.moments import (
     COVARIANCE_RULES,
@@ -27,6 +34,7 @@ __all__ = [
     "Point632",
     "Point632Plus",
     "OutOfBag",
+    "bootstrap_extra_variance",
     "Approximation",
     "EstimatorAccuracy",
     "estimator_accuracy",
