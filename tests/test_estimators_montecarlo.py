@@ -82,7 +82,7 @@ def test_contains_exact_values(label, model, N, est, clf):
 
 def test_coin_variance_is_needed_for_random_ties():
     """With random ties, Var(CE) without the exact per-draw coin variance misses the exact value."""
-    m = mc._Model(ONE_D, RANDOM)
+    m = mc.TableModel(ONE_D, RANDOM)
     rng = np.random.default_rng(7)
     E, C, _ = mc._cv_draws(m, (2, 2), mc.Simulation(m, 20000, 0.95, rng).iid_folds((2, 2)), 20000, rng)
     st = mc._Stats(20000, CONF)
@@ -95,7 +95,7 @@ def test_coin_variance_is_needed_for_random_ties():
 
 
 def test_first_ties_have_no_coin_variance():
-    m = mc._Model(TWO_BY_TWO, FIRST)
+    m = mc.TableModel(TWO_BY_TWO, FIRST)
     rng = np.random.default_rng(3)
     _, C, _ = mc._cv_draws(m, (3, 3), mc.Simulation(m, 200, 0.95, rng).iid_folds((3, 3)), 200, rng)
     assert np.all(C == 0)

@@ -20,6 +20,15 @@ from momentbound.splitters import (
     as_splitter,
     make_splitter,
 )
+from momentbound.estimators.accuracy import Approximation, EstimatorAccuracy, estimator_accuracy
+from momentbound.splitters.bootstrap import (
+    Bootstrap,
+    OutOfBag,
+    Point632,
+    Point632Plus,
+    Resubstitution,
+    bootstrap_extra_variance,
+)
 from momentbound.estimators.moments import (
     COVARIANCE_RULES,
     EstimatorMoments,
@@ -48,6 +57,15 @@ __all__ = [
     "Split",
     "Splitter",
     "ExactParts",
+    "Resubstitution",
+    "Bootstrap",
+    "Point632",
+    "Point632Plus",
+    "OutOfBag",
+    "bootstrap_extra_variance",
+    "Approximation",
+    "EstimatorAccuracy",
+    "estimator_accuracy",
     "EstimatorMoments",
     "Interval",
     "MomentEngine",

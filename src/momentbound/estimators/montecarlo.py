@@ -54,7 +54,7 @@ from momentbound.splitters.basic import (  # KFold, LeaveOneOut: used by the doc
 from momentbound.intervals import Interval
 from momentbound.model.cells import CellModel
 
-__all__ = ["MonteCarloMoments", "Simulation", "SimulatedParts", "monte_carlo_moments", "DEFAULT_DRAWS", "MIN_DRAWS"]
+__all__ = ["Draws", "MonteCarloMoments", "Simulation", "SimulatedParts", "monte_carlo_moments", "DEFAULT_DRAWS", "MIN_DRAWS"]
 
 DEFAULT_DRAWS = 10_000
 
@@ -129,7 +129,7 @@ class MonteCarloMoments:
 
 
 # ----------------------------------------------------------------------------- validation
-def _check(model: object, N: object, estimator: object, classifier: object, draws: object,
+def check_arguments(model: object, N: object, estimator: object, classifier: object, draws: object,
            confidence: object, rng: object) -> None:
     check_model_and_estimator(model, estimator)
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or int(draws) < MIN_DRAWS:
@@ -147,7 +147,7 @@ def _check(model: object, N: object, estimator: object, classifier: object, draw
 
 
 # ----------------------------------------------------------------------------- exact per-table parts
-class _Model:
+class TableModel:
     """Float cell probabilities, error weights ``w[x, y] = P[X = x, Y != y]`` and the inputs."""
 
     def __init__(self, model: CellModel, classifier: Any) -> None:
@@ -212,7 +212,7 @@ def _plus(a: Interval, b: Interval) -> Interval:
 
 
 # ----------------------------------------------------------------------------- the estimators
-def _ge_draws(m: _Model, n: int, draws: int, rng: np.random.Generator) -> np.ndarray:
+def _ge_draws(m: TableModel, n: int, draws: int, rng: np.random.Generator) -> np.ndarray:
     out = np.empty(draws)
     chunk = max(1, _CHUNK_ENTRIES // max(1, m.p.size))
     for start in range(0, draws, chunk):
@@ -221,7 +221,7 @@ def _ge_draws(m: _Model, n: int, draws: int, rng: np.random.Generator) -> np.nda
     return out
 
 
-def _fold_errors(m: _Model, folds: np.ndarray, tested: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _fold_errors(m: TableModel, folds: np.ndarray, tested: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For fold tables ``(r, v, cells)`` whose first ``tested`` folds are test sets (each classifier
     trained on the other folds): expected error counts ``E`` and coin variances ``C``
     (``(r, tested)``), and the exact GE of the last tested fold's classifier (``(r,)``)."""
@@ -242,7 +242,8 @@ def _fold_errors(m: _Model, folds: np.ndarray, tested: int) -> tuple[np.ndarray,
 
 
 def _cv_draws(
-    m: _Model, sizes: tuple[int, ...], sampler: Any, draws: int, rng: np.random.Generator
+    m: TableModel, sizes: tuple[int, ...], sampler: Any, draws: int, rng: np.random.Generator,
+    full: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per draw and fold: expected error count ``E``, coin variance ``C`` (both ``(R, v)``), and the
     exact GE of the last fold's classifier (training size ``N - s_v``; ``(R,)``).
@@ -255,7 +256,10 @@ def _cv_draws(
     chunk = max(1, _CHUNK_ENTRIES // max(1, v * m.p.size))
     for start in range(0, draws, chunk):
         r = min(chunk, draws - start)
-        E[start:start + r], C[start:start + r], ge_last[start:start + r] = _fold_errors(m, sampler(r, rng), v)
+        folds = sampler(r, rng)
+        E[start:start + r], C[start:start + r], ge_last[start:start + r] = _fold_errors(m, folds, v)
+        if full is not None:  # GE_N of the classifier trained on all the folds
+            full[start:start + r] = m.ge(m.predictions(folds.sum(axis=1)))
     return E, C, ge_last
 
 
@@ -277,6 +281,24 @@ class SimulatedParts:
     repetition_covariance: Interval | None = None
 
 
+@dataclass
+class Draws:
+    """Per-draw values kept when a :class:`Simulation` tracks the full-data GE (accuracy against ``GE_N``).
+
+    ``cond[r]``: a conditional mean of the estimate given draw ``r``'s tables (unbiased for
+    ``E[est | data]``); ``full[r]``: ``GE_N`` of the classifier trained on all ``N`` points of the draw;
+    ``var_c``, ``var_d``: the two per-draw parts of the estimate's variance,
+    ``Var(est) = mean(var_c) + R/(R-1) mean(var_d)`` (``var_d`` built from centred draws);
+    ``train``: hold-out only, the GE of the classifier trained on the training part.
+    """
+
+    cond: np.ndarray
+    full: np.ndarray
+    var_c: np.ndarray
+    var_d: np.ndarray
+    train: np.ndarray | None = None
+
+
 class Simulation:
     """The Monte Carlo context a splitter's ``simulate(sim, N)`` works with.
 
@@ -286,11 +308,33 @@ class Simulation:
     (:meth:`iid_folds` for ``KFold``; stratified splitters bring their own).
     """
 
-    def __init__(self, m: _Model, draws: int, confidence: float, rng: np.random.Generator) -> None:
+    def __init__(
+        self, m: TableModel, draws: int, confidence: float, rng: np.random.Generator, *, track: bool = False
+    ) -> None:
         self.model = m
         self.draws = draws
         self.rng = rng
         self.stats = _Stats(draws, confidence)
+        #: keep per-draw values and the full-data GE in :attr:`record` (:class:`Draws`)
+        self.track = track
+        self.record: Draws | None = None
+
+    def keep(
+        self,
+        cond: np.ndarray,
+        full: np.ndarray,
+        coin: np.ndarray | None = None,
+        *,
+        var_d: np.ndarray | None = None,
+        train: np.ndarray | None = None,
+    ) -> None:
+        """Record per-draw values (when tracking): ``Var(est) = E[coin] + Var(cond)`` unless the
+        splitter gives its own centred part ``var_d``."""
+        if not self.track:
+            return
+        c = np.zeros_like(cond) if coin is None else coin
+        d = (cond - cond.mean()) ** 2 if var_d is None else var_d
+        self.record = Draws(cond, full, c, d, train)
 
     @property
     def p(self) -> np.ndarray:
@@ -307,15 +351,38 @@ class Simulation:
     def generalization(self, n: int) -> SimulatedParts:
         ge = _ge_draws(self.model, n, self.draws, self.rng)
         mean, var = self.stats.mean(ge), self.stats.variance(ge)
+        self.keep(ge, ge)
         return SimulatedParts(mean, var, mean, var, n)
 
     def holdout(self, n_train: int, n_test: int) -> SimulatedParts:
+        if self.track:
+            return self._holdout_tracked(n_train, n_test)
         ge = _ge_draws(self.model, n_train, self.draws, self.rng)
         st = self.stats
         mean = st.mean(ge)
         # given the training table the n_test errors are iid Bernoulli(GE)
         variance = st.variance(ge, ge * (1.0 - ge) / n_test)
         return SimulatedParts(mean, variance, mean, st.variance(ge), n_train, n_test)
+
+    def _holdout_tracked(self, n_train: int, n_test: int) -> SimulatedParts:
+        """Hold-out with the test table drawn too (``GE_N`` needs the full data)."""
+        m, R, st = self.model, self.draws, self.stats
+        cond, coin, full, train = (np.empty(R) for _ in range(4))
+        chunk = max(1, _CHUNK_ENTRIES // max(1, 2 * m.p.size))
+        for start in range(0, R, chunk):
+            r = min(chunk, R - start)
+            tr, te = m.draw(self.rng, n_train, (r,)), m.draw(self.rng, n_test, (r,))
+            g = m.predictions(tr)
+            gf = g.reshape(r, -1)
+            sl = slice(start, start + r)
+            cond[sl] = (te * (1.0 - gf)).sum(axis=1) / n_test
+            coin[sl] = (te * gf * (1.0 - gf)).sum(axis=1) / n_test**2
+            train[sl] = m.ge(g)
+            full[sl] = m.ge(m.predictions(tr + te))
+        self.keep(cond, full, coin, train=train)
+        mean = st.mean(train)
+        variance = st.variance(train, train * (1.0 - train) / n_test)
+        return SimulatedParts(mean, variance, mean, st.variance(train), n_train, n_test)
 
     def iid_folds(self, sizes: tuple[int, ...]) -> Any:
         """Sampler of independent fold tables ``F_i ~ Multinomial(s_i, p)`` (``KFold``)."""
@@ -335,7 +402,10 @@ class Simulation:
             return self._some_folds(sizes, sampler, tested)
         v = len(sizes)
         s = np.array(sizes, dtype=float)
-        E, C, ge_last = _cv_draws(self.model, sizes, sampler, R, self.rng)
+        full = np.empty(R) if self.track else None
+        E, C, ge_last = _cv_draws(self.model, sizes, sampler, R, self.rng, full)
+        if full is not None:
+            self.keep(E.sum(axis=1) / N, full, C.sum(axis=1) / N**2)
         mean = st.mean(E.sum(axis=1) / N)
         variance = st.variance(E.sum(axis=1) / N, C.sum(axis=1) / N**2)
         H = E / s  # conditional mean of HE_i
@@ -380,6 +450,7 @@ class Simulation:
         c = np.empty((R, 2))
         w = np.empty((R, 2))
         ge = np.empty(R)
+        full = np.empty(R)
         chunk = max(1, _CHUNK_ENTRIES // max(1, 2 * len(sizes) * m.p.size))
         for start in range(0, R, chunk):
             r = min(chunk, R - start)
@@ -390,6 +461,8 @@ class Simulation:
                 w[start:start + r, part] = C.sum(axis=1) / n_test**2
                 if part == 0:
                     ge[start:start + r] = g
+                    if self.track:
+                        full[start:start + r] = m.ge(m.predictions(both[:, 0].sum(axis=1)))
         mean = st.mean(c.mean(axis=1))
         dev = c - c.mean()
         coin = w.mean(axis=1)
@@ -399,6 +472,7 @@ class Simulation:
         between = st.combined(np.zeros(R), cross, nonneg=False)
         share = 0.0 if math.isinf(repeats) else 1.0 / repeats
         variance = st.combined(share * coin, share * square + (1.0 - share) * cross)
+        self.keep(c[:, 0], full, share * coin, var_d=share * square + (1.0 - share) * cross)
         train = int(sum(sizes)) - int(sizes[tested - 1])
         return SimulatedParts(
             mean, variance, st.mean(ge), st.variance(ge), train, int(n_test) if tested == 1 else None,
@@ -470,7 +544,7 @@ def monte_carlo_moments(
     from momentbound.splitters.registry import as_splitter
 
     estimator = as_splitter(estimator)
-    _check(model, N, estimator, classifier, draws, confidence, rng)
+    check_arguments(model, N, estimator, classifier, draws, confidence, rng)
     split = estimator.split(N)  # validates N and the split (ImpossibleSplit)
     N = split.N
     R = int(draws)
@@ -484,7 +558,7 @@ def monte_carlo_moments(
         )
     # a classifier with a naive Bayes form is simulated in that form (the same law, exact scores)
     form = classifier.exact_form(model)
-    m = _Model(model, classifier) if form is None else _Model(form.model, form.classifier)
+    m = TableModel(model, classifier) if form is None else TableModel(form.model, form.classifier)
     parts = estimator.simulate(Simulation(m, R, float(confidence), rng), N)
     mean, variance = parts.mean, parts.variance
     std = _sqrt(variance)

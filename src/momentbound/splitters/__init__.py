@@ -17,6 +17,11 @@ repeated-cv                 :class:`RepeatedKFold`                       Monte C
 repeated-stratified-cv      :class:`RepeatedStratifiedKFold`             yes (backend ``exact``)
 shuffle-split               :class:`ShuffleSplit`                        yes (backend ``exact``)
 stratified-shuffle-split    :class:`StratifiedShuffleSplit`              Monte Carlo
+resubstitution              :class:`Resubstitution`                      yes
+bootstrap                   :class:`Bootstrap` (leave-one-out, Err(1))   yes (ideal B); finite B: MC
+632                         :class:`Point632`                            yes (ideal B); finite B: MC
+632plus                     :class:`Point632Plus`                        yes (ideal B); finite B: MC
+oob                         :class:`OutOfBag`                            Monte Carlo
 ==========================  ===========================================  ==========================
 """
 
@@ -39,11 +44,17 @@ from momentbound.splitters.basic import (
     check_model_and_estimator,
     kfold_sizes,
 )
+from momentbound.splitters.bootstrap import Bootstrap, OutOfBag, Point632, Point632Plus, Resubstitution
 from momentbound.splitters.registry import SPLITTERS, as_splitter, make_splitter
 from momentbound.splitters.repeated import RepeatedKFold, RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit
 from momentbound.splitters.stratified import StratifiedKFold
 
 __all__ = [
+    "Bootstrap",
+    "OutOfBag",
+    "Point632",
+    "Point632Plus",
+    "Resubstitution",
     "Allocation",
     "AllocationLaw",
     "Estimator",

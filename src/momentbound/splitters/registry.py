@@ -14,6 +14,7 @@ import numpy as np
 
 from momentbound.errors import InvalidArgument, UnknownMethod
 from momentbound.splitters.basic import GE, HoldOut, KFold, LeaveOneOut, Splitter
+from momentbound.splitters.bootstrap import Bootstrap, OutOfBag, Point632, Point632Plus, Resubstitution
 from momentbound.splitters.repeated import RepeatedKFold, RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit
 from momentbound.splitters.stratified import StratifiedKFold
 
@@ -30,6 +31,11 @@ SPLITTERS: dict[str, type] = {
     "repeated-stratified-cv": RepeatedStratifiedKFold,
     "shuffle-split": ShuffleSplit,
     "stratified-shuffle-split": StratifiedShuffleSplit,
+    "resubstitution": Resubstitution,
+    "bootstrap": Bootstrap,
+    "632": Point632,
+    "632plus": Point632Plus,
+    "oob": OutOfBag,
 }
 
 

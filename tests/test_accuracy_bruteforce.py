@@ -1,0 +1,297 @@
+"""Resubstitution, the ideal bootstrap, .632 and accuracy against GE_N equal brute force exactly.
+
+Witness: tests/oracles/bootstrap.py enumerates every count table of the data, every bootstrap
+sample (as multiplicities over the explicit list of the other points) and every product of fold
+tables, with the classifier computed from its list of training points (tests/oracles/naive_bayes.py).
+The stratified splitter has no exact backend here: its accuracy is checked by Monte Carlo against
+an enumeration of every ordered dataset run through scikit-learn's ``StratifiedKFold`` (within 4
+standard errors).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import warnings
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from sklearn.model_selection import StratifiedKFold as SkStratifiedKFold
+
+from momentbound import CellModel
+from momentbound.classifiers import HistogramRule, NaiveBayes
+from momentbound.errors import InvalidArgument
+from momentbound.estimators import (
+    GE,
+    Bootstrap,
+    HoldOut,
+    KFold,
+    LeaveOneOut,
+    OutOfBag,
+    Point632,
+    Point632Plus,
+    Resubstitution,
+    estimator_accuracy,
+    estimator_moments,
+)
+from momentbound.estimators.stratified import StratifiedKFold
+from momentbound.exact.tables import TableLaw, table_rank, tables_of_size
+from oracles.bootstrap import BootstrapBruteForce
+from oracles.estimators import BruteForce
+
+MODELS = {
+    "1d": CellModel((2,), [F(3, 10), F(1, 10), F(1, 5), F(2, 5)]),
+    "3class": CellModel((2,), [F(1, 6), F(1, 6), F(1, 6), F(1, 12), F(1, 4), F(1, 6)], 3),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def oracle(name: str, ties: str, alpha: int) -> BootstrapBruteForce:
+    return BootstrapBruteForce(BruteForce.from_model(MODELS[name], ties, alpha))
+
+
+def accuracy_wants(name, ties, alpha, n, kind):
+    bb = oracle(name, ties, alpha)
+    got = bb.moments(n, kind)
+    ge = bb.bf.ge_moments(n)
+    return got, ge
+
+
+def check_accuracy(acc, mean, second, joint, ge):
+    """Every field of an exact accuracy result against brute-force E[est], E[est^2], E[est GE_N]."""
+    g2 = ge.variance + ge.mean**2
+    assert isinstance(acc.mean, F) and isinstance(acc.covariance_with_ge, F)
+    assert acc.mean == mean
+    assert acc.variance == second - mean**2
+    assert (acc.ge_full_mean, acc.ge_full_variance) == (ge.mean, ge.variance)
+    assert acc.covariance_with_ge == joint - mean * ge.mean
+    assert acc.bias == mean - ge.mean
+    assert acc.mean_square == second - 2 * joint + g2
+    assert acc.deviation_variance == acc.mean_square - acc.bias**2
+    assert math.isclose(acc.rms, math.sqrt(acc.mean_square), rel_tol=1e-12)
+    var = float(second - mean**2)
+    if var > 0 and ge.variance > 0:
+        want = float(joint - mean * ge.mean) / math.sqrt(var * float(ge.variance))
+        assert math.isclose(acc.correlation_with_ge, want, rel_tol=1e-9, abs_tol=1e-12)
+
+
+RULES = [("random", 0), ("first", 0), ("random", 1), ("first", 1)]
+
+
+@pytest.mark.parametrize("ties, alpha", RULES)
+@pytest.mark.parametrize("n", [2, 5])
+def test_resubstitution_bootstrap_632_one_attribute(ties, alpha, n):
+    clf = NaiveBayes(ties=ties, alpha=alpha)
+    for est, kind in [(Resubstitution(), "resub"), (Bootstrap(), "err1"), (Point632(), "632")]:
+        got, ge = accuracy_wants("1d", ties, alpha, n, kind)
+        acc = estimator_accuracy(MODELS["1d"], n, est, classifier=clf)
+        check_accuracy(acc, got["mean"], got["second"], got["joint"], ge)
+        res = estimator_moments(MODELS["1d"], n, est, classifier=clf)
+        assert (res.mean, res.variance) == (got["mean"], got["second"] - got["mean"] ** 2)
+
+
+@pytest.mark.parametrize("ties", ["random", "first"])
+def test_bootstrap_three_classes(ties):
+    clf = NaiveBayes(ties=ties, alpha=1)
+    for est, kind in [(Resubstitution(), "resub"), (Bootstrap(), "err1"), (Point632(), "632")]:
+        got, ge = accuracy_wants("3class", ties, 1, 4, kind)
+        check_accuracy(estimator_accuracy(MODELS["3class"], 4, est, classifier=clf), got["mean"], got["second"], got["joint"], ge)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ties", ["random", "first"])
+def test_bootstrap_one_attribute_n7(ties):
+    clf = NaiveBayes(ties=ties, alpha=0)
+    for est, kind in [(Bootstrap(), "err1"), (Point632(), "632")]:
+        got, ge = accuracy_wants("1d", ties, 0, 7, kind)
+        check_accuracy(estimator_accuracy(MODELS["1d"], 7, est, classifier=clf), got["mean"], got["second"], got["joint"], ge)
+
+
+SPLITS = [
+    (GE(), None),
+    (HoldOut(test_size=2), ((2, 3), 1)),
+    (KFold(2), ((3, 2), 2)),
+    (KFold(3), ((2, 2, 1), 3)),
+    (LeaveOneOut(), ((1,) * 5, 5)),
+]
+
+
+@pytest.mark.parametrize("ties, alpha", RULES)
+def test_splitters_against_ge_full(ties, alpha):
+    """GE_N, and Cov(est, GE_N) of GE, hold-out, KFold and LOO (N = 5)."""
+    clf = NaiveBayes(ties=ties, alpha=alpha)
+    bb = oracle("1d", ties, alpha)
+    n = 5
+    ge = bb.bf.ge_moments(n)
+    for est, layout in SPLITS:
+        acc = estimator_accuracy(MODELS["1d"], n, est, classifier=clf)
+        res = estimator_moments(MODELS["1d"], n, est, classifier=clf)
+        second = res.variance + res.mean**2
+        joint = ge.variance + ge.mean**2 if layout is None else bb.split_joint(*layout)
+        check_accuracy(acc, res.mean, second, joint, ge)
+        if isinstance(est, HoldOut):
+            tr = bb.bf.ge_moments(3)
+            assert (acc.ge_train_mean, acc.ge_train_variance) == (tr.mean, tr.variance)
+            assert acc.covariance_with_train_ge == tr.variance and acc.bias_train == 0
+            assert acc.deviation_variance_train == res.variance - tr.variance
+
+
+@pytest.mark.slow
+def test_splitters_against_ge_full_n7():
+    clf = NaiveBayes(ties="random", alpha=0)
+    bb = oracle("1d", "random", 0)
+    ge7 = bb.bf.ge_moments(7)
+    for est, layout in [(LeaveOneOut(), ((1,) * 7, 7)), (KFold(3), ((3, 2, 2), 3)), (HoldOut(test_size=3), ((3, 4), 1))]:
+        acc = estimator_accuracy(MODELS["1d"], 7, est, classifier=clf)
+        res = estimator_moments(MODELS["1d"], 7, est, classifier=clf)
+        check_accuracy(acc, res.mean, res.variance + res.mean**2, bb.split_joint(*layout), ge7)
+
+
+def test_histogram_rule_three_inputs():
+    """The histogram rule (naive Bayes on the flattened input) through the same exact route."""
+    model = CellModel((3,), [F(1, 8), F(1, 8), F(1, 4), F(1, 16), F(1, 16), F(3, 8)])
+    bb = BootstrapBruteForce(BruteForce.from_model(model, "random", 0))
+    for est, kind in [(Resubstitution(), "resub"), (Point632(), "632")]:
+        got = bb.moments(4, kind)
+        ge = bb.bf.ge_moments(4)
+        acc = estimator_accuracy(model, 4, est, classifier=HistogramRule())
+        check_accuracy(acc, got["mean"], got["second"], got["joint"], ge)
+    acc = estimator_accuracy(model, 4, KFold(2), classifier=HistogramRule())
+    res = estimator_moments(model, 4, KFold(2), classifier=HistogramRule())
+    check_accuracy(acc, res.mean, res.variance + res.mean**2, bb.split_joint((2, 2), 2), bb.bf.ge_moments(4))
+
+
+def test_fast_routes_equal_the_generic_sums():
+    """The one-attribute routes (trinomial bootstrap law; additive GE) equal the generic sums."""
+    for ties in ("random", "first"):
+        model = CellModel((3,), [0.1, 0.2, 0.15, 0.15, 0.25, 0.15])
+        law = TableLaw(model, NaiveBayes(ties=ties), exact=False)
+        generic = TableLaw(model, NaiveBayes(ties=ties), exact=False)
+        generic._fast_applies = lambda: False
+        n = 7
+        assert np.allclose(law.bootstrap(n), generic.bootstrap(n), atol=1e-13)
+        for s in (1, 3, 6):
+            assert math.isclose(law.full_product(n, s), generic.full_product(n, s), rel_tol=1e-12)
+    exact = TableLaw(MODELS["1d"], NaiveBayes(), exact=True)
+    flt = TableLaw(MODELS["1d"].to_float(), NaiveBayes(), exact=False)
+    assert math.isclose(float(exact.expect(8, exact.bootstrap(8))), flt.expect(8, flt.bootstrap(8)), rel_tol=1e-12)
+
+
+def test_table_ranks():
+    for n, cells in [(0, 3), (5, 1), (6, 4), (4, 6)]:
+        t = tables_of_size(n, cells)
+        assert len(t) == math.comb(n + cells - 1, cells - 1) and (t.sum(axis=1) == n).all()
+        assert (table_rank(t, n) == np.arange(len(t))).all()
+        assert len({tuple(r) for r in t.tolist()}) == len(t)
+
+
+def test_point632plus_exact_is_the_table_function():
+    """Ideal .632+ = eq. 32 applied to each table's err, Err(1) and gamma (computed by the oracle)."""
+    bb = oracle("1d", "first", 0)
+    a = F(632, 1000)
+    m1 = m2 = F(0)
+    n = 5
+    for t, pr in bb.bf.tables(n):
+        r, _ = bb.resub(t)
+        e = bb.err1(t)
+        g_by_x = {}
+        for (x, y) in bb.bf.cell_list:
+            g_by_x.setdefault(x, bb.bf.g(t, x))
+        labels = [y for (x, y), c in zip(bb.bf.cell_list, t) for _ in range(c)]
+        inputs = [x for (x, y), c in zip(bb.bf.cell_list, t) for _ in range(c)]
+        gamma = sum((1 - g_by_x[xj][yi] for yi in labels for xj in inputs), F(0)) / (n * n)
+        e1 = min(e, gamma)
+        rel = (e1 - r) / (gamma - r) if (e > r and gamma > r) else F(0)
+        value = (1 - a) * r + a * e + (e1 - r) * (1 - a) * a * rel / (1 - (1 - a) * rel)
+        m1 += pr * value
+        m2 += pr * value * value
+    acc = estimator_accuracy(MODELS["1d"], n, Point632Plus(), classifier=NaiveBayes(ties="first"))
+    assert acc.mean == m1 and acc.variance == m2 - m1 * m1
+    assert acc.approximation is not None and acc.approximation.kind == "approximation"
+    assert isinstance(acc.approximation.mean, float)
+
+
+def test_intractable_table_sums_refuse_before_work():
+    from momentbound.model import second_nb_model
+
+    for est in (Resubstitution(), KFold(10), Bootstrap()):
+        with pytest.raises(InvalidArgument, match="montecarlo"):
+            estimator_accuracy(second_nb_model(), 100, est)
+    with pytest.raises(InvalidArgument, match="montecarlo"):
+        estimator_accuracy(MODELS["3class"], 40, Bootstrap())  # generic bootstrap sum above its limit
+
+
+def test_finite_b_and_oob_need_montecarlo():
+    for est in (Bootstrap(10), Point632(10), Point632Plus(5), OutOfBag(7)):
+        with pytest.raises(InvalidArgument, match="montecarlo"):
+            estimator_accuracy(MODELS["1d"], 5, est)
+    with pytest.raises(InvalidArgument, match="B must be"):
+        Bootstrap(0)
+    with pytest.raises(InvalidArgument, match="B must be"):
+        OutOfBag(None)
+
+
+# ----------------------------------------------------------------------------- stratified (Monte Carlo)
+def stratified_bruteforce(model, n, v, ties):
+    """Every ordered dataset through scikit-learn's StratifiedKFold (unshuffled): exact E[CE],
+    E[CE GE_N] (conditional on a dataset scikit-learn can split)."""
+    bf = BruteForce.from_model(model, ties, 0)
+    cells = bf.cell_list
+    K = model.n_classes
+    mass = m1 = joint = m2 = F(0)
+    for seq in itertools.product(range(len(cells)), repeat=n):
+        y = np.array([cells[c][1] for c in seq])
+        if max(np.bincount(y, minlength=K)) < v:
+            continue
+        pr = F(1)
+        for c in seq:
+            pr *= bf.p[c]
+        if pr == 0:
+            continue
+        full = [0] * len(cells)
+        for c in seq:
+            full[c] += 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            folds = list(SkStratifiedKFold(n_splits=v).split(np.zeros(n), y))
+        mean_err = coin = F(0)
+        for _, test in folds:
+            train = list(full)
+            for i in test:
+                train[seq[i]] -= 1
+            e = bf.errors(tuple(train))
+            for i in test:
+                mean_err += e[seq[i]]
+                coin += e[seq[i]] * (1 - e[seq[i]])
+        ce = mean_err / n
+        mass += pr
+        m1 += pr * ce
+        m2 += pr * (ce * ce + coin / n**2)
+        joint += pr * ce * bf.ge(tuple(full))
+    return m1 / mass, m2 / mass, joint / mass
+
+
+def within(interval, truth, confidence, k=4.0):
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    se = (interval.upper - interval.lower) / (2 * z)
+    return abs(interval.estimate - float(truth)) <= k * se + 1e-12
+
+
+def test_stratified_accuracy_monte_carlo_against_enumeration():
+    model = MODELS["1d"]
+    m1, m2, joint = stratified_bruteforce(model, 5, 2, "random")
+    ge = BruteForce.from_model(model, "random", 0).ge_moments(5)
+    acc = estimator_accuracy(model, 5, StratifiedKFold(2), backend="montecarlo", draws=40_000,
+                             rng=np.random.default_rng(11))
+    assert within(acc.mean, m1, acc.confidence)
+    assert within(acc.variance, m2 - m1 * m1, acc.confidence)
+    assert within(acc.covariance_with_ge, joint - m1 * ge.mean, acc.confidence)
+    assert within(acc.bias, m1 - ge.mean, acc.confidence)
+    assert acc.covariance_with_ge.upper - acc.covariance_with_ge.lower < 0.002
+    # stratification changes the answer (the plain KFold value is outside the interval)
+    plain = estimator_accuracy(model, 5, KFold(2))
+    assert not within(acc.mean, plain.mean, acc.confidence)
