@@ -36,7 +36,7 @@ from momentbound.estimators import (
     estimator_accuracy,
     estimator_moments,
 )
-from momentbound.estimators.stratified import StratifiedKFold
+from momentbound.splitters.stratified import StratifiedKFold
 from momentbound.exact.tables import TableLaw, table_rank, tables_of_size
 from oracles.bootstrap import BootstrapBruteForce
 from oracles.estimators import BruteForce
