@@ -68,6 +68,13 @@ SUCCEEDS: dict[str, list[str]] = {
                             "--seed", "1", "--json"],
     **{f"estimate-bound-{m}": ["estimate", *GE, "--N", "6", "--backend", f"bound:{m}", "--json"]
        for m in PLAIN},
+    "estimate-stratified": ["estimate", *MODEL, "--N", "8", "--estimator", "stratified-cv", "--folds", "2", "--json"],
+    "estimate-bootstrap-against": ["estimate", *MODEL, "--N", "8", "--estimator", "632", "--against", "ge-full",
+                                   "--json"],
+    "estimate-sklearn": ["estimate", *MODEL, "--N", "8", "--estimator", "shuffle-split", "--splits", "2",
+                         "--test-size", "2", "--classifier", "sklearn:sklearn.tree.DecisionTreeClassifier",
+                         "--param", "random_state=0", "--backend", "montecarlo", "--draws", "200", "--seed", "1",
+                         "--json"],
     "sweep-exact": ["sweep", *MODEL, "--N", "6", "--over", "folds", "--values", "2-3,loo", "--json"],
     "sweep-bound-lp": ["sweep", *MODEL, "--over", "N", "--values", "4,5", "--backend", "bound:lp", "--json"],
     "bound-series-warning": ["bound", "--moments", "1,0,1,1,2", "--support", "real", "--event", "ge:1",

@@ -99,7 +99,8 @@ class SklearnClassifier:
         out: dict[str, Any] = {"class": f"{cls.__module__}.{cls.__qualname__}", "encoding": self.encoding}
         get = getattr(self.estimator, "get_params", None)
         if callable(get):
-            out["params"] = {k: repr(v) for k, v in sorted(get(deep=False).items())}
+            out.update({f"param.{k}": v if isinstance(v, (str, int, float, bool)) or v is None else repr(v)
+                        for k, v in sorted(get(deep=False).items())})
         return out
 
     def exact_form(self, model: CellModel) -> ExactForm | None:

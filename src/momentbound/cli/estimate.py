@@ -11,7 +11,27 @@ import click
 
 from momentbound.cli._common import UserError, emit_json, parse_int_list, parse_str_list, print_table
 
-ESTIMATOR_CHOICES = ("ge", "holdout", "cv", "loo")
+def _estimator_choices() -> tuple[str, ...]:
+    from momentbound.splitters import SPLITTERS
+
+    return tuple(SPLITTERS)
+
+
+ESTIMATOR_CHOICES = _estimator_choices()
+#: which options each estimator takes (all others must be left out)
+_ESTIMATOR_OPTIONS = {
+    "holdout": {"test_size", "test_fraction"},
+    "cv": {"folds"},
+    "stratified-cv": {"folds"},
+    "repeated-cv": {"folds", "repeats"},
+    "repeated-stratified-cv": {"folds", "repeats"},
+    "shuffle-split": {"splits", "test_size", "test_fraction"},
+    "stratified-shuffle-split": {"splits", "test_size", "test_fraction"},
+    "bootstrap": {"bootstraps"},
+    "632": {"bootstraps"},
+    "632plus": {"bootstraps"},
+    "oob": {"bootstraps"},
+}
 
 
 def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -24,9 +44,15 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      "like 1/8 give exact rational results."),
         click.option("--classes", "n_classes", type=int, default=None,
                      help="Number of classes K (inferred from the number of cells by default)."),
+        click.option("--classifier", "classifier_name", default="naive-bayes", show_default=True,
+                     help="naive-bayes | histogram | majority | sklearn:MODULE.CLASS (e.g. "
+                     "sklearn:sklearn.tree.DecisionTreeClassifier; Monte Carlo backend only)."),
+        click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
+                     help="A classifier parameter (repeatable), e.g. --param max_depth=2 --param encoding=onehot."),
         click.option("--ties", type=click.Choice(["random", "first"]), default="random", show_default=True,
-                     help="Tie rule: the paper's fair coin, or scikit-learn's lowest class index."),
-        click.option("--alpha", default="0", show_default=True, help="Laplace smoothing alpha >= 0."),
+                     help="Tie rule (naive-bayes, histogram, majority): the paper's fair coin, or scikit-learn's "
+                     "lowest class index."),
+        click.option("--alpha", default="0", show_default=True, help="Laplace smoothing alpha >= 0 (naive-bayes)."),
         click.option("--backend", default="exact", show_default=True,
                      help="Prediction-probability backend: exact, sampling, bound:<method>, series; "
                      "montecarlo (estimate only): conditional Monte Carlo over count tables."),
@@ -48,10 +74,40 @@ def build_model(arities: str, cells: str, n_classes: int | None) -> Any:
     return CellModel(parse_int_list(arities, name="--arities"), parse_str_list(cells, name="--cells"), n_classes)
 
 
-def build_classifier(ties: str, alpha: str) -> Any:
-    from momentbound.classifiers.naive_bayes import NaiveBayes
+def _param_value(text: str) -> Any:
+    """``--param`` values: integers, floats, true/false/none, else the string itself."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "none":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
-    return NaiveBayes(ties=ties, alpha=alpha)
+
+def build_classifier(ties: str, alpha: str, name: str = "naive-bayes", params: tuple[str, ...] = ()) -> Any:
+    """The classifier of --classifier with its --param values (and --ties/--alpha where they apply)."""
+    from momentbound.classifiers import make_classifier
+
+    parsed: dict[str, Any] = {}
+    for item in params:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UserError(f"--param must look like KEY=VALUE, got {item!r}")
+        parsed[key.strip()] = _param_value(value.strip())
+    if name == "naive-bayes":
+        return make_classifier(name, {"ties": ties, "alpha": alpha, **parsed})
+    if alpha != "0":
+        raise UserError(f"--alpha applies to --classifier naive-bayes, not {name}")
+    if name in ("histogram", "majority"):
+        return make_classifier(name, {"ties": ties, **parsed})
+    if ties != "random":
+        raise UserError(f"--ties applies to naive-bayes, histogram and majority, not {name}")
+    return make_classifier(name, parsed)
 
 
 def check_seed(backend: str, seed: int | None) -> None:
@@ -81,26 +137,80 @@ def build_backend(backend: str, seed: int | None) -> Any:
     return SamplingBackend(rng=np.random.default_rng(seed))
 
 
-def build_estimator(
-    estimator: str, N: int, folds: int | None, test_size: int | None, test_fraction: float | None
-) -> Any:
-    from momentbound.estimators import GE, HoldOut, KFold, LeaveOneOut
+def estimator_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The estimator (splitter) options shared by `estimate` and `sweep`."""
+    options = [
+        click.option("--folds", type=int, default=None,
+                     help="Folds v for cv, stratified-cv, repeated-cv, repeated-stratified-cv."),
+        click.option("--repeats", default=None,
+                     help="Repetitions R (an integer or inf) for repeated-cv and repeated-stratified-cv."),
+        click.option("--splits", default=None,
+                     help="Number of splits S (an integer or inf) for shuffle-split and stratified-shuffle-split."),
+        click.option("--test-size", type=int, default=None, help="Test points for holdout and *shuffle-split."),
+        click.option("--test-fraction", type=float, default=None,
+                     help="Test share in (0, 1), rounded up like scikit-learn, for holdout and *shuffle-split."),
+        click.option("--bootstraps", type=int, default=None,
+                     help="Bootstrap samples B for bootstrap, 632, 632plus (absent: the ideal B -> infinity) "
+                     "and oob (required)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
 
-    if estimator != "holdout" and (test_size is not None or test_fraction is not None):
-        raise click.UsageError("--test-size / --test-fraction only apply to --estimator holdout")
-    if estimator != "cv" and folds is not None:
-        raise click.UsageError("--folds only applies to --estimator cv")
-    if estimator == "ge":
-        return GE()
+
+def _count_or_inf(text: str | None, flag: str) -> Any:
+    import math
+
+    if text is None:
+        return None
+    if text.strip().lower() in ("inf", "infinity"):
+        return math.inf
+    try:
+        value = int(text)
+    except ValueError:
+        raise UserError(f"{flag} must be a positive integer or inf, got {text!r}") from None
+    if value < 1:
+        raise UserError(f"{flag} must be a positive integer or inf, got {text!r}")
+    return value
+
+
+def build_estimator(
+    estimator: str, N: int, folds: int | None, test_size: int | None, test_fraction: float | None,
+    repeats: str | None = None, splits: str | None = None, bootstraps: int | None = None,
+) -> Any:
+    """The splitter of --estimator with its options; an option the estimator does not take is an error."""
+    from momentbound.splitters import make_splitter
+
+    given = {name for name, v in (("folds", folds), ("test_size", test_size), ("test_fraction", test_fraction),
+                                  ("repeats", repeats), ("splits", splits), ("bootstraps", bootstraps))
+             if v is not None}
+    extra = given - _ESTIMATOR_OPTIONS.get(estimator, set())
+    if extra:
+        flags = ", ".join("--" + e.replace("_", "-") for e in sorted(extra))
+        raise click.UsageError(f"{flags} do(es) not apply to --estimator {estimator}")
+    if test_size is not None and test_fraction is not None:
+        raise click.UsageError("give --test-size or --test-fraction, not both")
+    test = test_size if test_size is not None else test_fraction
     if estimator == "holdout":
-        if (test_size is None) == (test_fraction is None):
+        if test is None:
             raise click.UsageError("--estimator holdout needs exactly one of --test-size or --test-fraction")
-        return HoldOut(test_size=test_size, test_fraction=test_fraction)
-    if estimator == "cv":
+        return make_splitter("holdout", test_size=test_size, test_fraction=test_fraction)
+    if estimator in ("cv", "stratified-cv", "repeated-cv", "repeated-stratified-cv"):
         if folds is None:
-            raise click.UsageError("--estimator cv needs --folds V (2 <= V <= N)")
-        return KFold(folds)
-    return LeaveOneOut()
+            raise click.UsageError(f"--estimator {estimator} needs --folds V (2 <= V <= N)")
+        if estimator.startswith("repeated"):
+            return make_splitter(estimator, v=folds, repeats=_count_or_inf(repeats, "--repeats") or 10)
+        return make_splitter(estimator, v=folds)
+    if estimator in ("shuffle-split", "stratified-shuffle-split"):
+        count = _count_or_inf(splits, "--splits") or 10
+        return make_splitter(estimator, splits=count, test_size=0.1 if test is None else test)
+    if estimator in ("bootstrap", "632", "632plus"):
+        return make_splitter(estimator, B=bootstraps)
+    if estimator == "oob":
+        if bootstraps is None:
+            raise click.UsageError("--estimator oob needs --bootstraps B (out-of-bag votes of B classifiers)")
+        return make_splitter(estimator, B=bootstraps)
+    return make_splitter(estimator)
 
 
 def library_errors(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -189,7 +299,54 @@ def result_document(r: Any) -> dict[str, Any]:
     }
     for name in MOMENT_FIELDS:
         doc.update(moment_fields(name, getattr(r, name)))
+    doc.update(plugin_fields(r.estimator, r.classifier))
+    for name in ("single_variance", "repetition_covariance", "split_probability"):
+        doc.update(moment_fields(name, getattr(r, name, None)))
     return doc
+
+
+def plugin_fields(splitter: Any, classifier: Any) -> dict[str, Any]:
+    """The splitter and the classifier used, with their parameters (JSON-friendly strings/numbers)."""
+    from momentbound.cli._common import jsonable
+
+    def params(obj: Any) -> dict[str, Any]:
+        return {str(k): (v if isinstance(v, (str, int, float, bool)) or v is None else repr(v))
+                for k, v in jsonable(obj.params()).items()}
+
+    return {"splitter": {"name": splitter.name, "description": splitter.describe(), "params": params(splitter)},
+            "classifier": {"name": classifier.name, "description": classifier.describe(), "params": params(classifier)}}
+
+
+ACCURACY_FIELDS = ("mean", "variance", "ge_full_mean", "ge_full_variance", "bias", "deviation_variance",
+                   "rms", "covariance_with_ge", "correlation_with_ge")
+
+
+def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covariance: str,
+              options: dict[str, Any], as_json: bool) -> None:
+    """``--against ge-full``: the estimator's accuracy against GE_N."""
+    import numpy as np
+
+    from momentbound.estimators import estimator_accuracy
+
+    if covariance != "exact":
+        raise click.UsageError("--against ge-full uses the exact covariance: drop --covariance paper")
+    if backend not in ("exact", "montecarlo"):
+        raise UserError(f"--against ge-full runs on --backend exact or montecarlo, not {backend}")
+    extra: dict[str, Any] = {}
+    if backend == "montecarlo":
+        extra = {"draws": options.get("draws", 10_000), "rng": np.random.default_rng(options.get("rng"))}
+    r = estimator_accuracy(model, N, est, classifier=classifier, backend=backend, **extra)
+    doc: dict[str, Any] = {"N": N, "backend": r.backend, "kind": getattr(r.kind, "name", str(r.kind)).lower(),
+                           "estimator": est.name, "description": est.describe(), "seconds": float(r.seconds),
+                           "draws": r.draws, **plugin_fields(est, r.classifier)}
+    for name in ACCURACY_FIELDS:
+        doc.update(moment_fields(name, getattr(r, name)))
+    if as_json:
+        emit_json(doc)
+        return
+    rows = [(name.replace("_", " "), fmt(getattr(r, name))) for name in ACCURACY_FIELDS]
+    rows += [("backend / kind", f"{r.backend} / {getattr(r.kind, 'name', r.kind)}"), ("seconds", f"{r.seconds:.3g}")]
+    print_table(f"{est.describe()} against GE_{N}, {r.classifier.describe()}", ["quantity", "value"], rows)
 
 
 def check_montecarlo(backend: str, covariance: str, draws: int | None) -> None:
@@ -211,19 +368,22 @@ def check_montecarlo(backend: str, covariance: str, draws: int | None) -> None:
 @model_options
 @click.option("--N", "N", type=int, required=True, help="Dataset size.")
 @click.option("--estimator", type=click.Choice(ESTIMATOR_CHOICES), default="cv", show_default=True,
-              help="ge (generalization error), holdout, cv (v-fold) or loo (leave-one-out).")
-@click.option("--folds", type=int, default=None, help="Number of folds for --estimator cv.")
-@click.option("--test-size", type=int, default=None, help="Hold-out test points.")
-@click.option("--test-fraction", type=float, default=None,
-              help="Hold-out test share in (0, 1), rounded up like scikit-learn.")
+              help="ge (generalization error), holdout, cv (KFold), stratified-cv (what cross_val_score does "
+              "with cv=k), loo, repeated-cv, repeated-stratified-cv, shuffle-split, stratified-shuffle-split, "
+              "resubstitution, bootstrap (leave-one-out Err(1)), 632, 632plus, oob.")
+@estimator_options
+@click.option("--against", type=click.Choice(["ge-full"]), default=None,
+              help="ge-full: also how well the estimate tracks GE_N, the error of the classifier trained on "
+              "all N points (bias, RMS, covariance and correlation).")
 @click.option("--draws", type=int, default=None,
               help="Number of sampled table draws for --backend montecarlo (default 10000).")
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
 @library_errors
 def command(
-    arities: str, cells: str, n_classes: int | None, ties: str, alpha: str, backend: str,
-    seed: int | None, covariance: str, N: int, estimator: str, folds: int | None, test_size: int | None,
-    test_fraction: float | None, draws: int | None, as_json: bool,
+    arities: str, cells: str, n_classes: int | None, classifier_name: str, params: tuple[str, ...], ties: str,
+    alpha: str, backend: str, seed: int | None, covariance: str, N: int, estimator: str, folds: int | None,
+    repeats: str | None, splits: str | None, test_size: int | None, test_fraction: float | None,
+    bootstraps: int | None, against: str | None, draws: int | None, as_json: bool,
 ) -> None:
     """Mean, variance and fold covariance of an error estimator, without simulation.
 
@@ -235,13 +395,16 @@ def command(
         raise UserError(f"--N must be a positive integer, got {N}")
     check_montecarlo(backend, covariance, draws)
     model = build_model(arities, cells, n_classes)
-    est = build_estimator(estimator, N, folds, test_size, test_fraction)
+    est = build_estimator(estimator, N, folds, test_size, test_fraction, repeats, splits, bootstraps)
     est.split(N)  # ImpossibleSplit before any work
-    classifier = build_classifier(ties, alpha)
+    classifier = build_classifier(ties, alpha, classifier_name, params)
     engine_backend = build_backend(backend, seed)
     options: dict[str, Any] = {}
     if backend == "montecarlo":
         options = {"rng": seed} if draws is None else {"rng": seed, "draws": draws}
+    if against is not None:
+        _accuracy(model, N, est, classifier, backend, covariance, options, as_json)
+        return
     r = estimator_moments(model, N, est, classifier=classifier, backend=engine_backend, covariance=covariance,
                           **options)
     if as_json:
@@ -273,4 +436,9 @@ def command(
     ]
     if hasattr(r, "draws"):
         rows.append(("draws / confidence", f"{r.draws} / {r.confidence:g}"))
-    print_table(f"{r.estimator.describe()} at N={r.N}, ties={ties}, alpha={alpha}", ["quantity", "value"], rows)
+    for name, label in (("single_variance", "variance of one partition"),
+                        ("repetition_covariance", "covariance of two partitions"),
+                        ("split_probability", "P(scikit-learn can split)")):
+        if getattr(r, name, None) is not None:
+            rows.append((label, fmt(getattr(r, name))))
+    print_table(f"{r.estimator.describe()} at N={r.N}, {r.classifier.describe()}", ["quantity", "value"], rows)

@@ -16,6 +16,7 @@ from momentbound.cli.estimate import (
     build_model,
     fmt,
     library_errors,
+    estimator_options,
     model_options,
     result_document,
 )
@@ -85,9 +86,7 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
 @click.option("--N", "N", type=int, default=None, help="Dataset size (for --over holdout|folds).")
 @click.option("--estimator", type=click.Choice(ESTIMATOR_CHOICES), default="ge", show_default=True,
               help="Estimator for --over N (with --folds or --test-size/--test-fraction).")
-@click.option("--folds", type=int, default=None, help="Folds for --over N --estimator cv.")
-@click.option("--test-size", type=int, default=None, help="For --over N --estimator holdout.")
-@click.option("--test-fraction", type=float, default=None, help="For --over N --estimator holdout.")
+@estimator_options
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the rows to this CSV file (an existing file needs --force).")
 @force_option
@@ -99,9 +98,10 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
 @library_errors
 @write_errors
 def command(
-    arities: str, cells: str, n_classes: int | None, ties: str, alpha: str, backend: str,
-    seed: int | None, covariance: str, over: str, values: str, N: int | None, estimator: str, folds: int | None,
-    test_size: int | None, test_fraction: float | None, out: Path | None, as_json: bool,
+    arities: str, cells: str, n_classes: int | None, classifier_name: str, params: tuple[str, ...], ties: str,
+    alpha: str, backend: str, seed: int | None, covariance: str, over: str, values: str, N: int | None,
+    estimator: str, folds: int | None, repeats: str | None, splits: str | None, test_size: int | None,
+    test_fraction: float | None, bootstraps: int | None, out: Path | None, as_json: bool,
     no_progress: bool, use_dask: bool, scheduler: str | None, force: bool,
 ) -> None:
     """Sweep an estimator's moments; print a table (or JSON) and write CSV.
@@ -120,8 +120,10 @@ def command(
         raise click.UsageError("--over N takes the dataset sizes from --values; drop --N")
     if N is not None and N < 1:
         raise UserError(f"--N must be a positive integer, got {N}")
-    if over != "N" and (estimator != "ge" or folds is not None or test_size is not None or test_fraction is not None):
-        raise click.UsageError("--estimator/--folds/--test-size/--test-fraction only apply to --over N")
+    if over != "N" and (estimator != "ge" or any(v is not None for v in (folds, repeats, splits, test_size,
+                                                                           test_fraction, bootstraps))):
+        raise click.UsageError("--estimator and its options (--folds, --repeats, --splits, --test-size, "
+                               "--test-fraction, --bootstraps) only apply to --over N")
     if backend == "montecarlo":
         raise UserError("--backend montecarlo applies to `momentbound estimate` only; sweep with exact, "
                         "sampling, bound:<method> or series, or run estimate per value")
@@ -130,11 +132,11 @@ def command(
     est = None
     if over == "N":
         est = build_estimator(estimator, max(v for v in vals if isinstance(v, int)), folds, test_size,
-                              test_fraction)
+                              test_fraction, repeats, splits, bootstraps)
         for v in vals:
             est.split(v)  # ImpossibleSplit for a size the estimator cannot split, before any work
     sweep_backend = build_backend(backend, seed)
-    classifier = build_classifier(ties, alpha)
+    classifier = build_classifier(ties, alpha, classifier_name, params)
     csv = None if out is None else claim_output_file(out, force=force)
     with Progress(
         TextColumn(f"[bold]sweep over {over}"),
