@@ -61,6 +61,25 @@ DEFAULT_DRAWS = 10_000
 # int64 entries per chunk of fold tables (R_chunk * v * cells); bounds the memory of one chunk
 _CHUNK_ENTRIES = 2_000_000
 
+# control variates are used with at least this many draws per fitted coefficient
+_CONTROL_DRAWS = 20
+
+
+def _kernel_chunk(draws: int) -> int:
+    """Draws per chunk: about 50 chunks (progress updates), at least 2,000 and at most 200,000."""
+    return max(2_000, min(200_000, -(-draws // 50)))
+
+
+class _IidFolds:
+    """Sampler of independent fold tables ``F_i ~ Multinomial(s_i, p)`` (``KFold``)."""
+
+    def __init__(self, m: "_Model", sizes: tuple[int, ...]) -> None:
+        self.model = m
+        self.sizes = sizes
+
+    def __call__(self, r: int, rng: np.random.Generator) -> np.ndarray:
+        return np.stack([self.model.draw(rng, s, (r,)) for s in self.sizes], axis=1)
+
 
 @dataclass(frozen=True)
 class MonteCarloMoments:
@@ -152,6 +171,15 @@ class _Model:
         self.inputs = list(np.ndindex(*self.arities))
         self.classifier = classifier
         self.model = model
+        self.layout = _layout(model, classifier)
+
+    def compiled(self, n: int) -> bool:
+        """Whether the compiled naive Bayes kernels apply to training sets of up to ``n`` points."""
+        from momentbound.classifiers.naive_bayes import keys_fit_int64
+
+        return self.layout is not None and keys_fit_int64(
+            self.classifier.alpha_exact, self.arities, n, self.K
+        )
 
     def draw(self, rng: np.random.Generator, n: int, size: tuple[int, ...]) -> np.ndarray:
         """Count tables ``~ Multinomial(n, p)``, shape ``size + (inputs * K,)``."""
@@ -159,6 +187,10 @@ class _Model:
 
     def predictions(self, tables: np.ndarray) -> np.ndarray:
         """``g_x(y | T)`` for flat tables ``(R, cells)``: shape ``(R, inputs, K)``."""
+        if tables.shape[0] and self.compiled(int(tables.sum(axis=1).max())):
+            from momentbound.classifiers._nb_kernel import predict_tables
+
+            return predict_tables(self.layout, tables)
         return self.classifier.predict_tables(self.model, tables)
 
     def ge(self, g: np.ndarray) -> np.ndarray:
@@ -166,21 +198,65 @@ class _Model:
         return np.einsum("rik,ik->r", g, self.w)
 
 
+def _layout(model: CellModel, classifier: Any) -> Any:
+    from momentbound.classifiers.naive_bayes import NaiveBayes
+
+    if type(classifier) is not NaiveBayes:
+        return None
+    from momentbound.classifiers._nb_kernel import Layout
+
+    a = classifier.alpha_exact
+    return Layout(tuple(model.arities), model.n_classes, a.numerator, a.denominator, classifier.ties)
+
+
 # ----------------------------------------------------------------------------- statistics
 class _Stats:
-    def __init__(self, R: int, confidence: float) -> None:
+    """Point estimates and CLT intervals from per-draw values.
+
+    ``controls`` (optional, ``(R, q)``) are per-draw control variates with known mean zero; the
+    estimates subtract their least-squares part ``Z beta`` (``beta`` fitted on the same draws) and
+    the intervals use the residual standard deviation with ``q + 1`` degrees of freedom removed
+    (``docs/mathematics.md``, "Monte Carlo control variates").
+    """
+
+    def __init__(self, R: int, confidence: float, controls: np.ndarray | None = None) -> None:
         self.R = R
         self.z = NormalDist().inv_cdf(0.5 + confidence / 2)
+        self.controls = None
+        if controls is not None:
+            Z = controls - controls.mean(axis=0)
+            keep = Z.std(axis=0) > 1e-12 * (1.0 + np.abs(controls).max(axis=0))
+            if keep.any():
+                Z = Z[:, keep]
+                self.controls = (Z, controls[:, keep].mean(axis=0), np.linalg.pinv(np.einsum("ri,rj->ij", Z, Z)))
+
+    def with_controls(self, controls: np.ndarray) -> "_Stats":
+        """The same draws and level, with control variates (see the class docstring)."""
+        return _Stats(self.R, 2 * NormalDist().cdf(self.z) - 1, controls)
+
+    def _adjust(self, y: np.ndarray) -> tuple[float, float]:
+        """Mean of ``y`` minus its control part, and the standard error of that estimate."""
+        if self.controls is None:
+            return float(y.mean()), float(y.std(ddof=1)) / math.sqrt(self.R)
+        Z, zbar, gram_inv = self.controls
+        yc = y - y.mean()
+        # least squares through the (pseudo-)inverse Gram matrix; einsum, not BLAS: a threaded BLAS on
+        # tall-and-thin matrices is slower than one pass over the draws on a busy machine
+        beta = gram_inv @ np.einsum("ri,r->i", Z, yc)
+        resid = yc - np.einsum("ri,i->r", Z, beta)
+        dof = max(1, self.R - 1 - Z.shape[1])
+        return float(y.mean() - zbar @ beta), math.sqrt(float(resid @ resid) / dof / self.R)
 
     def mean(self, s: np.ndarray, lo: float = 0.0, hi: float = 1.0) -> Interval:
-        m = float(s.mean())
-        half = self.z * float(s.std(ddof=1)) / math.sqrt(self.R)
+        m, se = self._adjust(s)
+        half = self.z * se
         return _interval(m, m - half, m + half, lo, hi)
 
     def combined(self, c: np.ndarray, d: np.ndarray, *, nonneg: bool = True) -> Interval:
         """``mean(c) + R/(R-1) mean(d)`` with the interval ``+- z sd(c + d) / sqrt(R)``."""
-        est = float(c.mean()) + float(d.mean()) * self.R / (self.R - 1)
-        half = self.z * float((c + d).std(ddof=1)) / math.sqrt(self.R)
+        est, se = self._adjust(c + d)
+        est += float(d.mean()) / (self.R - 1)
+        half = self.z * se
         return _interval(est, est - half, est + half, 0.0 if nonneg else -math.inf, math.inf)
 
     def variance(self, s: np.ndarray, cond: np.ndarray | None = None) -> Interval:
@@ -203,12 +279,14 @@ def _plus(a: Interval, b: Interval) -> Interval:
 
 
 # ----------------------------------------------------------------------------- the estimators
-def _ge_draws(m: _Model, n: int, draws: int, rng: np.random.Generator) -> np.ndarray:
+def _ge_draws(m: _Model, n: int, draws: int, rng: np.random.Generator, advance: Any = None) -> np.ndarray:
     out = np.empty(draws)
-    chunk = max(1, _CHUNK_ENTRIES // max(1, m.p.size))
+    chunk = min(_kernel_chunk(draws), max(1, _CHUNK_ENTRIES // max(1, m.p.size)))
     for start in range(0, draws, chunk):
         r = min(chunk, draws - start)
         out[start:start + r] = m.ge(m.predictions(m.draw(rng, n, (r,))))
+        if advance is not None:
+            advance(r)
     return out
 
 
@@ -233,7 +311,7 @@ def _fold_errors(m: _Model, folds: np.ndarray, tested: int) -> tuple[np.ndarray,
 
 
 def _cv_draws(
-    m: _Model, sizes: tuple[int, ...], sampler: Any, draws: int, rng: np.random.Generator
+    m: _Model, sizes: tuple[int, ...], sampler: Any, draws: int, rng: np.random.Generator, advance: Any = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per draw and fold: expected error count ``E``, coin variance ``C`` (both ``(R, v)``), and the
     exact GE of the last fold's classifier (training size ``N - s_v``; ``(R,)``).
@@ -243,10 +321,12 @@ def _cv_draws(
     E = np.empty((draws, v))
     C = np.empty((draws, v))
     ge_last = np.empty(draws)
-    chunk = max(1, _CHUNK_ENTRIES // max(1, v * m.p.size))
+    chunk = min(_kernel_chunk(draws), max(1, _CHUNK_ENTRIES // max(1, v * m.p.size)))
     for start in range(0, draws, chunk):
         r = min(chunk, draws - start)
         E[start:start + r], C[start:start + r], ge_last[start:start + r] = _fold_errors(m, sampler(r, rng), v)
+        if advance is not None:
+            advance(r)
     return E, C, ge_last
 
 
@@ -277,11 +357,18 @@ class Simulation:
     (:meth:`iid_folds` for ``KFold``; stratified splitters bring their own).
     """
 
-    def __init__(self, m: _Model, draws: int, confidence: float, rng: np.random.Generator) -> None:
+    def __init__(self, m: _Model, draws: int, confidence: float, rng: np.random.Generator,
+                 progress: Any = None) -> None:
         self.model = m
         self.draws = draws
         self.rng = rng
         self.stats = _Stats(draws, confidence)
+        self.progress = progress  # advance(draws) after every chunk, or None
+        self.used_controls = False
+
+    def _advance(self, r: int) -> None:
+        if self.progress is not None:
+            self.progress.advance(r)
 
     @property
     def p(self) -> np.ndarray:
@@ -296,12 +383,12 @@ class Simulation:
         return self.model.arities
 
     def generalization(self, n: int) -> SimulatedParts:
-        ge = _ge_draws(self.model, n, self.draws, self.rng)
+        ge = _ge_draws(self.model, n, self.draws, self.rng, self._advance)
         mean, var = self.stats.mean(ge), self.stats.variance(ge)
         return SimulatedParts(mean, var, mean, var, n)
 
     def holdout(self, n_train: int, n_test: int) -> SimulatedParts:
-        ge = _ge_draws(self.model, n_train, self.draws, self.rng)
+        ge = _ge_draws(self.model, n_train, self.draws, self.rng, self._advance)
         st = self.stats
         mean = st.mean(ge)
         # given the training table the n_test errors are iid Bernoulli(GE)
@@ -310,12 +397,7 @@ class Simulation:
 
     def iid_folds(self, sizes: tuple[int, ...]) -> Any:
         """Sampler of independent fold tables ``F_i ~ Multinomial(s_i, p)`` (``KFold``)."""
-        m = self.model
-
-        def sample(r: int, rng: np.random.Generator) -> np.ndarray:
-            return np.stack([m.draw(rng, s, (r,)) for s in sizes], axis=1)
-
-        return sample
+        return _IidFolds(self.model, tuple(sizes))
 
     def folds(self, sizes: tuple[int, ...], sampler: Any) -> SimulatedParts:
         """Moments of ``CE = sum_i err_i / N`` from fold tables drawn by ``sampler``."""
@@ -323,7 +405,13 @@ class Simulation:
         N = int(sum(sizes))
         v = len(sizes)
         s = np.array(sizes, dtype=float)
-        E, C, ge_last = _cv_draws(self.model, sizes, sampler, R, self.rng)
+        if isinstance(sampler, _IidFolds) and self.model.compiled(N):
+            E, C, ge_last, Z = self._kernel_folds(sizes)
+            if R >= _CONTROL_DRAWS * (Z.shape[1] + 1):
+                st = st.with_controls(Z)
+                self.used_controls = True
+        else:
+            E, C, ge_last = _cv_draws(self.model, sizes, sampler, R, self.rng, self._advance)
         mean = st.mean(E.sum(axis=1) / N)
         variance = st.variance(E.sum(axis=1) / N, C.sum(axis=1) / N**2)
         H = E / s  # conditional mean of HE_i
@@ -333,9 +421,28 @@ class Simulation:
         pairs = (rowsum**2 - (D**2).sum(axis=1)) / (v * (v - 1))
         fold_covariance = st.combined(np.zeros(R), pairs, nonneg=False)
         return SimulatedParts(
-            mean, variance, st.mean(ge_last), st.variance(ge_last), N - N // v, None, v, tuple(sizes),
-            fold_variance, fold_covariance,
+            mean, variance, self.stats.mean(ge_last), self.stats.variance(ge_last), N - N // v, None, v,
+            tuple(sizes), fold_variance, fold_covariance,
         )
+
+    def _kernel_folds(self, sizes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Independent fold tables through the compiled naive Bayes kernel, in chunks."""
+        from momentbound.classifiers._nb_kernel import cv_draws, n_controls
+
+        m, R = self.model, self.draws
+        v = len(sizes)
+        E = np.empty((R, v))
+        C = np.empty((R, v))
+        ge_last = np.empty(R)
+        Z = np.empty((R, n_controls(m.p.size)))
+        chunk = _kernel_chunk(R)
+        for start in range(0, R, chunk):
+            r = min(chunk, R - start)
+            e, c, g, z = cv_draws(m.layout, m.p, m.w, sizes, r, self.rng)
+            E[start:start + r], C[start:start + r], ge_last[start:start + r] = e, c, g[:, -1]
+            Z[start:start + r] = z
+            self._advance(r)
+        return E, C, ge_last, Z
 
     def repeated(self, sizes: tuple[int, ...], tested: int, sampler: Any, repeats: float) -> SimulatedParts:
         """The mean of ``repeats`` independent re-partitions of the same data (repeated CV, or
@@ -362,6 +469,7 @@ class Simulation:
                 w[start:start + r, part] = C.sum(axis=1) / n_test**2
                 if part == 0:
                     ge[start:start + r] = g
+            self._advance(r)
         mean = st.mean(c.mean(axis=1))
         dev = c - c.mean()
         coin = w.mean(axis=1)
