@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["Layout", "predict_tables", "cv_draws", "n_controls"]
+__all__ = ["Layout", "predict_tables", "cv_draws", "inverted", "n_controls"]
 
 
 class Layout:
@@ -114,20 +114,21 @@ def predict_tables(layout: Layout, tables: np.ndarray) -> np.ndarray:
 
 def n_controls(n_cells: int) -> int:
     """Number of control variates :func:`cv_draws` returns per draw."""
-    return 4 + 2 * n_cells
+    return 5 + 3 * n_cells
 
 
 @njit(cache=True, inline="always")
-def _multinomial(rng, n, p, cum, out):
-    """``out ~ Multinomial(n, p)``: inversion for small ``n``, conditional binomials otherwise."""
+def _multinomial(rng, n, p, cum, u, out):
+    """``out ~ Multinomial(n, p)``: inversion of the uniforms ``u`` (``n`` of them) for small ``n``,
+    conditional binomials otherwise (``u`` empty)."""
     C = p.shape[0]
     for c in range(C):
         out[c] = 0
-    if n < 4 * C:
-        for _ in range(n):
-            u = rng.random()
+    if u.shape[0] == n:
+        for t in range(n):
+            x = u[t]
             c = 0
-            while c < C - 1 and u >= cum[c]:
+            while c < C - 1 and x >= cum[c]:
                 c += 1
             out[c] += 1
         return
@@ -150,8 +151,13 @@ def _multinomial(rng, n, p, cum, out):
     out[C - 1] += left
 
 
+def inverted(n: int, n_cells: int) -> bool:
+    """Whether a fold of ``n`` points is drawn by inversion of ``n`` uniforms (else binomials)."""
+    return n < 4 * n_cells
+
+
 @njit(cache=True)
-def _cv_kernel(rng, R, sizes, p, cum, w, arities, digits, offsets, n_marg, K, pa, qa, first,
+def _cv_kernel(rng, U, starts, R, sizes, p, cum, w, arities, digits, offsets, n_marg, K, pa, qa, first,
                E, Cv, GE, Z):
     v = sizes.shape[0]
     C = p.shape[0]
@@ -172,7 +178,7 @@ def _cv_kernel(rng, R, sizes, p, cum, w, arities, digits, offsets, n_marg, K, pa
         for c in range(C):
             T[c] = 0
         for i in range(v):
-            _multinomial(rng, sizes[i], p, cum, F[i])
+            _multinomial(rng, sizes[i], p, cum, U[r, starts[i]:starts[i + 1]], F[i])
             for c in range(C):
                 T[c] += F[i, c]
         for z in range(Z.shape[1]):
@@ -200,16 +206,17 @@ def _cv_kernel(rng, R, sizes, p, cum, w, arities, digits, offsets, n_marg, K, pa
             Cv[r, i] = coin
             GE[r, i] = ge
             eta = err - s * ge
+            sq2 = eta * eta - s * (sq - ge * ge)
             Z[r, 0] += eta
-            Z[r, 1] += eta * eta - s * (sq - ge * ge)
+            Z[r, 1] += sq2
             Z[r, 2] += eta * ge
-            om = 0.0
+            Z[r, 3] += eta * ge * ge
+            Z[r, 4] += sq2 * ge
             for c in range(C):
                 dt = Ti[c] - (N - s) * p[c]
-                om += dt * e[c]
-                Z[r, 4 + c] += eta * dt
-                Z[r, 4 + C + c] += eta * (F[i, c] - s * p[c]) - s * p[c] * (e[c] - ge)
-            Z[r, 3] += eta * om
+                Z[r, 5 + c] += eta * dt
+                Z[r, 5 + C + c] += eta * (F[i, c] - s * p[c]) - s * p[c] * (e[c] - ge)
+                Z[r, 5 + 2 * C + c] += eta * dt * e[c]
 
 
 def cv_draws(layout: Layout, p: np.ndarray, w: np.ndarray, sizes: tuple[int, ...], R: int,
@@ -223,7 +230,11 @@ def cv_draws(layout: Layout, p: np.ndarray, w: np.ndarray, sizes: tuple[int, ...
     Cv = np.empty((R, v))
     GE = np.empty((R, v))
     Z = np.empty((R, n_controls(pp.size)))
+    # uniforms of the folds drawn by inversion, in bulk (faster than one call per point)
+    counts = [s if inverted(s, pp.size) else 0 for s in sizes]
+    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    U = rng.random((R, int(starts[-1])))
     L = layout
-    _cv_kernel(rng, R, np.asarray(sizes, dtype=np.int64), pp, cum, np.ascontiguousarray(w, dtype=np.float64),
+    _cv_kernel(rng, U, starts, R, np.asarray(sizes, dtype=np.int64), pp, cum, np.ascontiguousarray(w, dtype=np.float64),
                L.arities, L.digits, L.offsets, L.n_marg, L.K, L.pa, L.qa, L.first, E, Cv, GE, Z)
     return E, Cv, GE, Z

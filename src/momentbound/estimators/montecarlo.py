@@ -54,7 +54,10 @@ from momentbound.estimators.estimators import (  # KFold, LeaveOneOut: used by t
 from momentbound.estimators.intervals import Interval
 from momentbound.model.cells import CellModel
 
-__all__ = ["MonteCarloMoments", "Simulation", "SimulatedParts", "monte_carlo_moments", "DEFAULT_DRAWS"]
+__all__ = [
+    "MonteCarloMoments", "Simulation", "SimulatedParts", "monte_carlo_moments", "memory_estimate",
+    "DEFAULT_DRAWS", "MAX_MEMORY",
+]
 
 DEFAULT_DRAWS = 10_000
 
@@ -141,15 +144,88 @@ class MonteCarloMoments:
         return True
 
 
+#: per-draw results larger than this (bytes) are refused before any work
+MAX_MEMORY = 4 * 2**30
+
+#: with ``progress=None`` the bar appears when the run is estimated to take longer (seconds)
+PROGRESS_AFTER = 2.0
+
+
+def memory_estimate(n_cells: int, folds: int, draws: int) -> int:
+    """Bytes of the per-draw arrays of a run (errors, coin variances, GE and controls per fold and
+    draw, two partitions for repeated splitters) plus one chunk of count tables."""
+    from momentbound.classifiers._nb_kernel import n_controls
+
+    per_draw = 8 * (2 * 3 * folds + n_controls(n_cells) + 8)
+    return draws * per_draw + 8 * _CHUNK_ENTRIES * 4
+
+
+class _Progress:
+    """A rich progress bar on stderr, started once the first chunk tells how long the run takes."""
+
+    def __init__(self, total: int, mode: bool | None, label: str, memory: int) -> None:
+        self.total, self.mode, self.label, self.memory = total, mode, label, memory
+        self.done = 0
+        self.bar: Any = None
+        self.task: Any = None
+        self.first: tuple[int, float] | None = None
+
+    def __enter__(self) -> "_Progress":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def _wanted(self, seconds: float) -> bool:
+        if self.mode is not None:
+            return bool(self.mode)
+        import sys
+
+        return sys.stderr is not None and sys.stderr.isatty() and seconds > PROGRESS_AFTER
+
+    def advance(self, r: int) -> None:
+        self.done += r
+        if self.bar is None:
+            if self.mode is False or self.done >= self.total:
+                return
+            if self.first is None:  # the first chunk pays for loading the compiled kernels
+                self.first = (self.done, time.perf_counter())
+                return
+            n0, t0 = self.first
+            seconds = (time.perf_counter() - t0) * (self.total - n0) / max(1, self.done - n0)
+            if not self._wanted(seconds):
+                self.mode = False if self.mode is None else self.mode
+                return
+            import sys
+
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TimeRemainingColumn
+
+            console = Console(file=sys.stderr)
+            console.print(
+                f"{self.label}: {self.total:,} draws, about {seconds:.0f} s and "
+                f"{self.memory / 2**20:.0f} MB"
+            )
+            self.bar = Progress("{task.description}", BarColumn(), "{task.percentage:>3.0f}%",
+                                TimeRemainingColumn(), console=console, transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("draws", total=self.total, completed=self.done)
+            return
+        self.bar.update(self.task, completed=min(self.done, self.total))
+
+
 # ----------------------------------------------------------------------------- validation
 def _check(model: object, N: object, estimator: object, classifier: object, draws: object,
-           confidence: object, rng: object) -> None:
+           confidence: object, rng: object, progress: object = None) -> None:
     check_model_and_estimator(model, estimator)
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or int(draws) < 2:
         raise InvalidArgument(f"draws must be an integer >= 2 (number of sampled tables), got {draws!r}")
     if (isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating))
             or not (0 < float(confidence) < 1)):
         raise InvalidArgument(f"confidence must be a number in (0, 1) such as 0.95, got {confidence!r}")
+    if progress not in (None, True, False):
+        raise InvalidArgument(f"progress must be None (automatic), True or False, got {progress!r}")
     if not isinstance(rng, np.random.Generator):
         raise InvalidArgument(
             f"rng must be a numpy.random.Generator (e.g. np.random.default_rng(seed)), got {rng!r}"
@@ -435,7 +511,7 @@ class Simulation:
         C = np.empty((R, v))
         ge_last = np.empty(R)
         Z = np.empty((R, n_controls(m.p.size)))
-        chunk = _kernel_chunk(R)
+        chunk = min(_kernel_chunk(R), max(1, _CHUNK_ENTRIES // max(1, sum(sizes))))
         for start in range(0, R, chunk):
             r = min(chunk, R - start)
             e, c, g, z = cv_draws(m.layout, m.p, m.w, sizes, r, self.rng)
@@ -496,6 +572,7 @@ def monte_carlo_moments(
     draws: int = DEFAULT_DRAWS,
     confidence: float = 0.95,
     rng: np.random.Generator,
+    progress: bool | None = None,
 ) -> MonteCarloMoments:
     """Conditional Monte Carlo moments of an error estimator, with confidence intervals.
 
@@ -519,6 +596,12 @@ def monte_carlo_moments(
         Two-sided level of the intervals, in ``(0, 1)``.
     rng:
         ``numpy.random.Generator``, the only source of randomness.
+    progress:
+        Progress bar on stderr (never stdout): ``None`` (default) shows it when stderr is a terminal
+        and the run is estimated (from its first chunk of draws) to take more than 2 s; ``True``
+        always, ``False`` never. With the bar, the estimated time and memory are printed first.
+        Runs whose per-draw results would exceed ``MAX_MEMORY`` are refused before any work, with
+        the largest ``draws`` that fits.
 
     Returns
     -------
@@ -540,14 +623,23 @@ def monte_carlo_moments(
 
     start = time.perf_counter()
     classifier = as_classifier(NaiveBayes() if classifier is None else classifier)
-    _check(model, N, estimator, classifier, draws, confidence, rng)
+    _check(model, N, estimator, classifier, draws, confidence, rng, progress)
     split = estimator.split(N)  # validates N and the split (ImpossibleSplit)
     N = split.N
     R = int(draws)
     # a classifier with a naive Bayes form is simulated in that form (the same law, exact scores)
     form = classifier.exact_form(model)
     m = _Model(model, classifier) if form is None else _Model(form.model, form.classifier)
-    parts = estimator.simulate(Simulation(m, R, float(confidence), rng), N)
+    memory = memory_estimate(m.p.size, max(1, len(split.fold_sizes)), R)
+    if memory > MAX_MEMORY:
+        per = memory / R
+        raise InvalidArgument(
+            f"draws={R:,} would hold about {memory / 2**30:.1f} GiB of per-draw results (limit "
+            f"{MAX_MEMORY / 2**30:.0f} GiB); use draws <= {int(MAX_MEMORY / per):,} and combine runs "
+            "with different seeds if a narrower interval is needed"
+        )
+    with _Progress(R, progress, f"montecarlo {estimator.describe()}, N={N}", memory) as bar:
+        parts = estimator.simulate(Simulation(m, R, float(confidence), rng, bar), N)
     mean, variance = parts.mean, parts.variance
     std = _sqrt(variance)
     return MonteCarloMoments(
