@@ -28,9 +28,10 @@ class Layout:
         self.K = int(K)
         n_inputs = int(np.prod(self.arities))
         digits = np.array(list(np.ndindex(*arities)), dtype=np.int64).reshape(n_inputs, len(arities))
-        self.digits = digits
         # offset of attribute j's marginal block in the flat marginal array (values * K each)
         self.offsets = np.concatenate([[0], np.cumsum(self.arities * self.K)[:-1]]).astype(np.int64)
+        # digits[ix, j]: where input ix's attribute-j value starts in that array (+ k for class k)
+        self.digits = self.offsets + digits * self.K
         self.n_marg = int((self.arities * self.K).sum())
         self.pa = int(alpha_num)
         self.qa = int(alpha_den)
@@ -40,6 +41,7 @@ class Layout:
 @njit(cache=True, inline="always")
 def _predict_one(T, arities, digits, offsets, n_marg, K, pa, qa, first, marg, tot, den, key, g):
     """``g[x, k]`` (prediction probabilities) for one table ``T`` (flat cells)."""
+    # digits[ix, j] holds the index of input ix's attribute-j block in marg (see Layout)
     n_inputs, d = digits.shape
     for m in range(n_marg):
         marg[m] = 0
@@ -51,7 +53,7 @@ def _predict_one(T, arities, digits, offsets, n_marg, K, pa, qa, first, marg, to
             if c:
                 tot[k] += c
                 for j in range(d):
-                    marg[offsets[j] + digits[ix, j] * K + k] += c
+                    marg[digits[ix, j] + k] += c
     for k in range(K):
         if tot[k] > 0:
             v = 1
@@ -65,7 +67,7 @@ def _predict_one(T, arities, digits, offsets, n_marg, K, pa, qa, first, marg, to
             v = tot[k]
             if v:
                 for j in range(d):
-                    v *= qa * marg[offsets[j] + digits[ix, j] * K + k] + pa
+                    v *= qa * marg[digits[ix, j] + k] + pa
                 for i in range(K):
                     if i != k:
                         v *= den[i]
@@ -118,16 +120,17 @@ def n_controls(n_cells: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _multinomial(rng, n, p, cum, u, out):
+def _multinomial(rng, n, p, cum, guide, u, out):
     """``out ~ Multinomial(n, p)``: inversion of the uniforms ``u`` (``n`` of them) for small ``n``,
     conditional binomials otherwise (``u`` empty)."""
     C = p.shape[0]
     for c in range(C):
         out[c] = 0
     if u.shape[0] == n:
+        G = guide.shape[0]
         for t in range(n):
             x = u[t]
-            c = 0
+            c = guide[int(x * G)]  # guide table (Chen 1974): the first cell whose cdf can exceed x
             while c < C - 1 and x >= cum[c]:
                 c += 1
             out[c] += 1
@@ -157,7 +160,7 @@ def inverted(n: int, n_cells: int) -> bool:
 
 
 @njit(cache=True)
-def _cv_kernel(rng, U, starts, R, sizes, p, cum, w, arities, digits, offsets, n_marg, K, pa, qa, first,
+def _cv_kernel(rng, U, starts, R, sizes, p, cum, guide, w, arities, digits, offsets, n_marg, K, pa, qa, first,
                E, Cv, GE, Z):
     v = sizes.shape[0]
     C = p.shape[0]
@@ -178,7 +181,7 @@ def _cv_kernel(rng, U, starts, R, sizes, p, cum, w, arities, digits, offsets, n_
         for c in range(C):
             T[c] = 0
         for i in range(v):
-            _multinomial(rng, sizes[i], p, cum, U[r, starts[i]:starts[i + 1]], F[i])
+            _multinomial(rng, sizes[i], p, cum, guide, U[r, starts[i]:starts[i + 1]], F[i])
             for c in range(C):
                 T[c] += F[i, c]
         for z in range(Z.shape[1]):
@@ -234,7 +237,10 @@ def cv_draws(layout: Layout, p: np.ndarray, w: np.ndarray, sizes: tuple[int, ...
     counts = [s if inverted(s, pp.size) else 0 for s in sizes]
     starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     U = rng.random((R, int(starts[-1])))
+    # guide[b]: the first cell c with cum[c] > b / G, so that u in [b/G, (b+1)/G) starts there
+    G = 4 * pp.size
+    guide = np.minimum(np.searchsorted(cum, np.arange(G) / G, side="right"), pp.size - 1).astype(np.int64)
     L = layout
-    _cv_kernel(rng, U, starts, R, np.asarray(sizes, dtype=np.int64), pp, cum, np.ascontiguousarray(w, dtype=np.float64),
+    _cv_kernel(rng, U, starts, R, np.asarray(sizes, dtype=np.int64), pp, cum, guide, np.ascontiguousarray(w, dtype=np.float64),
                L.arities, L.digits, L.offsets, L.n_marg, L.K, L.pa, L.qa, L.first, E, Cv, GE, Z)
     return E, Cv, GE, Z
