@@ -222,17 +222,13 @@ def _cv_kernel(rng, U, starts, R, sizes, p, cum, guide, w, arities, digits, offs
                 Z[r, 5 + 2 * C + c] += eta * dt * e[c]
 
 
-def cv_draws(layout: Layout, p: np.ndarray, w: np.ndarray, sizes: tuple[int, ...], R: int,
-             rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``R`` draws of independent fold tables: ``E``, coin variance ``C``, ``GE`` (each ``(R, v)``)
-    and the controls ``Z`` (``(R, n_controls)``); see the module docstring."""
-    v = len(sizes)
+def cv_draws(layout: Layout, p: np.ndarray, w: np.ndarray, sizes: tuple[int, ...], rng: np.random.Generator,
+             E: np.ndarray, Cv: np.ndarray, GE: np.ndarray, Z: np.ndarray) -> None:
+    """``R = len(E)`` draws of independent fold tables, written into ``E``, the coin variance ``Cv``,
+    ``GE`` (each ``(R, v)``) and the controls ``Z`` (``(R, n_controls)``); see the module docstring."""
+    R = E.shape[0]
     pp = np.ascontiguousarray(p, dtype=np.float64)
     cum = np.cumsum(pp)
-    E = np.empty((R, v))
-    Cv = np.empty((R, v))
-    GE = np.empty((R, v))
-    Z = np.empty((R, n_controls(pp.size)))
     # uniforms of the folds drawn by inversion, in bulk (faster than one call per point)
     counts = [s if inverted(s, pp.size) else 0 for s in sizes]
     starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
@@ -241,6 +237,6 @@ def cv_draws(layout: Layout, p: np.ndarray, w: np.ndarray, sizes: tuple[int, ...
     G = 4 * pp.size
     guide = np.minimum(np.searchsorted(cum, np.arange(G) / G, side="right"), pp.size - 1).astype(np.int64)
     L = layout
-    _cv_kernel(rng, U, starts, R, np.asarray(sizes, dtype=np.int64), pp, cum, guide, np.ascontiguousarray(w, dtype=np.float64),
-               L.arities, L.digits, L.offsets, L.n_marg, L.K, L.pa, L.qa, L.first, E, Cv, GE, Z)
-    return E, Cv, GE, Z
+    _cv_kernel(rng, U, starts, R, np.asarray(sizes, dtype=np.int64), pp, cum, guide,
+               np.ascontiguousarray(w, dtype=np.float64), L.arities, L.digits, L.offsets, L.n_marg, L.K,
+               L.pa, L.qa, L.first, E, Cv, GE, Z)

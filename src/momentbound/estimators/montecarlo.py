@@ -300,11 +300,16 @@ class _Stats:
         self.z = NormalDist().inv_cdf(0.5 + confidence / 2)
         self.controls = None
         if controls is not None:
-            Z = controls - controls.mean(axis=0)
-            keep = Z.std(axis=0) > 1e-12 * (1.0 + np.abs(controls).max(axis=0))
+            # centred Gram matrix without a centred copy of the draws; einsum, not BLAS: a threaded
+            # BLAS on tall-and-thin matrices can be slower than one pass on a busy machine
+            zbar = controls.mean(axis=0)
+            raw = np.einsum("ri,rj->ij", controls, controls)
+            gram = raw - R * np.outer(zbar, zbar)
+            keep = np.diag(gram) > 1e-20 * (R + np.diag(raw))  # constant columns carry nothing
             if keep.any():
-                Z = Z[:, keep]
-                self.controls = (Z, controls[:, keep].mean(axis=0), np.linalg.pinv(np.einsum("ri,rj->ij", Z, Z)))
+                inv = np.zeros_like(gram)
+                inv[np.ix_(keep, keep)] = np.linalg.pinv(gram[np.ix_(keep, keep)])
+                self.controls = (controls, zbar, inv, int(keep.sum()))
 
     def with_controls(self, controls: np.ndarray) -> "_Stats":
         """The same draws and level, with control variates (see the class docstring)."""
@@ -314,13 +319,12 @@ class _Stats:
         """Mean of ``y`` minus its control part, and the standard error of that estimate."""
         if self.controls is None:
             return float(y.mean()), float(y.std(ddof=1)) / math.sqrt(self.R)
-        Z, zbar, gram_inv = self.controls
+        Z, zbar, gram_inv, q = self.controls
         yc = y - y.mean()
-        # least squares through the (pseudo-)inverse Gram matrix; einsum, not BLAS: a threaded BLAS on
-        # tall-and-thin matrices is slower than one pass over the draws on a busy machine
+        # least squares through the (pseudo-)inverse of the centred Gram matrix (dropped columns: 0)
         beta = gram_inv @ np.einsum("ri,r->i", Z, yc)
-        resid = yc - np.einsum("ri,i->r", Z, beta)
-        dof = max(1, self.R - 1 - Z.shape[1])
+        resid = yc - (np.einsum("ri,i->r", Z, beta) - zbar @ beta)
+        dof = max(1, self.R - 1 - q)
         return float(y.mean() - zbar @ beta), math.sqrt(float(resid @ resid) / dof / self.R)
 
     def mean(self, s: np.ndarray, lo: float = 0.0, hi: float = 1.0) -> Interval:
@@ -507,17 +511,14 @@ class Simulation:
 
         m, R = self.model, self.draws
         v = len(sizes)
-        E = np.empty((R, v))
-        C = np.empty((R, v))
-        ge_last = np.empty(R)
+        E, C, GE = np.empty((R, v)), np.empty((R, v)), np.empty((R, v))
         Z = np.empty((R, n_controls(m.p.size)))
         chunk = min(_kernel_chunk(R), max(1, _CHUNK_ENTRIES // max(1, sum(sizes))))
         for start in range(0, R, chunk):
-            r = min(chunk, R - start)
-            e, c, g, z = cv_draws(m.layout, m.p, m.w, sizes, r, self.rng)
-            E[start:start + r], C[start:start + r], ge_last[start:start + r] = e, c, g[:, -1]
-            Z[start:start + r] = z
-            self._advance(r)
+            part = slice(start, min(R, start + chunk))
+            cv_draws(m.layout, m.p, m.w, sizes, self.rng, E[part], C[part], GE[part], Z[part])
+            self._advance(part.stop - start)
+        ge_last = GE[:, -1]
         return E, C, ge_last, Z
 
     def repeated(self, sizes: tuple[int, ...], tested: int, sampler: Any, repeats: float) -> SimulatedParts:
