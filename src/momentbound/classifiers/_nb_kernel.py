@@ -47,13 +47,12 @@ def _predict_one(T, arities, digits, offsets, n_marg, K, pa, qa, first, marg, to
         marg[m] = 0
     for k in range(K):
         tot[k] = 0
-    for ix in range(n_inputs):
+    for ix in range(n_inputs):  # no branches on the data: they are mispredicted half the time
         for k in range(K):
             c = T[ix * K + k]
-            if c:
-                tot[k] += c
-                for j in range(d):
-                    marg[digits[ix, j] + k] += c
+            tot[k] += c
+            for j in range(d):
+                marg[digits[ix, j] + k] += c
     for k in range(K):
         if tot[k] > 0:
             v = 1
@@ -64,23 +63,22 @@ def _predict_one(T, arities, digits, offsets, n_marg, K, pa, qa, first, marg, to
             den[k] = 1
     for ix in range(n_inputs):
         for k in range(K):
-            v = tot[k]
-            if v:
-                for j in range(d):
-                    v *= qa * marg[digits[ix, j] + k] + pa
-                for i in range(K):
-                    if i != k:
-                        v *= den[i]
-            key[k] = v
+            v = tot[k]  # an absent class keys 0 (its den is 1)
+            for j in range(d):
+                v *= qa * marg[digits[ix, j] + k] + pa
+            for i in range(K):
+                if i != k:
+                    v *= den[i]
+            key[k] = v if (tot[k] > 0 or not first) else -1  # 'first': absent classes never win
             g[ix, k] = 0.0
         if first:
-            best = -1
-            bk = -1
-            for k in range(K):
-                if tot[k] > 0 and key[k] > bk:
+            best = 0
+            bk = key[0]
+            for k in range(1, K):
+                if key[k] > bk:
                     bk = key[k]
                     best = k
-            g[ix, 0 if best < 0 else best] = 1.0
+            g[ix, best] = 1.0  # no class present: every key is -1 and class 0 wins
         else:
             top = key[0]
             for k in range(1, K):
