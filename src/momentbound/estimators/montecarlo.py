@@ -492,13 +492,16 @@ class Simulation:
                 self.used_controls = True
         else:
             E, C, ge_last = _cv_draws(self.model, sizes, sampler, R, self.rng, self._advance)
-        mean = st.mean(E.sum(axis=1) / N)
-        variance = st.variance(E.sum(axis=1) / N, C.sum(axis=1) / N**2)
-        H = E / s  # conditional mean of HE_i
-        D = H - H.mean(axis=0)
-        fold_variance = st.combined((C / s**2).mean(axis=1), (D**2).mean(axis=1))
+        coins = C.any()  # no coin variance with ties="first": skip its arrays
+        ce = E.sum(axis=1) / N
+        mean = st.mean(ce)
+        variance = st.variance(ce, C.sum(axis=1) / N**2 if coins else None)
+        D = E / s  # conditional mean of HE_i, centred below
+        D -= D.mean(axis=0)
+        D2 = np.einsum("ri,ri->r", D, D)
+        fold_variance = st.combined((C / s**2).mean(axis=1) if coins else np.zeros(R), D2 / v)
         rowsum = D.sum(axis=1)
-        pairs = (rowsum**2 - (D**2).sum(axis=1)) / (v * (v - 1))
+        pairs = (rowsum * rowsum - D2) / (v * (v - 1))
         fold_covariance = st.combined(np.zeros(R), pairs, nonneg=False)
         return SimulatedParts(
             mean, variance, self.stats.mean(ge_last), self.stats.variance(ge_last), N - N // v, None, v,
