@@ -82,7 +82,8 @@ def test_controls_have_mean_zero_and_errors_match(model, clf, N, v):
 
 
 @pytest.mark.parametrize("model,clf,N,v", [(ONE_D, NaiveBayes(ties="first", alpha=1), 8, 3),
-                                           (TWO_BY_TWO, NaiveBayes(), 6, 3)], ids=["1d-first", "2x2-random"])
+                                           (ONE_D, NaiveBayes(ties="first"), 10, 5),  # folds of 2
+                                           (TWO_BY_TWO, NaiveBayes(), 6, 3)], ids=["1d-first", "1d-small-folds", "2x2-random"])
 def test_interval_coverage_is_95_percent(model, clf, N, v):
     exact = estimator_moments(model, N, KFold(v), classifier=clf)
     names = ("mean", "variance", "fold_variance", "fold_covariance")
