@@ -54,7 +54,10 @@ from momentbound.splitters.basic import (  # KFold, LeaveOneOut: used by the doc
 from momentbound.intervals import Interval
 from momentbound.model.cells import CellModel
 
-__all__ = ["Draws", "MonteCarloMoments", "Simulation", "SimulatedParts", "monte_carlo_moments", "DEFAULT_DRAWS", "MIN_DRAWS"]
+__all__ = [
+    "Draws", "MonteCarloMoments", "Simulation", "SimulatedParts", "monte_carlo_moments", "memory_estimate",
+    "DEFAULT_DRAWS", "MIN_DRAWS", "MAX_MEMORY",
+]
 
 DEFAULT_DRAWS = 10_000
 
@@ -66,6 +69,25 @@ MIN_DRAWS = 200
 
 # int64 entries per chunk of fold tables (R_chunk * v * cells); bounds the memory of one chunk
 _CHUNK_ENTRIES = 2_000_000
+
+# control variates are used with at least this many draws per fitted coefficient
+_CONTROL_DRAWS = 20
+
+
+def _kernel_chunk(draws: int) -> int:
+    """Draws per chunk: about 50 chunks (progress updates), at least 2,000 and at most 200,000."""
+    return max(2_000, min(200_000, -(-draws // 50)))
+
+
+class _IidFolds:
+    """Sampler of independent fold tables ``F_i ~ Multinomial(s_i, p)`` (``KFold``)."""
+
+    def __init__(self, m: "TableModel", sizes: tuple[int, ...]) -> None:
+        self.model = m
+        self.sizes = sizes
+
+    def __call__(self, r: int, rng: np.random.Generator) -> np.ndarray:
+        return np.stack([self.model.draw(rng, s, (r,)) for s in self.sizes], axis=1)
 
 
 @dataclass(frozen=True)
@@ -128,9 +150,80 @@ class MonteCarloMoments:
         return True
 
 
+#: per-draw results larger than this (bytes) are refused before any work
+MAX_MEMORY = 4 * 2**30
+
+#: with ``progress=None`` the bar appears when the run is estimated to take longer (seconds)
+PROGRESS_AFTER = 2.0
+
+
+def memory_estimate(n_cells: int, folds: int, draws: int) -> int:
+    """Bytes of the per-draw arrays of a run (errors, coin variances, GE and controls per fold and
+    draw, two partitions for repeated splitters) plus one chunk of count tables."""
+    from momentbound.classifiers._nb_kernel import n_controls
+
+    per_draw = 8 * (2 * 3 * folds + n_controls(n_cells) + 8)
+    return draws * per_draw + 8 * _CHUNK_ENTRIES * 4
+
+
+class _Progress:
+    """A rich progress bar on stderr, started once the first chunk tells how long the run takes."""
+
+    def __init__(self, total: int, mode: bool | None, label: str, memory: int) -> None:
+        self.total, self.mode, self.label, self.memory = total, mode, label, memory
+        self.done = 0
+        self.bar: Any = None
+        self.task: Any = None
+        self.first: tuple[int, float] | None = None
+
+    def __enter__(self) -> "_Progress":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def _wanted(self, seconds: float) -> bool:
+        if self.mode is not None:
+            return bool(self.mode)
+        import sys
+
+        return sys.stderr is not None and sys.stderr.isatty() and seconds > PROGRESS_AFTER
+
+    def advance(self, r: int) -> None:
+        self.done += r
+        if self.bar is None:
+            if self.mode is False or self.done >= self.total:
+                return
+            if self.first is None:  # the first chunk pays for loading the compiled kernels
+                self.first = (self.done, time.perf_counter())
+                return
+            n0, t0 = self.first
+            seconds = (time.perf_counter() - t0) * (self.total - n0) / max(1, self.done - n0)
+            if not self._wanted(seconds):
+                self.mode = False if self.mode is None else self.mode
+                return
+            import sys
+
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TimeRemainingColumn
+
+            console = Console(file=sys.stderr)
+            console.print(
+                f"{self.label}: {self.total:,} draws, about {seconds:.0f} s and "
+                f"{self.memory / 2**20:.0f} MB"
+            )
+            self.bar = Progress("{task.description}", BarColumn(), "{task.percentage:>3.0f}%",
+                                TimeRemainingColumn(), console=console, transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("draws", total=self.total, completed=self.done)
+            return
+        self.bar.update(self.task, completed=min(self.done, self.total))
+
+
 # ----------------------------------------------------------------------------- validation
 def check_arguments(model: object, N: object, estimator: object, classifier: object, draws: object,
-           confidence: object, rng: object) -> None:
+           confidence: object, rng: object, progress: object = None) -> None:
     check_model_and_estimator(model, estimator)
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or int(draws) < MIN_DRAWS:
         raise InvalidArgument(
@@ -140,6 +233,8 @@ def check_arguments(model: object, N: object, estimator: object, classifier: obj
     if (isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating))
             or not (0 < float(confidence) < 1)):
         raise InvalidArgument(f"confidence must be a number in (0, 1) such as 0.95, got {confidence!r}")
+    if progress not in (None, True, False):
+        raise InvalidArgument(f"progress must be None (automatic), True or False, got {progress!r}")
     if not isinstance(rng, np.random.Generator):
         raise InvalidArgument(
             f"rng must be a numpy.random.Generator (e.g. np.random.default_rng(seed)), got {rng!r}"
@@ -161,6 +256,15 @@ class TableModel:
         self.inputs = list(np.ndindex(*self.arities))
         self.classifier = classifier
         self.model = model
+        self.layout = _layout(model, classifier)
+
+    def compiled(self, n: int) -> bool:
+        """Whether the compiled naive Bayes kernels apply to training sets of up to ``n`` points."""
+        from momentbound.classifiers.naive_bayes import keys_fit_int64
+
+        return self.layout is not None and keys_fit_int64(
+            self.classifier.alpha_exact, self.arities, n, self.K
+        )
 
     def draw(self, rng: np.random.Generator, n: int, size: tuple[int, ...]) -> np.ndarray:
         """Count tables ``~ Multinomial(n, p)``, shape ``size + (inputs * K,)``."""
@@ -168,6 +272,10 @@ class TableModel:
 
     def predictions(self, tables: np.ndarray) -> np.ndarray:
         """``g_x(y | T)`` for flat tables ``(R, cells)``: shape ``(R, inputs, K)``."""
+        if tables.shape[0] and self.compiled(int(tables.sum(axis=1).max())):
+            from momentbound.classifiers._nb_kernel import predict_tables
+
+            return predict_tables(self.layout, tables)
         return self.classifier.predict_tables(self.model, tables)
 
     def ge(self, g: np.ndarray) -> np.ndarray:
@@ -175,21 +283,77 @@ class TableModel:
         return np.einsum("rik,ik->r", g, self.w)
 
 
+def _layout(model: CellModel, classifier: Any) -> Any:
+    from momentbound.classifiers.naive_bayes import NaiveBayes
+
+    if type(classifier) is not NaiveBayes:
+        return None
+    from momentbound.classifiers._nb_kernel import Layout
+
+    a = classifier.alpha_exact
+    return Layout(tuple(model.arities), model.n_classes, a.numerator, a.denominator, classifier.ties)
+
+
 # ----------------------------------------------------------------------------- statistics
 class _Stats:
-    def __init__(self, R: int, confidence: float) -> None:
+    """Point estimates and CLT intervals from per-draw values.
+
+    ``controls`` (optional, ``(R, q)``) are per-draw control variates with known mean zero. The
+    estimates subtract ``Z beta``, cross-fitted: ``beta`` is the least-squares coefficient fitted
+    on the other half of the draws, so it is independent of the controls it multiplies and the
+    estimate stays unbiased (fitting on the same draws biases it by ``O(q / R)``, which is many
+    standard errors when the controls explain most of the noise). The interval uses the standard
+    deviation of the residuals ``y - Z beta`` (``docs/mathematics.md``, "Monte Carlo control
+    variates").
+    """
+
+    def __init__(self, R: int, confidence: float, controls: np.ndarray | None = None) -> None:
         self.R = R
         self.z = NormalDist().inv_cdf(0.5 + confidence / 2)
+        self.controls: list[tuple[slice, slice, np.ndarray, np.ndarray]] | None = None
+        if controls is not None:
+            half = R // 2
+            halves = (slice(0, half), slice(half, R))
+            fitted = []
+            for fit, use in (halves, halves[::-1]):
+                Z = controls[fit]
+                # centred Gram matrix without a centred copy of the draws; einsum, not BLAS: a
+                # threaded BLAS on tall-and-thin matrices can be slower than one pass on a busy machine
+                zbar = Z.mean(axis=0)
+                raw = np.einsum("ri,rj->ij", Z, Z)
+                gram = raw - Z.shape[0] * np.outer(zbar, zbar)
+                keep = np.diag(gram) > 1e-20 * (Z.shape[0] + np.diag(raw))  # constant columns: nothing
+                inv = np.zeros_like(gram)
+                if keep.any():
+                    inv[np.ix_(keep, keep)] = np.linalg.pinv(gram[np.ix_(keep, keep)])
+                fitted.append((fit, use, inv, controls))
+            self.controls = fitted
+
+    def with_controls(self, controls: np.ndarray) -> "_Stats":
+        """The same draws and level, with control variates (see the class docstring)."""
+        return _Stats(self.R, 2 * NormalDist().cdf(self.z) - 1, controls)
+
+    def _adjust(self, y: np.ndarray) -> tuple[float, float]:
+        """Mean of ``y`` minus its control part, and the standard error of that estimate."""
+        if self.controls is None:
+            return float(y.mean()), float(y.std(ddof=1)) / math.sqrt(self.R)
+        resid = np.empty_like(y)
+        for fit, use, gram_inv, Z in self.controls:
+            yf = y[fit]
+            beta = gram_inv @ np.einsum("ri,r->i", Z[fit], yf - yf.mean())
+            resid[use] = y[use] - np.einsum("ri,i->r", Z[use], beta)
+        return float(resid.mean()), float(resid.std(ddof=1)) / math.sqrt(self.R)
 
     def mean(self, s: np.ndarray, lo: float = 0.0, hi: float = 1.0) -> Interval:
-        m = float(s.mean())
-        half = self.z * float(s.std(ddof=1)) / math.sqrt(self.R)
+        m, se = self._adjust(s)
+        half = self.z * se
         return _interval(m, m - half, m + half, lo, hi)
 
     def combined(self, c: np.ndarray, d: np.ndarray, *, nonneg: bool = True) -> Interval:
         """``mean(c) + R/(R-1) mean(d)`` with the interval ``+- z sd(c + d) / sqrt(R)``."""
-        est = float(c.mean()) + float(d.mean()) * self.R / (self.R - 1)
-        half = self.z * float((c + d).std(ddof=1)) / math.sqrt(self.R)
+        est, se = self._adjust(c + d)
+        est += float(d.mean()) / (self.R - 1)
+        half = self.z * se
         return _interval(est, est - half, est + half, 0.0 if nonneg else -math.inf, math.inf)
 
     def variance(self, s: np.ndarray, cond: np.ndarray | None = None) -> Interval:
@@ -212,12 +376,14 @@ def _plus(a: Interval, b: Interval) -> Interval:
 
 
 # ----------------------------------------------------------------------------- the estimators
-def _ge_draws(m: TableModel, n: int, draws: int, rng: np.random.Generator) -> np.ndarray:
+def _ge_draws(m: TableModel, n: int, draws: int, rng: np.random.Generator, advance: Any = None) -> np.ndarray:
     out = np.empty(draws)
-    chunk = max(1, _CHUNK_ENTRIES // max(1, m.p.size))
+    chunk = min(_kernel_chunk(draws), max(1, _CHUNK_ENTRIES // max(1, m.p.size)))
     for start in range(0, draws, chunk):
         r = min(chunk, draws - start)
         out[start:start + r] = m.ge(m.predictions(m.draw(rng, n, (r,))))
+        if advance is not None:
+            advance(r)
     return out
 
 
@@ -243,7 +409,7 @@ def _fold_errors(m: TableModel, folds: np.ndarray, tested: int) -> tuple[np.ndar
 
 def _cv_draws(
     m: TableModel, sizes: tuple[int, ...], sampler: Any, draws: int, rng: np.random.Generator,
-    full: np.ndarray | None = None,
+    full: np.ndarray | None = None, advance: Any = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per draw and fold: expected error count ``E``, coin variance ``C`` (both ``(R, v)``), and the
     exact GE of the last fold's classifier (training size ``N - s_v``; ``(R,)``).
@@ -253,13 +419,15 @@ def _cv_draws(
     E = np.empty((draws, v))
     C = np.empty((draws, v))
     ge_last = np.empty(draws)
-    chunk = max(1, _CHUNK_ENTRIES // max(1, v * m.p.size))
+    chunk = min(_kernel_chunk(draws), max(1, _CHUNK_ENTRIES // max(1, v * m.p.size)))
     for start in range(0, draws, chunk):
         r = min(chunk, draws - start)
         folds = sampler(r, rng)
         E[start:start + r], C[start:start + r], ge_last[start:start + r] = _fold_errors(m, folds, v)
         if full is not None:  # GE_N of the classifier trained on all the folds
             full[start:start + r] = m.ge(m.predictions(folds.sum(axis=1)))
+        if advance is not None:
+            advance(r)
     return E, C, ge_last
 
 
@@ -309,15 +477,22 @@ class Simulation:
     """
 
     def __init__(
-        self, m: TableModel, draws: int, confidence: float, rng: np.random.Generator, *, track: bool = False
+        self, m: TableModel, draws: int, confidence: float, rng: np.random.Generator, progress: Any = None, *,
+        track: bool = False,
     ) -> None:
         self.model = m
         self.draws = draws
         self.rng = rng
         self.stats = _Stats(draws, confidence)
+        self.progress = progress  # advance(draws) after every chunk, or None
         #: keep per-draw values and the full-data GE in :attr:`record` (:class:`Draws`)
         self.track = track
         self.record: Draws | None = None
+        self.used_controls = False
+
+    def _advance(self, r: int) -> None:
+        if self.progress is not None:
+            self.progress.advance(r)
 
     def keep(
         self,
@@ -349,7 +524,7 @@ class Simulation:
         return self.model.arities
 
     def generalization(self, n: int) -> SimulatedParts:
-        ge = _ge_draws(self.model, n, self.draws, self.rng)
+        ge = _ge_draws(self.model, n, self.draws, self.rng, self._advance)
         mean, var = self.stats.mean(ge), self.stats.variance(ge)
         self.keep(ge, ge)
         return SimulatedParts(mean, var, mean, var, n)
@@ -357,7 +532,7 @@ class Simulation:
     def holdout(self, n_train: int, n_test: int) -> SimulatedParts:
         if self.track:
             return self._holdout_tracked(n_train, n_test)
-        ge = _ge_draws(self.model, n_train, self.draws, self.rng)
+        ge = _ge_draws(self.model, n_train, self.draws, self.rng, self._advance)
         st = self.stats
         mean = st.mean(ge)
         # given the training table the n_test errors are iid Bernoulli(GE)
@@ -386,12 +561,7 @@ class Simulation:
 
     def iid_folds(self, sizes: tuple[int, ...]) -> Any:
         """Sampler of independent fold tables ``F_i ~ Multinomial(s_i, p)`` (``KFold``)."""
-        m = self.model
-
-        def sample(r: int, rng: np.random.Generator) -> np.ndarray:
-            return np.stack([m.draw(rng, s, (r,)) for s in sizes], axis=1)
-
-        return sample
+        return _IidFolds(self.model, tuple(sizes))
 
     def folds(self, sizes: tuple[int, ...], sampler: Any, tested: int | None = None) -> SimulatedParts:
         """Moments of ``CE = sum_i err_i / n`` from fold tables drawn by ``sampler``, the errors summed
@@ -403,20 +573,31 @@ class Simulation:
         v = len(sizes)
         s = np.array(sizes, dtype=float)
         full = np.empty(R) if self.track else None
-        E, C, ge_last = _cv_draws(self.model, sizes, sampler, R, self.rng, full)
+        if full is None and isinstance(sampler, _IidFolds) and self.model.compiled(N):
+            E, C, ge_last, Z = self._kernel_folds(sizes)
+            if R >= _CONTROL_DRAWS * (Z.shape[1] + 1):
+                st = st.with_controls(Z)
+                self.used_controls = True
+        else:  # the numpy path also gives the full-data GE per draw when tracking
+            E, C, ge_last = _cv_draws(self.model, sizes, sampler, R, self.rng, full, self._advance)
         if full is not None:
             self.keep(E.sum(axis=1) / N, full, C.sum(axis=1) / N**2)
-        mean = st.mean(E.sum(axis=1) / N)
-        variance = st.variance(E.sum(axis=1) / N, C.sum(axis=1) / N**2)
-        H = E / s  # conditional mean of HE_i
-        D = H - H.mean(axis=0)
-        fold_variance = st.combined((C / s**2).mean(axis=1), (D**2).mean(axis=1))
+        coins = C.any()  # no coin variance with ties="first": skip its arrays
+        ce = E.sum(axis=1) / N
+        mean = st.mean(ce)
+        variance = st.variance(ce, C.sum(axis=1) / N**2 if coins else None)
+        D = E / s  # conditional mean of HE_i, centred below
+        D -= D.mean(axis=0)
+        D2 = np.einsum("ri,ri->r", D, D)
+        # without the controls: they explain almost all of Var(HE_i) (VR ~1000 for small folds), and
+        # then the O(1/R) bias of centring at the sample means is several standard errors
+        fold_variance = self.stats.combined((C / s**2).mean(axis=1) if coins else np.zeros(R), D2 / v)
         rowsum = D.sum(axis=1)
-        pairs = (rowsum**2 - (D**2).sum(axis=1)) / (v * (v - 1))
+        pairs = (rowsum * rowsum - D2) / (v * (v - 1))
         fold_covariance = st.combined(np.zeros(R), pairs, nonneg=False)
         return SimulatedParts(
-            mean, variance, st.mean(ge_last), st.variance(ge_last), N - N // v, None, v, tuple(sizes),
-            fold_variance, fold_covariance,
+            mean, variance, self.stats.mean(ge_last), self.stats.variance(ge_last), N - N // v, None, v,
+            tuple(sizes), fold_variance, fold_covariance,
         )
 
     def _some_folds(self, sizes: tuple[int, ...], sampler: Any, tested: int) -> SimulatedParts:
@@ -434,6 +615,22 @@ class Simulation:
         N = int(sum(sizes))
         return SimulatedParts(mean, variance, st.mean(ge), st.variance(ge), N - int(sizes[tested - 1]),
                               None, len(sizes), tuple(sizes))
+
+    def _kernel_folds(self, sizes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Independent fold tables through the compiled naive Bayes kernel, in chunks."""
+        from momentbound.classifiers._nb_kernel import cv_draws, n_controls
+
+        m, R = self.model, self.draws
+        v = len(sizes)
+        E, C, GE = np.empty((R, v)), np.empty((R, v)), np.empty((R, v))
+        Z = np.empty((R, n_controls(m.p.size)))
+        chunk = min(_kernel_chunk(R), max(1, _CHUNK_ENTRIES // max(1, sum(sizes))))
+        for start in range(0, R, chunk):
+            part = slice(start, min(R, start + chunk))
+            cv_draws(m.layout, m.p, m.w, sizes, self.rng, E[part], C[part], GE[part], Z[part])
+            self._advance(part.stop - start)
+        ge_last = GE[:, -1]
+        return E, C, ge_last, Z
 
     def repeated(self, sizes: tuple[int, ...], tested: int, sampler: Any, repeats: float) -> SimulatedParts:
         """The mean of ``repeats`` independent re-partitions of the same data (repeated CV, or
@@ -463,6 +660,7 @@ class Simulation:
                     ge[start:start + r] = g
                     if self.track:
                         full[start:start + r] = m.ge(m.predictions(both[:, 0].sum(axis=1)))
+            self._advance(r)
         mean = st.mean(c.mean(axis=1))
         dev = c - c.mean()
         coin = w.mean(axis=1)
@@ -491,6 +689,7 @@ def monte_carlo_moments(
     confidence: float = 0.95,
     rng: np.random.Generator,
     max_seconds: float | None = 120.0,
+    progress: bool | None = None,
 ) -> MonteCarloMoments:
     """Conditional Monte Carlo moments of an error estimator, with confidence intervals.
 
@@ -520,6 +719,12 @@ def monte_carlo_moments(
         Refuse (``InvalidArgument``) when the estimated time, about ``1e-6 s`` per draw, fold
         and cell (measured: leave-one-out at N = 1000 with 200 draws, 4 cells, 0.65 s),
         exceeds this; ``None`` disables the guard.
+    progress:
+        Progress bar on stderr (never stdout): ``None`` (default) shows it when stderr is a terminal
+        and the run is estimated (from its first chunk of draws) to take more than 2 s; ``True``
+        always, ``False`` never. With the bar, the estimated time and memory are printed first.
+        Runs whose per-draw results would exceed ``MAX_MEMORY`` are refused before any work, with
+        the largest ``draws`` that fits.
 
     Returns
     -------
@@ -544,7 +749,7 @@ def monte_carlo_moments(
     from momentbound.splitters.registry import as_splitter
 
     estimator = as_splitter(estimator)
-    check_arguments(model, N, estimator, classifier, draws, confidence, rng)
+    check_arguments(model, N, estimator, classifier, draws, confidence, rng, progress)
     split = estimator.split(N)  # validates N and the split (ImpossibleSplit)
     N = split.N
     R = int(draws)
@@ -559,7 +764,16 @@ def monte_carlo_moments(
     # a classifier with a naive Bayes form is simulated in that form (the same law, exact scores)
     form = classifier.exact_form(model)
     m = TableModel(model, classifier) if form is None else TableModel(form.model, form.classifier)
-    parts = estimator.simulate(Simulation(m, R, float(confidence), rng), N)
+    memory = memory_estimate(m.p.size, max(1, len(split.fold_sizes)), R)
+    if memory > MAX_MEMORY:
+        per = memory / R
+        raise InvalidArgument(
+            f"draws={R:,} would hold about {memory / 2**30:.1f} GiB of per-draw results (limit "
+            f"{MAX_MEMORY / 2**30:.0f} GiB); use draws <= {int(MAX_MEMORY / per):,} and combine runs "
+            "with different seeds if a narrower interval is needed"
+        )
+    with _Progress(R, progress, f"montecarlo {estimator.describe()}, N={N}", memory) as bar:
+        parts = estimator.simulate(Simulation(m, R, float(confidence), rng, bar), N)
     mean, variance = parts.mean, parts.variance
     std = _sqrt(variance)
     return MonteCarloMoments(

@@ -1,0 +1,236 @@
+"""Compiled naive Bayes on count tables (numba), and the fused cross-validation draw kernel.
+
+Same score keys and tie rules as :func:`momentbound.classifiers.naive_bayes.score_keys` and
+:func:`~momentbound.classifiers.naive_bayes.tie_shares`, in int64 (callers check
+:func:`~momentbound.classifiers.naive_bayes.keys_fit_int64` first): with ``alpha = pa / qa`` the key
+of class ``k`` at input ``x`` is ``N_k prod_j (qa A_jk + pa) prod_{i != k} den_i`` with
+``den_i = prod_j (qa N_i + pa a_j)`` (1 for an absent class).
+
+:func:`cv_draws` draws ``R`` sets of independent fold tables ``F_i ~ Multinomial(s_i, p)`` from a
+``numpy.random.Generator`` and returns, per draw, each fold's expected error count, coin variance
+and the exact GE of its classifier, and the control variates of ``docs/mathematics.md``
+("Monte Carlo control variates"), all with known mean zero.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["Layout", "predict_tables", "cv_draws", "inverted", "n_controls"]
+
+
+class Layout:
+    """Index arrays of a cell model for the kernels (cells: input major, class fastest)."""
+
+    def __init__(self, arities: tuple[int, ...], K: int, alpha_num: int, alpha_den: int, ties: str) -> None:
+        self.arities = np.asarray(arities, dtype=np.int64)
+        self.K = int(K)
+        n_inputs = int(np.prod(self.arities))
+        digits = np.array(list(np.ndindex(*arities)), dtype=np.int64).reshape(n_inputs, len(arities))
+        # offset of attribute j's marginal block in the flat marginal array (values * K each)
+        self.offsets = np.concatenate([[0], np.cumsum(self.arities * self.K)[:-1]]).astype(np.int64)
+        # digits[ix, j]: where input ix's attribute-j value starts in that array (+ k for class k)
+        self.digits = self.offsets + digits * self.K
+        self.n_marg = int((self.arities * self.K).sum())
+        self.pa = int(alpha_num)
+        self.qa = int(alpha_den)
+        self.first = ties == "first"
+
+
+@njit(cache=True, inline="always")
+def _predict_one(T, arities, digits, offsets, n_marg, K, pa, qa, first, marg, tot, den, key, g):
+    """``g[x, k]`` (prediction probabilities) for one table ``T`` (flat cells)."""
+    # digits[ix, j] holds the index of input ix's attribute-j block in marg (see Layout)
+    n_inputs, d = digits.shape
+    for m in range(n_marg):
+        marg[m] = 0
+    for k in range(K):
+        tot[k] = 0
+    for ix in range(n_inputs):  # no branches on the data: they are mispredicted half the time
+        for k in range(K):
+            c = T[ix * K + k]
+            tot[k] += c
+            for j in range(d):
+                marg[digits[ix, j] + k] += c
+    for k in range(K):
+        if tot[k] > 0:
+            v = 1
+            for j in range(d):
+                v *= qa * tot[k] + pa * arities[j]
+            den[k] = v
+        else:
+            den[k] = 1
+    for ix in range(n_inputs):
+        for k in range(K):
+            v = tot[k]  # an absent class keys 0 (its den is 1)
+            for j in range(d):
+                v *= qa * marg[digits[ix, j] + k] + pa
+            for i in range(K):
+                if i != k:
+                    v *= den[i]
+            key[k] = v if (tot[k] > 0 or not first) else -1  # 'first': absent classes never win
+            g[ix, k] = 0.0
+        if first:
+            best = 0
+            bk = key[0]
+            for k in range(1, K):
+                if key[k] > bk:
+                    bk = key[k]
+                    best = k
+            g[ix, best] = 1.0  # no class present: every key is -1 and class 0 wins
+        else:
+            top = key[0]
+            for k in range(1, K):
+                if key[k] > top:
+                    top = key[k]
+            n_top = 0
+            for k in range(K):
+                if key[k] == top:
+                    n_top += 1
+            for k in range(K):
+                if key[k] == top:
+                    g[ix, k] = 1.0 / n_top
+
+
+@njit(cache=True)
+def _predict_many(tables, arities, digits, offsets, n_marg, K, pa, qa, first, out):
+    marg = np.empty(n_marg, dtype=np.int64)
+    tot = np.empty(K, dtype=np.int64)
+    den = np.empty(K, dtype=np.int64)
+    key = np.empty(K, dtype=np.int64)
+    for r in range(tables.shape[0]):
+        _predict_one(tables[r], arities, digits, offsets, n_marg, K, pa, qa, first, marg, tot, den, key, out[r])
+
+
+def predict_tables(layout: Layout, tables: np.ndarray) -> np.ndarray:
+    """``g_x(y | T)`` for flat int tables ``(R, cells)``: ``(R, inputs, K)`` float64."""
+    t = np.ascontiguousarray(tables, dtype=np.int64)
+    out = np.empty((t.shape[0], layout.digits.shape[0], layout.K))
+    L = layout
+    _predict_many(t, L.arities, L.digits, L.offsets, L.n_marg, L.K, L.pa, L.qa, L.first, out)
+    return out
+
+
+def n_controls(n_cells: int) -> int:
+    """Number of control variates :func:`cv_draws` returns per draw."""
+    return 3 + 2 * n_cells
+
+
+@njit(cache=True, inline="always")
+def _multinomial(rng, n, p, cum, guide, u, out):
+    """``out ~ Multinomial(n, p)``: inversion of the uniforms ``u`` (``n`` of them) for small ``n``,
+    conditional binomials otherwise (``u`` empty)."""
+    C = p.shape[0]
+    for c in range(C):
+        out[c] = 0
+    if u.shape[0] == n:
+        G = guide.shape[0]
+        for t in range(n):
+            x = u[t]
+            c = guide[int(x * G)]  # guide table (Chen 1974): the first cell whose cdf can exceed x
+            while c < C - 1 and x >= cum[c]:
+                c += 1
+            out[c] += 1
+        return
+    left = n
+    mass = 1.0
+    for c in range(C - 1):
+        if left == 0:
+            return
+        if p[c] > 0:
+            q = p[c] / mass
+            if q >= 1.0:
+                out[c] = left
+                return
+            x = rng.binomial(left, q)
+            out[c] = x
+            left -= x
+        mass -= p[c]
+        if mass <= 0:
+            break
+    out[C - 1] += left
+
+
+def inverted(n: int, n_cells: int) -> bool:
+    """Whether a fold of ``n`` points is drawn by inversion of ``n`` uniforms (else binomials)."""
+    return n < 4 * n_cells
+
+
+@njit(cache=True)
+def _cv_kernel(rng, U, starts, R, sizes, p, cum, guide, w, arities, digits, offsets, n_marg, K, pa, qa, first,
+               E, Cv, GE, Z):
+    v = sizes.shape[0]
+    C = p.shape[0]
+    n_inputs = digits.shape[0]
+    N = 0
+    for i in range(v):
+        N += sizes[i]
+    F = np.empty((v, C), dtype=np.int64)
+    T = np.empty(C, dtype=np.int64)
+    Ti = np.empty(C, dtype=np.int64)
+    g = np.empty((n_inputs, K))
+    e = np.empty(C)
+    marg = np.empty(n_marg, dtype=np.int64)
+    tot = np.empty(K, dtype=np.int64)
+    den = np.empty(K, dtype=np.int64)
+    key = np.empty(K, dtype=np.int64)
+    for r in range(R):
+        for c in range(C):
+            T[c] = 0
+        for i in range(v):
+            _multinomial(rng, sizes[i], p, cum, guide, U[r, starts[i]:starts[i + 1]], F[i])
+            for c in range(C):
+                T[c] += F[i, c]
+        for z in range(Z.shape[1]):
+            Z[r, z] = 0.0
+        for i in range(v):
+            s = sizes[i]
+            for c in range(C):
+                Ti[c] = T[c] - F[i, c]
+            _predict_one(Ti, arities, digits, offsets, n_marg, K, pa, qa, first, marg, tot, den, key, g)
+            ge = 0.0
+            err = 0.0
+            coin = 0.0
+            sq = 0.0
+            for ix in range(n_inputs):
+                for k in range(K):
+                    c = ix * K + k
+                    gk = g[ix, k]
+                    ec = 1.0 - gk
+                    e[c] = ec
+                    ge += gk * w[ix, k]
+                    err += F[i, c] * ec
+                    coin += F[i, c] * gk * ec
+                    sq += p[c] * ec * ec
+            E[r, i] = err
+            Cv[r, i] = coin
+            GE[r, i] = ge
+            eta = err - s * ge
+            Z[r, 0] += eta
+            Z[r, 1] += eta * eta - s * (sq - ge * ge)
+            Z[r, 2] += eta * ge
+            for c in range(C):
+                dt = Ti[c] - (N - s) * p[c]
+                Z[r, 3 + c] += eta * dt
+                Z[r, 3 + C + c] += eta * dt * e[c]
+
+
+def cv_draws(layout: Layout, p: np.ndarray, w: np.ndarray, sizes: tuple[int, ...], rng: np.random.Generator,
+             E: np.ndarray, Cv: np.ndarray, GE: np.ndarray, Z: np.ndarray) -> None:
+    """``R = len(E)`` draws of independent fold tables, written into ``E``, the coin variance ``Cv``,
+    ``GE`` (each ``(R, v)``) and the controls ``Z`` (``(R, n_controls)``); see the module docstring."""
+    R = E.shape[0]
+    pp = np.ascontiguousarray(p, dtype=np.float64)
+    cum = np.cumsum(pp)
+    # uniforms of the folds drawn by inversion, in bulk (faster than one call per point)
+    counts = [s if inverted(s, pp.size) else 0 for s in sizes]
+    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    U = rng.random((R, int(starts[-1])))
+    # guide[b]: the first cell c with cum[c] > b / G, so that u in [b/G, (b+1)/G) starts there
+    G = 4 * pp.size
+    guide = np.minimum(np.searchsorted(cum, np.arange(G) / G, side="right"), pp.size - 1).astype(np.int64)
+    L = layout
+    _cv_kernel(rng, U, starts, R, np.asarray(sizes, dtype=np.int64), pp, cum, guide,
+               np.ascontiguousarray(w, dtype=np.float64), L.arities, L.digits, L.offsets, L.n_marg, L.K,
+               L.pa, L.qa, L.first, E, Cv, GE, Z)

@@ -1,0 +1,146 @@
+"""Compiled naive Bayes kernels, control variates and progress of the Monte Carlo backend.
+
+Witnesses: the numpy reference ``NaiveBayes.predict_tables`` (itself checked against exact
+rational predictions), the exact engine ``estimator_moments(..., backend="exact")`` for coverage
+(intervals at 95% must cover the exact values at a rate consistent with 95% over 200 seeds), and
+the known zero means of the control variates.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from momentbound.classifiers._nb_kernel import Layout, cv_draws, n_controls, predict_tables
+from momentbound.classifiers.naive_bayes import NaiveBayes
+from momentbound.errors import InvalidArgument
+from momentbound.estimators import GE, KFold, estimator_moments
+from momentbound.estimators import montecarlo as mc
+from momentbound.estimators.montecarlo import TableModel, monte_carlo_moments
+from momentbound.model.cells import CellModel
+from momentbound.model.paper import independent_1d_model, second_nb_model
+
+ONE_D = independent_1d_model("2/5")
+TWO_BY_TWO = second_nb_model()
+THREE_CLASS = CellModel((2,), ["1/10", "1/5", "1/5", "1/4", "1/10", "3/20"], 3)
+THREE_ATTR = CellModel((2, 3, 2), [f"{i + 1}/300" for i in range(24)])  # sums to 1
+
+
+def _draws(m, sizes, R, seed):
+    v = len(sizes)
+    E, C, ges, Z = np.empty((R, v)), np.empty((R, v)), np.empty((R, v)), np.empty((R, n_controls(m.p.size)))
+    cv_draws(m.layout, m.p, m.w, sizes, np.random.default_rng(seed), E, C, ges, Z)
+    return E, C, ges, Z
+
+
+def _layout(model, clf):
+    a = clf.alpha_exact
+    return Layout(tuple(model.arities), model.n_classes, a.numerator, a.denominator, clf.ties)
+
+
+@pytest.mark.parametrize("model", [ONE_D, TWO_BY_TWO, THREE_CLASS, THREE_ATTR], ids=["1d", "2x2", "3class", "2x3x2"])
+@pytest.mark.parametrize("clf", [NaiveBayes(), NaiveBayes(ties="first"), NaiveBayes(alpha=1),
+                                 NaiveBayes(ties="first", alpha="1/2")], ids=["random", "first", "random-a1", "first-a12"])
+def test_compiled_predictions_equal_reference(model, clf):
+    rng = np.random.default_rng(5)
+    n = model.n_cells
+    # small counts (many ties and absent classes) and larger ones
+    tables = np.concatenate([rng.integers(0, 3, size=(300, n)), rng.integers(0, 40, size=(300, n)),
+                             np.zeros((1, n), dtype=np.int64)])
+    got = predict_tables(_layout(model, clf), tables)
+    want = clf.predict_tables(model, tables)
+    assert got.shape == want.shape
+    assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("model,clf,N,v", [(ONE_D, NaiveBayes(), 8, 3), (THREE_CLASS, NaiveBayes(ties="first", alpha=1), 9, 3),
+                                           (TWO_BY_TWO, NaiveBayes(ties="first"), 9, 4)])
+def test_controls_have_mean_zero_and_errors_match(model, clf, N, v):
+    m = TableModel(model, clf)
+    sizes = KFold(v).split(N).fold_sizes
+    R = 100_000
+    E, C, ges, Z = _draws(m, sizes, R, 11)
+    sd = Z.std(axis=0)
+    used = sd > 0
+    assert used.sum() >= 5  # not vacuous
+    t = np.abs(Z.mean(axis=0)[used]) / (sd[used] / math.sqrt(R))
+    assert t.max() < 5, t
+    # per-draw errors: E[E_i] = s_i E[GE_{N - s_i}] (exact engine; its ge_mean is for folds of N // v)
+    ge = float(estimator_moments(model, N - N // v, GE(), classifier=clf).mean)
+    checked = 0
+    for i, s in enumerate(sizes):
+        if s == N // v:
+            assert abs(E[:, i].mean() / s - ge) < 5 * E[:, i].std() / s / math.sqrt(R)
+            assert abs(ges[:, i].mean() - ge) < 5 * ges[:, i].std() / math.sqrt(R)
+            checked += 1
+    assert checked
+    # the coin variance is zero with ties="first"
+    if clf.ties == "first":
+        assert not C.any()
+
+
+@pytest.mark.parametrize("model,clf,N,v", [(ONE_D, NaiveBayes(ties="first", alpha=1), 8, 3),
+                                           (ONE_D, NaiveBayes(ties="first"), 10, 5),  # folds of 2
+                                           (TWO_BY_TWO, NaiveBayes(), 6, 3)], ids=["1d-first", "1d-small-folds", "2x2-random"])
+def test_interval_coverage_is_95_percent(model, clf, N, v):
+    exact = estimator_moments(model, N, KFold(v), classifier=clf)
+    names = ("mean", "variance", "fold_variance", "fold_covariance")
+    hits = dict.fromkeys(names, 0)
+    seeds = 200
+    for seed in range(seeds):
+        r = monte_carlo_moments(model, N, KFold(v), classifier=clf, draws=1000, confidence=0.95,
+                                rng=np.random.default_rng(seed))
+        for name in names:
+            iv = getattr(r, name)
+            hits[name] += iv.lower <= float(getattr(exact, name)) <= iv.upper
+    # Binomial(200, 0.95): mean 190, sd 3.1; both tails beyond these bounds have probability < 0.001
+    for name in names:
+        assert 180 <= hits[name] <= 198, (name, hits)
+
+
+def test_controls_are_used_and_narrow_the_variance_interval():
+    """Same draws with and without the controls: the controlled interval is much narrower."""
+    model, N, clf = TWO_BY_TWO, 100, NaiveBayes(ties="first")
+    m = TableModel(model, clf)
+    sizes = KFold(10).split(N).fold_sizes
+    E, C, _ges, Z = _draws(m, sizes, 20_000, 3)
+    plain = mc._Stats(20_000, 0.95)
+    ce = E.sum(axis=1) / N
+    a = plain.variance(ce)
+    b = plain.with_controls(Z).variance(ce)
+    assert (b.upper - b.lower) < 0.6 * (a.upper - a.lower)
+    assert abs(a.estimate - b.estimate) < (a.upper - a.lower)
+
+
+def test_fallback_when_keys_do_not_fit_int64():
+    clf = NaiveBayes(alpha=0.1)  # exact binary value of 0.1: a huge denominator
+    m = TableModel(ONE_D, clf)
+    assert not m.compiled(8)
+    r = monte_carlo_moments(ONE_D, 8, KFold(2), classifier=clf, draws=3000, confidence=0.9999,
+                            rng=np.random.default_rng(1))
+    e = estimator_moments(ONE_D, 8, KFold(2), classifier=clf)
+    assert r.variance.lower <= float(e.variance) <= r.variance.upper
+
+
+def test_progress_true_writes_only_to_stderr(capsys):
+    monte_carlo_moments(ONE_D, 8, KFold(2), draws=6000, rng=np.random.default_rng(0), progress=True)
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "6,000 draws, about" in err and "MB" in err
+
+
+def test_progress_is_off_when_stderr_is_not_a_terminal(capsys):
+    monte_carlo_moments(ONE_D, 8, KFold(2), draws=6000, rng=np.random.default_rng(0))
+    monte_carlo_moments(ONE_D, 8, KFold(2), draws=6000, rng=np.random.default_rng(0), progress=False)
+    assert capsys.readouterr() == ("", "")
+
+
+def test_bad_progress_and_memory_refusal():
+    with pytest.raises(InvalidArgument, match="progress"):
+        monte_carlo_moments(ONE_D, 8, KFold(2), draws=200, rng=np.random.default_rng(0), progress="yes")
+    with pytest.raises(InvalidArgument, match=r"GiB.*use draws <= [\d,]+"):
+        monte_carlo_moments(ONE_D, 8, KFold(2), draws=10**12, rng=np.random.default_rng(0), max_seconds=None)
+    fits = mc.MAX_MEMORY // (mc.memory_estimate(ONE_D.n_cells, 2, 10**6) / 10**6)
+    assert mc.memory_estimate(ONE_D.n_cells, 2, int(fits * 0.9)) <= mc.MAX_MEMORY
