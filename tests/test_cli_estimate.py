@@ -67,7 +67,7 @@ def test_estimate_table():
         (["--N", "5", "--estimator", "cv"], "needs --folds"),
         (["--N", "5", "--estimator", "holdout", "--test-size", "5"], "leaves no training point"),
         (["--N", "5", "--estimator", "holdout"], "exactly one of --test-size or --test-fraction"),
-        (["--N", "5", "--estimator", "ge", "--folds", "2"], "--folds only applies"),
+        (["--N", "5", "--estimator", "ge", "--folds", "2"], "--folds do(es) not apply to --estimator ge"),
         (["--N", "1", "--estimator", "loo"], "leave-one-out needs N >= 2"),
         (["--N", "5", "--estimator", "ge", "--backend", "nope"], "UnknownMethod: unknown backend 'nope'"),
         (["--N", "5", "--estimator", "ge", "--alpha", "-1"], "alpha must be >= 0"),

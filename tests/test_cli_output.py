@@ -109,7 +109,7 @@ def test_library_error_is_one_line_and_releases_the_folder(monkeypatch, tmp_path
     monkeypatch.setattr(momentbound.cli.demo, "_moments_table", refuse)
     monkeypatch.setattr(momentbound.studies.registry, "run_study", refuse)
     res = _run(command, *(["cv", "--no-progress"] if command == "reproduce" else []), "--out", str(tmp_path / "d"))
-    assert res.exit_code == 1 and res.stdout == ""
+    assert res.exit_code == 2 and res.stdout == ""
     assert res.stderr.strip().splitlines() == ["Error: InvalidArgument: order 99 is too expensive; use order <= 12"]
     assert list((tmp_path / "d").iterdir()) == []  # no lock, no manifest
 

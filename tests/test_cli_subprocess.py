@@ -69,7 +69,7 @@ SUCCEEDS: dict[str, list[str]] = {
     **{f"estimate-bound-{m}": ["estimate", *GE, "--N", "6", "--backend", f"bound:{m}", "--json"]
        for m in PLAIN},
     "estimate-stratified": ["estimate", *MODEL, "--N", "8", "--estimator", "stratified-cv", "--folds", "2", "--json"],
-    "estimate-bootstrap-against": ["estimate", *MODEL, "--N", "8", "--estimator", "632", "--against", "ge-full",
+    "accuracy-632-against-ge-full": ["estimate", *MODEL, "--N", "8", "--estimator", "632", "--against", "ge-full",
                                    "--json"],
     "estimate-sklearn": ["estimate", *MODEL, "--N", "8", "--estimator", "shuffle-split", "--splits", "2",
                          "--test-size", "2", "--classifier", "sklearn:sklearn.tree.DecisionTreeClassifier",

@@ -58,7 +58,7 @@ DEFAULT_DEGREE_CAP = 36
 
 #: Largest ``a`` for :func:`bird_exponent` and :func:`bird_exponent_paper`: both visit every
 #: ``1 < b < a`` in float chunks (about 7 s each at ``a = 1e8``, 90 s at ``1e9``).
-MAX_A = 10**8
+MAX_A = 2 * 10**8
 
 #: Largest ``a`` for :func:`bird_exponent_bruteforce`: it evaluates ``sign(W)`` on a grid of
 #: ``(2a + 1)^2`` points (about 27 bytes each: 1 GB at ``a = 3000``).
