@@ -37,6 +37,8 @@ from momentbound.estimators.moments import (
     make_engine,
 )
 from momentbound.estimators.montecarlo import MonteCarloMoments, monte_carlo_moments
+from momentbound.estimators.coverage import CoverageResult, interval_coverage  # noqa: E402
+from momentbound.estimators.comparison import ComparisonResult, compare_classifiers  # noqa: E402
 from momentbound.estimators.symmetry import input_symmetries
 from momentbound.estimators.sweep import SWEEP_AXES, SweepResult, sweep, sweep_estimators
 
@@ -79,4 +81,8 @@ __all__ = [
     "sweep",
     "sweep_estimators",
     "SWEEP_AXES",
+    "CoverageResult",
+    "interval_coverage",
+    "ComparisonResult",
+    "compare_classifiers",
 ]

@@ -1,0 +1,92 @@
+"""`momentbound coverage`: how often a user's confidence interval covers the error it estimates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from momentbound.cli._common import UserError, emit_json, print_table
+from momentbound.cli.estimate import build_classifier, build_model, fmt, library_errors
+
+METHODS = ("clopper-pearson", "wald", "naive-cv", "nadeau-bengio")
+TARGETS = ("ge-full", "expected-ge-full", "ge-train")
+
+
+def model_and_run_options(func: Any) -> Any:
+    """Model, classifier and Monte Carlo options shared by `coverage` and `compare-classifiers`."""
+    options = [
+        click.option("--arities", default="2", show_default=True, help="Attribute arities, comma-separated."),
+        click.option("--cells", required=True, help="P[X=x, Y=k], comma-separated, class fastest."),
+        click.option("--classes", "n_classes", type=int, default=None, help="Number of classes K."),
+        click.option("--ties", type=click.Choice(["random", "first"]), default="random", show_default=True,
+                     help="Tie rule of naive Bayes."),
+        click.option("--alpha", default="0", show_default=True, help="Laplace smoothing alpha >= 0."),
+        click.option("--N", "N", type=int, required=True, help="Dataset size."),
+        click.option("--draws", type=int, default=10_000, show_default=True, help="Monte Carlo draws (>= 200)."),
+        click.option("--confidence", type=float, default=0.95, show_default=True,
+                     help="Level of the Monte Carlo interval on the result."),
+        click.option("--seed", type=int, default=0, show_default=True, help="Seed (an integer >= 0)."),
+        click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def check_seed(seed: int) -> Any:
+    import numpy as np
+
+    if seed < 0:
+        raise UserError(f"--seed must be an integer >= 0, got {seed}")
+    return np.random.default_rng(seed)
+
+
+def interval_fields(name: str, value: Any) -> dict[str, float]:
+    return {name: float(value.estimate), f"{name}_lower": float(value.lower), f"{name}_upper": float(value.upper)}
+
+
+@click.command("coverage")
+@model_and_run_options
+@click.option("--method", type=click.Choice(METHODS), required=True,
+              help="The interval: binomial (hold-out), naive CV (KFold) or Nadeau-Bengio (ShuffleSplit).")
+@click.option("--target", type=click.Choice(TARGETS), default="ge-full", show_default=True,
+              help="What it should cover: GE_N, E[GE_N], or (hold-out) the training-part classifier's GE.")
+@click.option("--test-size", type=int, default=None, help="Test points (hold-out, ShuffleSplit).")
+@click.option("--folds", type=int, default=None, help="Folds of naive-cv.")
+@click.option("--splits", type=int, default=None, help="Splits of nadeau-bengio.")
+@click.option("--nominal", type=float, default=0.95, show_default=True, help="Level of the user's interval.")
+@library_errors
+def command(arities: str, cells: str, n_classes: int | None, ties: str, alpha: str, N: int, draws: int,
+            confidence: float, seed: int, as_json: bool, method: str, target: str, test_size: int | None,
+            folds: int | None, splits: int | None, nominal: float) -> None:
+    """Coverage of a confidence interval of the error (exact for hold-out when tractable)."""
+    from momentbound.estimators.coverage import interval_coverage
+    from momentbound.splitters import HoldOut, KFold, ShuffleSplit
+
+    model = build_model(arities, cells, n_classes)
+    classifier = build_classifier(ties, alpha)
+    rng = check_seed(seed)
+    if method in ("clopper-pearson", "wald"):
+        if test_size is None or folds is not None or splits is not None:
+            raise UserError(f"--method {method} needs --test-size and takes neither --folds nor --splits")
+        splitter: Any = HoldOut(test_size=test_size)
+    elif method == "naive-cv":
+        if folds is None or test_size is not None or splits is not None:
+            raise UserError("--method naive-cv needs --folds V and takes neither --test-size nor --splits")
+        splitter = KFold(folds)
+    else:
+        if splits is None or test_size is None or folds is not None:
+            raise UserError("--method nadeau-bengio needs --splits J and --test-size, not --folds")
+        splitter = ShuffleSplit(splits, test_size)
+    r = interval_coverage(model, N, method, splitter, target=target, classifier=classifier, nominal=nominal,
+                          draws=draws, confidence=confidence, rng=rng)
+    doc = {"method": r.method, "target": r.target, "splitter": r.splitter.describe(), "N": r.N,
+           "nominal": r.nominal, "exact": r.exact, "expected_ge_full": r.expected_ge_full,
+           "mean_width": r.mean_width, "draws": r.draws, "confidence": r.confidence,
+           **interval_fields("coverage", r.coverage)}
+    if as_json:
+        emit_json(doc)
+        return
+    rows = [[k, fmt(v) if not isinstance(v, (bool, str)) else str(v)] for k, v in sorted(doc.items())]
+    print_table(f"coverage of the {method} interval at N={N}", ["quantity", "value"], rows)

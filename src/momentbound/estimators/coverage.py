@@ -1,0 +1,320 @@
+"""Coverage of the confidence intervals users compute from hold-out, cross-validation and
+``ShuffleSplit`` (docs/estimators.md, section 'Confidence intervals and their coverage').
+
+Three intervals, at nominal level ``1 - a`` (``z`` the normal, ``t`` the Student quantile):
+
+* ``clopper-pearson`` and ``wald``: the binomial interval of the hold-out error rate ``k / Ns``.
+  Given the training table ``T`` the ``Ns`` test errors are ``Binomial(Ns, GE(T))``, so the
+  probability that the interval covers ``GE(T)`` (or the constant ``E[GE_N]``) given ``T`` is an
+  exact binomial sum; it is averaged over training tables exactly (enumerating every table) when
+  there are few, else by Monte Carlo over training tables.
+* ``naive-cv``: ``CE +- z s / sqrt(v)`` with ``s`` the standard deviation of the ``v`` fold error
+  rates of ``KFold(v)`` (Bates, Hastie and Tibshirani, JASA 2024): Monte Carlo.
+* ``nadeau-bengio``: the corrected resampled t interval of ``ShuffleSplit(J, n_test)``,
+  ``mean +- t_{J-1} sqrt((1/J + n_test/n_train) s^2)`` with ``s^2`` the sample variance of the ``J``
+  split errors (Nadeau and Bengio, Machine Learning 2003): Monte Carlo over datasets of points.
+
+Targets: ``ge-full`` (``GE_N``, the error of the classifier trained on all ``N`` points),
+``expected-ge-full`` (the constant ``E[GE_N]``, computed exactly) and, for hold-out,
+``ge-train`` (the error of the classifier trained on the training part).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from itertools import combinations
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from momentbound.errors import InvalidArgument
+from momentbound.estimators.montecarlo import TableModel, check_arguments
+from momentbound.intervals import Interval
+from momentbound.model.cells import CellModel
+from momentbound.splitters.basic import GE, HoldOut, KFold
+from momentbound.splitters.repeated import ShuffleSplit, _tables
+
+__all__ = ["COVERAGE_METHODS", "COVERAGE_TARGETS", "CoverageResult", "interval_coverage",
+           "binomial_interval", "training_tables", "sampled_errors", "proportion"]
+
+#: interval method -> the splitter it belongs to
+COVERAGE_METHODS = {"clopper-pearson": HoldOut, "wald": HoldOut, "naive-cv": KFold,
+                    "nadeau-bengio": ShuffleSplit}
+COVERAGE_TARGETS = ("ge-full", "expected-ge-full", "ge-train")
+
+#: enumerate the training tables exactly when there are at most this many
+EXACT_TABLE_LIMIT = 20_000
+
+
+@dataclass(frozen=True)
+class CoverageResult:
+    """Coverage of one confidence interval (frozen result of :func:`interval_coverage`).
+
+    Attributes
+    ----------
+    method, target, splitter, N:
+        The interval, what it should cover, the splitter and the dataset size.
+    nominal:
+        The interval's nominal level.
+    coverage:
+        Probability that the interval covers the target: an :class:`Interval` (the Monte Carlo
+        confidence interval at level ``confidence``; zero width when ``exact``).
+    exact:
+        Whether ``coverage`` is an exact sum (floating point) rather than a Monte Carlo estimate.
+    expected_ge_full:
+        ``E[GE_N]`` (exact).
+    mean_width:
+        Mean width of the interval (Monte Carlo or exact, as ``coverage``).
+    draws, confidence, seconds:
+        Monte Carlo draws (``None`` when exact), level of the Monte Carlo interval, wall-clock time.
+    """
+
+    method: str
+    target: str
+    splitter: Any
+    N: int
+    nominal: float
+    coverage: Interval
+    exact: bool
+    expected_ge_full: float
+    mean_width: float
+    draws: int | None
+    confidence: float
+    seconds: float
+
+
+# ----------------------------------------------------------------------------- pieces
+def binomial_interval(k: np.ndarray, n: int, nominal: float, method: str) -> tuple[np.ndarray, np.ndarray]:
+    """Clopper-Pearson or Wald interval of a binomial proportion for error counts ``k`` out of ``n``.
+
+    Examples
+    --------
+    >>> lo, hi = binomial_interval(np.array([0, 5]), 10, 0.95, "clopper-pearson")
+    >>> round(float(hi[0]), 4), round(float(lo[1]), 4)
+    (0.3085, 0.1871)
+    """
+    k = np.asarray(k, dtype=float)
+    a = 1.0 - nominal
+    if method == "clopper-pearson":
+        lo = np.where(k > 0, stats.beta.ppf(a / 2, k, n - k + 1), 0.0)
+        hi = np.where(k < n, stats.beta.ppf(1 - a / 2, k + 1, n - k), 1.0)
+        return lo, hi
+    z = NormalDist().inv_cdf(1 - a / 2)
+    rate = k / n
+    half = z * np.sqrt(rate * (1 - rate) / n)
+    return rate - half, rate + half
+
+
+def training_tables(n: int, cells: int) -> np.ndarray:
+    """Every count table of ``n`` points in ``cells`` cells, ``(count, cells)`` (stars and bars)."""
+    rows = []
+    for bars in combinations(range(n + cells - 1), cells - 1):
+        edges = (-1,) + bars + (n + cells - 1,)
+        rows.append([edges[i + 1] - edges[i] - 1 for i in range(cells)])
+    return np.array(rows, dtype=np.int64).reshape(-1, cells)
+
+
+def multinomial_weights(tables: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Multinomial probabilities of count tables ``(R, cells)`` under cell probabilities ``p``."""
+    n = tables.sum(axis=1)
+    logp = np.where(p > 0, np.log(np.where(p > 0, p, 1.0)), -np.inf)
+    term = np.where(tables > 0, tables * logp, 0.0)
+    from scipy.special import gammaln
+
+    return np.exp(gammaln(n + 1) - gammaln(tables + 1).sum(axis=1) + term.sum(axis=1))
+
+
+def sampled_errors(counts: np.ndarray, g: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Error counts on test tables ``counts`` ``(r, cells)`` of classifiers with predictions ``g``
+    ``(r, inputs, K)``: every point is misclassified with probability ``1 - g_x(y)`` (tie coins)."""
+    wrong = np.clip(1.0 - g.reshape(counts.shape), 0.0, 1.0)
+    return rng.binomial(counts, wrong).sum(axis=1)
+
+
+def proportion(values: np.ndarray, confidence: float, *, indicator: bool) -> Interval:
+    """Mean of per-draw probabilities with its interval: Clopper-Pearson for 0/1 indicators, else
+    the CLT interval, clipped to ``[0, 1]``."""
+    R = values.size
+    m = float(values.mean())
+    if indicator:
+        lo, hi = binomial_interval(np.array([round(m * R)]), R, confidence, "clopper-pearson")
+        return Interval(float(lo[0]), float(hi[0]), m)
+    half = NormalDist().inv_cdf(0.5 + confidence / 2) * float(values.std(ddof=1)) / math.sqrt(R)
+    return Interval(max(0.0, m - half), min(1.0, m + half), m)
+
+
+def _check(method: object, target: object, splitter: object, nominal: object, N: object) -> None:
+    if method not in COVERAGE_METHODS:
+        raise InvalidArgument(f"method must be one of {sorted(COVERAGE_METHODS)}, got {method!r}")
+    if target not in COVERAGE_TARGETS:
+        raise InvalidArgument(f"target must be one of {COVERAGE_TARGETS}, got {target!r}")
+    kind = COVERAGE_METHODS[method]
+    if type(splitter) is not kind:
+        raise InvalidArgument(
+            f"method {method!r} is the interval of {kind.__name__}; got splitter {splitter!r}, "
+            f"pass a {kind.__name__}(...)"
+        )
+    if target == "ge-train" and kind is not HoldOut:
+        raise InvalidArgument(f"target 'ge-train' only applies to hold-out intervals, not to {method!r}")
+    if kind is ShuffleSplit and (math.isinf(splitter.splits) or splitter.splits < 2):
+        raise InvalidArgument(f"nadeau-bengio needs a finite number of splits >= 2, got {splitter.splits!r}")
+    if (isinstance(nominal, bool) or not isinstance(nominal, (int, float))
+            or not 0 < float(nominal) < 1):
+        raise InvalidArgument(f"nominal must be a level in (0, 1) such as 0.95, got {nominal!r}")
+
+
+# ----------------------------------------------------------------------------- the procedures
+def _holdout(m: TableModel, N: int, ns: int, method: str, target: str, nominal: float, mu: float,
+             draws: int, rng: np.random.Generator, exact: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """Per training table: coverage probability, mean width, weight (exact) or equal weights."""
+    n_train = N - ns
+    ks = np.arange(ns + 1)
+    lo, hi = binomial_interval(ks, ns, nominal, method)
+    widths = hi - lo
+    if target == "ge-full":
+        tr = m.draw(rng, n_train, (draws,))
+        te = m.draw(rng, ns, (draws,))
+        k = sampled_errors(te, m.predictions(tr), rng)
+        full = m.ge(m.predictions(tr + te))
+        cover = ((lo[k] <= full) & (full <= hi[k])).astype(float)
+        return cover, widths[k], np.full(draws, 1.0 / draws), False
+    if exact:
+        tables = training_tables(n_train, m.p.size)
+        weights = multinomial_weights(tables, m.p)
+    else:
+        tables = m.draw(rng, n_train, (draws,))
+        weights = np.full(draws, 1.0 / draws)
+    ge = m.ge(m.predictions(tables))
+    pmf = stats.binom.pmf(ks[None, :], ns, np.clip(ge, 0.0, 1.0)[:, None])  # (R, ns + 1)
+    point = ge[:, None] if target == "ge-train" else np.full((ge.size, 1), mu)
+    inside = (lo[None, :] <= point + 1e-12) & (point - 1e-12 <= hi[None, :])
+    return (pmf * inside).sum(axis=1), pmf @ widths, weights, exact
+
+
+def _naive_cv(m: TableModel, N: int, v: int, sizes: tuple[int, ...], target: str, nominal: float, mu: float,
+              draws: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    z = NormalDist().inv_cdf(0.5 + nominal / 2)
+    folds = np.stack([m.draw(rng, s, (draws,)) for s in sizes], axis=1)  # (R, v, cells)
+    total = folds.sum(axis=1)
+    rates = np.stack([sampled_errors(folds[:, i], m.predictions(total - folds[:, i]), rng) / sizes[i]
+                      for i in range(v)], axis=1)
+    est = (rates * np.array(sizes)).sum(axis=1) / N
+    half = z * rates.std(axis=1, ddof=1) / math.sqrt(v)
+    point = m.ge(m.predictions(total)) if target == "ge-full" else mu
+    return ((est - half <= point) & (point <= est + half)).astype(float), 2 * half
+
+
+def _nadeau_bengio(m: TableModel, N: int, J: int, ns: int, target: str, nominal: float, mu: float,
+                   draws: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    t = stats.t.ppf(0.5 + nominal / 2, J - 1)
+    C = m.p.size
+    cells = rng.choice(C, size=(draws, N), p=m.p)
+    rates = np.empty((draws, J))
+    test_first = (np.arange(N) >= ns).astype(np.int64)  # label 0: test, 1: train
+    data = None
+    for j in range(J):
+        labels = rng.permuted(np.tile(test_first, (draws, 1)), axis=1)
+        both = _tables(cells, labels, 2, C)
+        rates[:, j] = sampled_errors(both[:, 0], m.predictions(both[:, 1]), rng) / ns
+        data = both.sum(axis=1)
+    mean = rates.mean(axis=1)
+    half = t * np.sqrt((1.0 / J + ns / (N - ns)) * rates.var(axis=1, ddof=1))
+    point = m.ge(m.predictions(data)) if target == "ge-full" else mu
+    return ((mean - half <= point) & (point <= mean + half)).astype(float), 2 * half
+
+
+def interval_coverage(
+    model: CellModel,
+    N: int,
+    method: str,
+    splitter: Any,
+    *,
+    target: str = "ge-full",
+    classifier: Any = None,
+    nominal: float = 0.95,
+    draws: int = 10_000,
+    confidence: float = 0.95,
+    rng: np.random.Generator,
+    exact: bool | None = None,
+) -> CoverageResult:
+    """Probability that a user's confidence interval covers ``GE_N``, ``E[GE_N]`` or ``GE_train``.
+
+    Parameters
+    ----------
+    model:
+        The data distribution.
+    N:
+        Dataset size.
+    method:
+        ``"clopper-pearson"`` or ``"wald"`` (with ``HoldOut``), ``"naive-cv"`` (with ``KFold``),
+        ``"nadeau-bengio"`` (with ``ShuffleSplit``, finite splits).
+    splitter:
+        The splitter whose estimate the interval is built on.
+    target:
+        ``"ge-full"``, ``"expected-ge-full"`` or (hold-out) ``"ge-train"``.
+    classifier:
+        ``NaiveBayes(...)`` by default.
+    nominal:
+        Level of the user's interval.
+    draws, confidence, rng:
+        Monte Carlo draws (``>= 200``), level of the interval on the coverage, the generator.
+    exact:
+        Hold-out with target ``ge-train`` or ``expected-ge-full`` only: sum exactly over every
+        training table. ``None`` (default): exactly when there are at most 20000 tables.
+
+    Returns
+    -------
+    CoverageResult
+
+    Examples
+    --------
+    >>> from momentbound.model import independent_1d_model
+    >>> r = interval_coverage(independent_1d_model("2/5"), 12, "clopper-pearson", HoldOut(test_size=6),
+    ...                       target="ge-train", rng=np.random.default_rng(0))
+    >>> r.exact, r.coverage.estimate >= 0.95
+    (True, True)
+    """
+    from momentbound.classifiers import NaiveBayes, as_classifier
+    from momentbound.estimators.moments import estimator_moments
+
+    start = time.perf_counter()
+    classifier = as_classifier(NaiveBayes() if classifier is None else classifier)
+    _check(method, target, splitter, nominal, N)
+    check_arguments(model, N, splitter, classifier, draws, confidence, rng)
+    split = splitter.split(N)  # validates N (ImpossibleSplit)
+    kind = COVERAGE_METHODS[method]
+    n_tables = math.comb(N - split.fold_sizes[0] + model.n_cells - 1, model.n_cells - 1) if kind is HoldOut else 0
+    if exact and (kind is not HoldOut or target == "ge-full"):
+        raise InvalidArgument("exact=True only applies to hold-out intervals with target 'ge-train' or "
+                              f"'expected-ge-full', got method {method!r}, target {target!r}")
+    if exact is None:
+        exact = kind is HoldOut and target != "ge-full" and n_tables <= EXACT_TABLE_LIMIT
+    form = classifier.exact_form(model)
+    m = TableModel(model, classifier) if form is None else TableModel(form.model, form.classifier)
+    mu = float(estimator_moments(model, N, GE(), classifier=classifier).mean)
+    R = int(draws)
+    if kind is HoldOut:
+        cover, width, weights, exact = _holdout(m, N, split.fold_sizes[0], method, target, float(nominal),
+                                                mu, R, rng, bool(exact))
+        if exact:
+            c = float(weights @ cover)
+            coverage = Interval(c, c, c)
+            mean_width = float(weights @ width)
+        else:
+            coverage = proportion(cover, confidence, indicator=target == "ge-full")
+            mean_width = float(width.mean())
+    else:
+        if kind is KFold:
+            cover, width = _naive_cv(m, N, len(split.fold_sizes), split.fold_sizes, target, float(nominal),
+                                     mu, R, rng)
+        else:
+            cover, width = _nadeau_bengio(m, N, int(splitter.splits), split.fold_sizes[0], target,
+                                          float(nominal), mu, R, rng)
+        coverage = proportion(cover, confidence, indicator=True)
+        mean_width = float(width.mean())
+    return CoverageResult(method, target, splitter, N, float(nominal), coverage, bool(exact), mu, mean_width,
+                          None if exact else R, float(confidence), time.perf_counter() - start)
