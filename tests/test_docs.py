@@ -42,7 +42,8 @@ def test_mkdocs_build_strict(tmp_path: Path) -> None:
 _FORMULA_IN_CODE = re.compile(r"\^|sum_|\bE\[|\bP\[|\bP\(|>=|<=|!=|\bmu\b|zeta|sqrt")
 
 
-@pytest.mark.parametrize("page", ["mathematics.md", "bounds.md", "estimators.md", "moments.md", "findings.md"])
+@pytest.mark.parametrize("page", ["mathematics.md", "bounds.md", "estimators.md", "moments.md", "findings.md",
+                                  "which-estimator.md"])
 def test_formulas_are_latex_not_code(page: str) -> None:
     text = re.sub(r"```.*?```", "", (ROOT / "docs" / page).read_text(), flags=re.S)
     spans = [s for s in re.findall(r"`([^`\n]+)`", text) if _FORMULA_IN_CODE.search(s)]
