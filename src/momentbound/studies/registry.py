@@ -127,7 +127,7 @@ STUDIES: dict[str, StudySpec] = {
             "bias, RMS and correlation with GE_N of resubstitution, hold-out, CV, LOO, bootstrap, .632, .632+",
             f"{_S}.estimators:estimators_study",
             (("N", 20), ("holdout_sizes", (5, 10)), ("draws", 20_000), ("seed", 2026)),
-            (("N", 10), ("holdout_sizes", (3, 5)), ("draws", 2000), ("seed", 1)),
+            (("N", 20), ("holdout_sizes", (5, 10)), ("draws", 2000), ("seed", 1)),
         ),
         StudySpec(
             "tables",
