@@ -43,7 +43,8 @@ _FORMULA_IN_CODE = re.compile(r"\^|sum_|\bE\[|\bP\[|\bP\(|>=|<=|!=|\bmu\b|zeta|s
 
 
 @pytest.mark.parametrize(
-    "page", ["mathematics.md", "bounds.md", "estimators.md", "moments.md", "findings.md", "extending.md"]
+    "page", ["mathematics.md", "bounds.md", "estimators.md", "moments.md", "findings.md", "extending.md",
+             "which-estimator.md"]
 )
 def test_formulas_are_latex_not_code(page: str) -> None:
     text = re.sub(r"```.*?```", "", (ROOT / "docs" / page).read_text(), flags=re.S)

@@ -41,7 +41,8 @@ TOL = 1e-9
 
 # ----------------------------------------------------------------------------- the studies
 def test_registry_names_and_unknown_study() -> None:
-    assert study_names() == ("fig1", "holdout", "cv", "size", "nb_holdout", "nb_cv", "nb_size", "tables")
+    assert study_names() == ("fig1", "holdout", "cv", "size", "nb_holdout", "nb_cv", "nb_size", "stratified",
+                             "estimators", "tables")
     with pytest.raises(UnknownMethod, match="unknown study 'fig99'"):
         run_study("fig99")
 

@@ -114,6 +114,22 @@ STUDIES: dict[str, StudySpec] = {
             (("sizes", (10, 20, 50)), ("cv_backend", "montecarlo"), ("draws", 4000), ("seed", 1)),
         ),
         StudySpec(
+            "stratified",
+            "KFold vs StratifiedKFold",
+            "E[CE] and Var(CE) of KFold and StratifiedKFold against the folds, two paper models and a three-class model",
+            f"{_S}.stratified:stratified_study",
+            (("N", 30), ("folds", (2, 3, 5, 10)), ("three_class_N", 12), ("three_class_folds", (2, 3, 4, 6))),
+            (("N", 10), ("folds", (2, 5)), ("three_class_N", 6), ("three_class_folds", (2, 3))),
+        ),
+        StudySpec(
+            "estimators",
+            "Which error estimator?",
+            "bias, RMS and correlation with GE_N of resubstitution, hold-out, CV, LOO, bootstrap, .632, .632+",
+            f"{_S}.estimators:estimators_study",
+            (("N", 20), ("holdout_sizes", (5, 10)), ("draws", 20_000), ("seed", 2026)),
+            (("N", 20), ("holdout_sizes", (5, 10)), ("draws", 2000), ("seed", 1)),
+        ),
+        StudySpec(
             "tables",
             "Tables 4-6",
             "every cdf method on P[Z > 0] of the equal-cells 2x2x2 model, 6 moments",
