@@ -225,7 +225,7 @@ def test_sweep_ranges_are_checked_before_expanding():
 
 
 def test_bird_refuses_ranges_beyond_its_search():
-    refused(run("bird", "--a", "1000000000000"), "above 100,000,000", "smaller --a")
+    refused(run("bird", "--a", "1000000000000"), "above 200,000,000", "smaller --a")
     refused(run("bird", "--a", "5000", "--check"), "GB", "drop --check")
     from momentbound.moments.bird import bird_exponent, bird_exponent_bruteforce
 
