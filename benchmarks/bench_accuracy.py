@@ -16,7 +16,8 @@ variance (``Var(CE - GE_N)``, resp. ``Var(Err(1))``) and the time it would need 
 standard error (extrapolated linearly in ``R``, labelled as such), the ratio to the exact time, and
 the peak traced memory of each part (``tracemalloc``, numpy allocations included).
 
-Run: PYTHONPATH=src .venv/bin/python benchmarks/bench_accuracy.py [R_cv] [R_boot]
+Run: PYTHONPATH=src .venv/bin/python benchmarks/bench_accuracy.py [R_cv] [R_boot] [--quick]
+(``--quick``: R_cv = 20000 and R_boot = 200 unless given, a few seconds of simulation.)
 """
 
 from __future__ import annotations
@@ -111,8 +112,10 @@ def variance_rse(x: np.ndarray) -> float:
 
 
 def main() -> None:
-    R_cv = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
-    R_boot = int(sys.argv[2]) if len(sys.argv) > 2 else 4_000
+    argv = [a for a in sys.argv[1:] if a != "--quick"]
+    quick = len(argv) < len(sys.argv) - 1
+    R_cv = int(argv[0]) if len(argv) > 0 else (20_000 if quick else 200_000)
+    R_boot = int(argv[1]) if len(argv) > 1 else (200 if quick else 4_000)
     # imports are not part of the timed work
     import scipy.stats  # noqa: F401
 

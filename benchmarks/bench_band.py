@@ -7,7 +7,8 @@ spaced t, on the grid {0..200} (8 moments, method lp and prekopa) and on the int
 ratio, the largest difference between the two (grid: exact equality expected), and on the
 interval how many points the band bounds more tightly than the pointwise lp.
 
-Usage: ``python benchmarks/bench_band.py [--points 50,200] [--repeats 1]``
+Usage: ``python benchmarks/bench_band.py [--points 50,200] [--repeats 1] [--quick]``
+(``--quick``: K = 10 only.)
 """
 
 from __future__ import annotations
@@ -67,7 +68,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--points", default="50,200")
     ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--quick", action="store_true", help="K = 10 only (seconds)")
     args = ap.parse_args()
+    if args.quick:
+        args.points = "10"
     ks = [int(v) for v in args.points.split(",")]
     cases = [("grid:0:200", 8, "lp"), ("grid:0:200", 8, "prekopa"), ("interval:0:200", 4, "lp")]
     cols = ["support", "order", "method", "K", "band_s", "independent_s", "ratio", "warm", "certified",

@@ -27,7 +27,7 @@ import numpy as np
 
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.estimators import KFold
-from momentbound.estimators.estimators import kfold_sizes
+from momentbound.splitters.basic import kfold_sizes
 from momentbound.estimators.montecarlo import monte_carlo_moments
 from momentbound.model.cells import CellModel
 from momentbound.model.paper import second_nb_model

@@ -8,7 +8,8 @@ finished and agrees with the direct one.  Both routes verify their certificates 
 arithmetic, so the ratio measures the solver path only.  One warm-up solve per solver runs
 first (cvxpy's first compile imports the solver interfaces, about 3 s).
 
-Usage: ``python benchmarks/bench_solvers.py [--repeats 3] [--solvers CLARABEL,HIGHS] [--json]``
+Usage: ``python benchmarks/bench_solvers.py [--repeats 3] [--solvers CLARABEL,HIGHS] [--json] [--quick]``
+(``--quick``: one repeat, the first two workloads, solvers CLARABEL and HIGHS where installed.)
 (SCS and OSQP take minutes on the exchange method for the naive Bayes workload.)
 Timings are wall-clock seconds (median over repeats) on whatever machine runs this.
 """
@@ -61,8 +62,14 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--solvers", default=",".join(installed_solvers()))
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="one repeat, two small workloads, two solvers (seconds)")
     args = ap.parse_args()
     solvers = [s.strip().upper() for s in args.solvers.split(",") if s.strip()]
+    cases = workloads()
+    if args.quick:
+        args.repeats = 1
+        solvers = [s for s in solvers if s in ("CLARABEL", "HIGHS")]
+        cases = cases[:2]
     warm = MomentProblem((1, 3, 11), Support.grid(0, 6), Event.ge(5))
     for s in solvers:  # first cvxpy compile per solver: not part of the timings
         try:
@@ -72,7 +79,7 @@ def main() -> None:
     rows = []
     if not args.json:
         print(f"{'workload':32} {'method':8} {'solver':9} {'direct s':>9} {'cvxpy s':>9} {'ratio':>7}  status / agrees")
-    for label, problem in workloads():
+    for label, problem in cases:
         for method in SOLVER_METHODS:
             direct, t_direct, derr = timed(problem, method, None, args.repeats)
             for s in solvers:
