@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -114,6 +115,20 @@ class UserError(click.ClickException):
     """A bad input reported as one line ``Error: ...`` with exit status 2 (no usage text, no traceback)."""
 
     exit_code = 2
+
+
+@contextmanager
+def user_errors(writing: str = "the plot") -> Iterator[None]:
+    """Library errors and unwritable outputs as one-line user errors (exit 2), e.g. ``--plot`` into
+    a directory that cannot be written."""
+    from momentbound.errors import MomentboundError
+
+    try:
+        yield
+    except MomentboundError as exc:
+        raise UserError(f"{type(exc).__name__}: {exc}") from exc
+    except OSError as exc:
+        raise UserError(f"cannot write {writing}: {exc}") from exc
 
 
 def check_plot_path(path: str | None) -> None:

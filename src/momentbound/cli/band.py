@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import UserError, check_plot_path, emit_json, parse_str_list, print_table
+from momentbound.cli._common import user_errors, check_plot_path, emit_json, parse_str_list, print_table
 
 
 def parse_truth(text: str) -> tuple[tuple[Fraction, Fraction], ...]:
@@ -57,10 +57,9 @@ def command(
     """The sharp lower and upper cdf F(t) = P[X <= t] from moments, certified at every point."""
     from momentbound.bounds import Support, cdf_band
     from momentbound.bounds.problem import as_exact
-    from momentbound.errors import MomentboundError
 
     check_plot_path(plot_path)
-    try:
+    with user_errors():
         pmf = parse_truth(truth) if truth is not None else None
         if moments is not None:
             if order is not None:
@@ -75,10 +74,6 @@ def command(
         band = cdf_band(mom, Support.parse(support), points=points, method=method, truth=pmf)
         if plot_path is not None:
             band.plot(plot_path)
-    except MomentboundError as exc:
-        raise UserError(f"{type(exc).__name__}: {exc}") from exc
-    except OSError as exc:  # e.g. --plot into a directory that cannot be written
-        raise UserError(f"cannot write the plot: {exc}") from exc
     if as_json:
         doc = band.summary()
         if plot_path is not None:

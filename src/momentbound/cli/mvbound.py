@@ -6,7 +6,7 @@ import math
 
 import click
 
-from momentbound.cli._common import UserError, check_plot_path, emit_json, print_table
+from momentbound.cli._common import user_errors, check_plot_path, emit_json, print_table
 
 
 def _floats(text: str, name: str) -> list[float]:
@@ -38,10 +38,10 @@ def command(mean: str, cov: str, polyhedron: str | None, ellipsoid: str | None, 
             box: str | None, solver: str | None, plot_path: str | None, as_json: bool) -> None:
     """Sharp lower and upper bounds on P(X in C) for a polyhedron or an ellipsoid C (Vandenberghe-Boyd-Comanor)."""
     from momentbound.bounds.multivariate import multivariate_bound
-    from momentbound.errors import InvalidArgument, MomentboundError
+    from momentbound.errors import InvalidArgument
 
     check_plot_path(plot_path)
-    try:
+    with user_errors():
         mu = _floats(mean, "--mean")
         n = len(mu)
         sigma = _square(_floats(cov, "--cov"), n, "--cov")
@@ -73,10 +73,6 @@ def command(mean: str, cov: str, polyhedron: str | None, ellipsoid: str | None, 
         result = multivariate_bound(mu, sigma, polyhedron=poly, ellipsoid=ell, support=supp, solver=solver)
         if plot_path is not None:
             result.plot(plot_path)
-    except MomentboundError as exc:
-        raise UserError(f"{type(exc).__name__}: {exc}") from exc
-    except OSError as exc:  # e.g. --plot into a directory that cannot be written
-        raise UserError(f"cannot write the plot: {exc}") from exc
     if as_json:
         doc = result.summary()
         if plot_path is not None:
