@@ -150,3 +150,55 @@ def test_invalid_tail_and_rational_on_float_model():
 def test_support_cap_is_reported():
     with pytest.raises(InvalidArgument, match="use prob_z_positive"):
         z_distribution(equal_cells_model((2, 2)), 40, (0, 0), arithmetic="float", max_pairs=1000)
+
+
+def test_split_law_in_floats_matches_the_rational_one_and_survives_large_N():
+    # three classes: the float class-count law (log space) against exact Fractions
+    from momentbound.exact.zlaw import _split_probs
+
+    model = equal_cells_model((2,), n_classes=3)
+    exact = _split_probs(model, 30, (0, 1), "rational")
+    floats = _split_probs(model, 30, (0, 1), "float")
+    assert exact.keys() == floats.keys()
+    assert max(abs(float(exact[s]) - floats[s]) for s in exact) < 1e-15
+    # N = 5000 overflowed float(math.comb(...)) before: now a proper law that sums to 1
+    big = _split_probs(second_nb_model(), 5000, (0, 1), "float")
+    assert abs(sum(big.values()) - 1.0) < 1e-9
+
+
+@pytest.mark.parametrize(
+    ("model", "N", "match"),
+    [
+        (CellModel((2,), ["3/10", "1/5", "1/5", "3/10"]), 5000, "state pairs"),
+        (second_nb_model(), 1000, "per-class laws"),
+        (equal_cells_model((2, 2, 2)), 5000, "per-class laws"),
+    ],
+)
+def test_z_pmf_refuses_out_of_reach_sizes_with_the_route_to_take(model, N, match):
+    with pytest.raises(InvalidArgument, match=match) as info:
+        z_distribution(model, N, (0,) * model.d)
+    assert "prob_z_positive" in str(info.value)
+
+
+def test_prob_z_positive_refuses_before_work_beyond_max_seconds():
+    from momentbound.exact.zlaw import estimated_seconds
+
+    model = second_nb_model()
+    assert estimated_seconds(model, 10**6) > 300
+    with pytest.raises(InvalidArgument, match="max_seconds=300") as info:
+        prob_z_positive(model, 10**6, (0, 0))
+    assert "momentbound.bound" in str(info.value)
+    with pytest.raises(InvalidArgument, match="max_seconds must be"):
+        prob_z_positive(model, 100, (0, 0), max_seconds=0)
+    # below the limit, the result is the usual one
+    small = prob_z_positive(model, 100, (0, 0), max_seconds=60)
+    assert small.positive == prob_z_positive(model, 100, (0, 0), max_seconds=None).positive
+
+
+def test_time_estimate_grows_with_N_and_attributes():
+    from momentbound.exact.zlaw import estimated_seconds
+
+    one = CellModel((2,), ["3/10", "1/5", "1/5", "3/10"])
+    times = [estimated_seconds(one, N) for N in (100, 1000, 10_000, 100_000)]
+    assert all(a < b for a, b in zip(times, times[1:]))
+    assert estimated_seconds(equal_cells_model((2, 2, 2)), 1000) > estimated_seconds(second_nb_model(), 1000)

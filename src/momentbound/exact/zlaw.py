@@ -29,10 +29,12 @@ from momentbound.errors import InvalidArgument
 from momentbound.exact.engine import ComponentSpace, class_laws, law_rows
 from momentbound.model.cells import CellModel
 
-__all__ = ["ZDistribution", "ZSignProbabilities", "z_distribution", "prob_z_positive"]
+__all__ = ["ZDistribution", "ZSignProbabilities", "estimated_seconds", "z_distribution", "prob_z_positive"]
 
 Number = Union[Fraction, float]
 ARITHMETICS = ("auto", "rational", "float")
+#: z_distribution's limit on the cells of its dense per-class laws (float64: 8 bytes each)
+MAX_LAW_CELLS = 3.2e7
 
 
 @dataclass(frozen=True)
@@ -129,28 +131,44 @@ def _mode(model: CellModel, N: int, arithmetic: str, rational_max_n: int) -> str
 
 
 def _split_probs(model: CellModel, N: int, classes: tuple[int, int], mode: str) -> dict[tuple[int, int], Number]:
+    """Law of the class counts ``(n_k, n_l)`` (trinomial with the other classes together)."""
     k, l = classes
-    conv = Fraction if mode == "rational" else float
+    rational = mode == "rational"
+    conv = Fraction if rational else float
     pk, pl = conv(model.prior(k)), conv(model.prior(l))
     pr = 1 - pk - pl
+    logs = {} if rational else {name: (math.log(v) if v > 0 else -math.inf) for name, v in (("k", pk), ("l", pl), ("r", pr))}
     out: dict[tuple[int, int], Number] = {}
     for nk in range(N + 1):
-        for nl in range(N - nk + 1):
+        if nk and pk == 0:
+            break
+        # the other classes absent: n_l is determined (no loop over it)
+        nls = range(N - nk, N - nk + 1) if pr == 0 else range(N - nk + 1)
+        for nl in nls:
             nr = N - nk - nl
-            if (nk and pk == 0) or (nl and pl == 0) or (nr and pr == 0):
+            if (nl and pl == 0) or (nr and pr == 0):
                 continue
-            coef = math.comb(N, nk) * math.comb(N - nk, nl)
-            out[(nk, nl)] = conv(coef) * pk**nk * pl**nl * pr**nr
+            if rational:
+                out[(nk, nl)] = math.comb(N, nk) * math.comb(N - nk, nl) * pk**nk * pl**nl * pr**nr
+            else:
+                # log space: the binomial coefficients of large N do not fit in a float
+                log_p = math.lgamma(N + 1) - math.lgamma(nk + 1) - math.lgamma(nl + 1) - math.lgamma(nr + 1)
+                log_p += sum(n * logs[name] for n, name in ((nk, "k"), (nl, "l"), (nr, "r")) if n)
+                out[(nk, nl)] = math.exp(log_p)
     return out
 
 
 def _product_law(model: CellModel, space: ComponentSpace, laws: list[np.ndarray], n: int, x: tuple[int, ...], mode: str) -> dict[int, Number]:
     coords, probs = law_rows(laws[n])
     A = space.agreements(coords, n, x)
+    if mode != "rational":
+        values, inverse = np.unique(A.astype(np.int64).prod(axis=1), return_inverse=True)
+        sums = np.bincount(inverse.reshape(-1), weights=np.asarray(probs, dtype=float), minlength=len(values))
+        return dict(zip(values.tolist(), sums.tolist()))
     out: dict[int, Number] = {}
     for row, p in zip(A.tolist(), probs):
         v = math.prod(row)
-        out[v] = out.get(v, Fraction(0) if mode == "rational" else 0.0) + p
+        out[v] = out.get(v, Fraction(0)) + p
     return out
 
 
@@ -190,6 +208,14 @@ def z_distribution(
     mode = _mode(model, N, arithmetic, rational_max_n)
     d = model.d
     space = ComponentSpace(model.arities, (xt,))
+    # the per-class laws keep a dense grid for every n <= N: refuse before building them when
+    # that alone is out of reach (the pmf itself is then far beyond max_pairs)
+    law_cells = 2 * (N + 2) ** (space.dim + 1) / (space.dim + 1)
+    if law_cells > MAX_LAW_CELLS:
+        raise InvalidArgument(
+            f"the pmf of Z at N={N} with d={d} needs per-class laws of about {law_cells:.1e} cells "
+            f"(limit {MAX_LAW_CELLS:.0e}); use prob_z_positive for P[Z > 0] at large N, or a smaller N"
+        )
     laws = {c: class_laws(model, space, c, N, mode) for c in (k, l)}
     splits = _split_probs(model, N, (k, l), mode)
     plaw: dict[tuple[int, int], dict[int, Number]] = {}
@@ -199,10 +225,14 @@ def z_distribution(
             plaw[(c, n)] = _product_law(model, space, laws[c], n, xt, mode)
         return plaw[(c, n)]
 
-    total_pairs = sum(len(pl(k, nk)) * len(pl(l, nl)) for nk, nl in splits)
+    total_pairs = 0
+    for nk, nl in splits:  # stops at the first split past the limit
+        total_pairs += len(pl(k, nk)) * len(pl(l, nl))
+        if total_pairs > max_pairs:
+            break
     if total_pairs > max_pairs:
         raise InvalidArgument(
-            f"the pmf of Z at N={N} needs {total_pairs} state pairs (max_pairs={max_pairs}); "
+            f"the pmf of Z at N={N} needs more than {max_pairs} state pairs (max_pairs); "
             "use prob_z_positive for P[Z > 0] at large N, or raise max_pairs"
         )
     if mode == "rational":
@@ -405,6 +435,51 @@ def _fast_len(n: int) -> int:
     return best
 
 
+#: default time limit of :func:`prob_z_positive` (seconds)
+MAX_SECONDS = 300.0
+#: seconds per counted operation of :func:`prob_z_positive` by number of attributes (lower
+#: estimates from runs on a 2-core x86-64 machine; one attribute measured 7.5e-9 to 2.5e-8, two
+#: 5e-9 to 9e-9, three and four 1.3e-9 to 1.6e-9), and per class-count split (2e-4 to 2.4e-4)
+SECONDS_PER_OPERATION = {1: 7.5e-9, 2: 5e-9, 3: 1.3e-9}
+SECONDS_PER_SPLIT = 2e-4
+
+
+def _dft_size(N: int, n_max: int, dim: int, tail: float) -> int:
+    """The DFT length of the per-class laws: the whole range, or a window holding all but ``tail``."""
+    w = math.sqrt(n_max * math.log(4.0 * dim / tail) / 2.0) if tail > 0 else math.inf
+    size = _fast_len(n_max + 1)
+    if 2 * w + 2 < size:
+        size = _fast_len(int(2 * w) + 2)
+    return size
+
+
+def estimated_seconds(model: CellModel, N: int, tail: float = 1e-13) -> float:
+    """Estimated run time of :func:`prob_z_positive` in floating point (seconds, a lower estimate).
+
+    Counts, over the class-count splits that are summed, the sort and search work on the
+    per-class value grids (``min(n + 1, size)^d`` states) and the DFT power steps.
+    """
+    dim = model.d
+    if model.n_classes == 2:
+        p = float(model.prior(0))
+        lo, hi, _ = _hoeffding_window(N, p, tail)
+        splits = np.arange(lo, hi + 1, dtype=float)
+        n_max = max(hi, N - lo)
+    else:
+        # every (n_k, n_l) split is summed: about N^2 / 2 of them, at typical sizes
+        count = (N + 1) * (N + 2) / 2
+        splits = np.full(min(int(count), 1), N / model.n_classes, dtype=float)
+        n_max = N
+    size = _dft_size(N, n_max, dim, tail)
+    states_k = np.minimum(splits + 1, size) ** dim
+    states_l = np.minimum(N - splits + 1, size) ** dim
+    grid = float(size) ** dim
+    ops = (states_k + states_l) * np.log2(states_l + 2) + 2 * grid * math.log2(grid + 2)
+    n_splits = len(splits) if model.n_classes == 2 else (N + 1) * (N + 2) / 2
+    total = float(ops.sum()) if model.n_classes == 2 else float(ops[0]) * n_splits
+    return total * SECONDS_PER_OPERATION[min(dim, 3)] + n_splits * SECONDS_PER_SPLIT
+
+
 def prob_z_positive(
     model: CellModel,
     N: int,
@@ -414,6 +489,7 @@ def prob_z_positive(
     arithmetic: str = "auto",
     rational_max_n: int = 12,
     tail: float = 1e-13,
+    max_seconds: float | None = MAX_SECONDS,
 ) -> ZSignProbabilities:
     """``P[Z_x > 0]`` (and ``= 0``, ``< 0``) for training sets of ``N`` iid points.
 
@@ -423,6 +499,10 @@ def prob_z_positive(
         Float mode only: class-count splits outside a window whose Hoeffding tail bound is at
         most ``tail`` are skipped; the bound is reported as ``dropped_mass_bound``. Pass 0 to
         sum every split.
+    max_seconds:
+        Refuse (``InvalidArgument``) before any work when the estimated run time is longer
+        (the estimate counts the elementary operations of the sums below and errs on the short
+        side); ``None`` disables the check.
 
     Examples
     --------
@@ -442,10 +522,21 @@ def prob_z_positive(
         )
     if not (isinstance(tail, (int, float)) and 0 <= tail < 1):
         raise InvalidArgument(f"tail must be a number in [0, 1), got {tail!r}")
+    if max_seconds is not None and not (isinstance(max_seconds, (int, float)) and max_seconds > 0):
+        raise InvalidArgument(f"max_seconds must be a positive number or None, got {max_seconds!r}")
     d = model.d
     space = ComponentSpace(model.arities, (xt,))
     pk_ = float(model.prior(k))
     two = model.n_classes == 2
+    if max_seconds is not None:
+        seconds = estimated_seconds(model, N, tail)
+        if seconds > max_seconds:
+            raise InvalidArgument(
+                f"P[Z > 0] at N={N} with d={d} would take about {seconds:.3g} s "
+                f"(max_seconds={max_seconds:g}); bound it from the moments of Z instead "
+                "(momentbound.bound, or backend='bound:lp' / 'sampling' for estimator moments), "
+                "use a smaller N, or raise max_seconds (None disables the check)"
+            )
     if two:
         lo, hi, dropped = _hoeffding_window(N, pk_, tail)
         n_max = {k: hi, l: N - lo}
@@ -454,10 +545,7 @@ def prob_z_positive(
         n_max = {k: N, l: N}
     # DFT size: the whole range 0..n, or (large n) a window per axis holding all but
     # ``tail`` of each binomial marginal, read modulo the size (error <= 2 * outside mass)
-    w = math.sqrt(max(n_max.values()) * math.log(4.0 * space.dim / tail) / 2.0) if tail > 0 else math.inf
-    size = _fast_len(max(n_max.values()) + 1)
-    if 2 * w + 2 < size:
-        size = _fast_len(int(2 * w) + 2)
+    size = _dft_size(N, max(n_max.values()), space.dim, tail)
     power = {
         c: _PowerLaw(_point_law(model, space, c), size) if float(model.prior(c)) > 0 else None for c in (k, l)
     }

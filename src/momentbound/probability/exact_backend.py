@@ -172,7 +172,7 @@ class ExactBackend(PredictionBackend):
         from momentbound.exact.zlaw import prob_z_positive
         from momentbound.probability.moment_backends import empty_class_corrections
 
-        r = prob_z_positive(model, n, x, arithmetic="float", tail=self.tail)
+        r = prob_z_positive(model, n, x, arithmetic="float", tail=self.tail, max_seconds=None)
         self.dropped_mass_bound = max(self.dropped_mass_bound, r.dropped_mass_bound)
         c = float(empty_class_corrections(model, n, x, clf.ties))
         g0 = (r.positive + r.zero + c) if clf.ties == "first" else (r.positive + r.zero / 2 + c)
