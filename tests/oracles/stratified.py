@@ -262,3 +262,70 @@ def shuffle_split_bruteforce(
         second += w * m2
         square += w * m * m
     return first, second - first**2, square - first**2
+
+
+@dataclass(frozen=True)
+class AccuracyTerms:
+    """Moments of a CV estimate ``CE`` and of ``GE_N`` over every ordered dataset scikit-learn splits."""
+
+    mean: Fraction  # E[CE]
+    second: Fraction  # E[CE^2]
+    joint: Fraction  # E[CE GE_N]
+    ge_mean: Fraction  # E[GE_N]
+    ge_second: Fraction  # E[GE_N^2]
+    prob_possible: Fraction
+
+
+def stratified_accuracy_bruteforce(bf, N: int, v: int, *, shuffled: bool = False) -> AccuracyTerms:
+    """``E[CE]``, ``E[CE^2]``, ``E[CE GE_N]``, ``E[GE_N]``, ``E[GE_N^2]`` of ``StratifiedKFold(v)`` by enumeration.
+
+    ``bf`` is a :class:`oracles.estimators.BruteForce` (its classifier computed from lists of training
+    points). Every ordered dataset of ``N`` cells is enumerated with its probability; scikit-learn's
+    ``StratifiedKFold(v)`` splits it from its labels (``shuffle=False``; datasets where it raises are
+    left out, so everything is conditional on a split). ``GE_N`` is ``GE`` of the full count table.
+    With ``shuffled``, ``CE`` is replaced by its average over every partition
+    ``StratifiedKFold(v, shuffle=True)`` can draw (:func:`shuffled_partitions`): the estimate of
+    ``RepeatedStratifiedKFold`` with infinitely many repetitions, whose joint term with ``GE_N``
+    equals that of one partition (only ``mean`` and ``joint`` are then meaningful).
+    """
+    cells = bf.cell_list
+    K = bf.n_classes
+    support = {y: [c for c, (_, yc) in enumerate(cells) if yc == y and bf.p[c]] for y in range(K)}
+    mass = m1 = m2 = joint = g1 = g2 = Fraction(0)
+    for y in itertools.product(range(K), repeat=N):
+        if any(not support[c] for c in y):
+            continue
+        if shuffled:
+            labellings = shuffled_partitions(y, v)
+            if labellings is None:
+                continue
+            partitions = [[np.flatnonzero(lab == i) for i in range(v)] for lab in labellings]
+        else:
+            folds, _ = sklearn_test_folds(y, v)
+            if folds is None:
+                continue
+            partitions = [folds]
+        for seq in itertools.product(*(support[c] for c in y)):
+            pr = math.prod((bf.p[c] for c in seq), start=Fraction(1))
+            full = [0] * len(cells)
+            for c in seq:
+                full[c] += 1
+            ce = coin = Fraction(0)
+            for folds in partitions:
+                for test in folds:
+                    train = list(full)
+                    for i in test:
+                        train[seq[i]] -= 1
+                    e = bf.errors(tuple(train))
+                    for i in test:
+                        ce += e[seq[i]]
+                        coin += e[seq[i]] * (1 - e[seq[i]])
+            ce /= N * len(partitions)
+            ge = bf.ge(tuple(full))
+            mass += pr
+            m1 += pr * ce
+            m2 += pr * (ce * ce + coin / N**2)
+            joint += pr * ce * ge
+            g1 += pr * ge
+            g2 += pr * ge * ge
+    return AccuracyTerms(m1 / mass, m2 / mass, joint / mass, g1 / mass, g2 / mass, mass)

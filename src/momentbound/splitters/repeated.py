@@ -29,7 +29,7 @@ import numpy as np
 from momentbound.errors import ImpossibleSplit, InvalidArgument
 from momentbound.splitters.allocation import fold_allocation
 from momentbound.splitters.basic import ExactParts, HoldOut, KFold, Split, kfold_sizes
-from momentbound.splitters.stratified import check_exact_engine, engine_arithmetic
+from momentbound.splitters.stratified import check_exact_engine, engine_arithmetic, stratified_ge_terms
 
 __all__ = ["RepeatedKFold", "RepeatedStratifiedKFold", "ShuffleSplit", "StratifiedShuffleSplit"]
 
@@ -165,6 +165,10 @@ class RepeatedStratifiedKFold(RepeatedKFold):
         return ExactParts(r.mean, r.variance + r.mean * r.mean, N - N // self.v, None, self.v, split.fold_sizes,
                           one.fold_variance, one.fold_covariance, one.variance, r.repeat_covariance,
                           one.prob_possible)
+
+    def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
+        """``(E[est GE_N], E[GE_N], E[GE_N^2])``: every repetition has the joint law of one partition."""
+        return stratified_ge_terms(self, engine, N)
 
 
 # ----------------------------------------------------------------------------- shuffle-split

@@ -79,6 +79,16 @@ def engine_arithmetic(engine: Any, N: int) -> str:
     return str(engine.backend.mode(engine.model, N))
 
 
+def stratified_ge_terms(splitter: Any, engine: Any, N: int) -> tuple[Any, Any, Any]:
+    """The exact joint terms with ``GE_N`` of a stratified k-fold splitter (one partition's law)."""
+    from momentbound.exact.stratified import stratified_ge_joint
+
+    check_exact_engine(splitter, engine, "exact")
+    r = stratified_ge_joint(engine.model, N, splitter.v, classifier=engine.classifier,
+                            arithmetic=engine_arithmetic(engine, N))
+    return r.joint, r.ge_mean, r.ge_second
+
+
 @dataclass(frozen=True)
 class StratifiedKFold:
     """scikit-learn's ``StratifiedKFold(n_splits=v)`` (shuffled or not: the same law for i.i.d. data).
@@ -123,6 +133,10 @@ class StratifiedKFold:
                                   arithmetic=engine_arithmetic(engine, N))
         return ExactParts(r.mean, r.variance + r.mean * r.mean, N - N // self.v, None, self.v, split.fold_sizes,
                           r.fold_variance, r.fold_covariance, split_probability=r.prob_possible)
+
+    def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
+        """``(E[CE GE_N], E[GE_N], E[GE_N^2])`` conditional on a dataset scikit-learn can split."""
+        return stratified_ge_terms(self, engine, N)
 
     def simulate(self, sim: Any, N: int) -> Any:
         sizes = self.split(N).fold_sizes
