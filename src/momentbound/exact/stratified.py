@@ -390,23 +390,27 @@ class GEJoint:
         Probability that scikit-learn can split a dataset of ``N`` i.i.d. points.
     """
 
-    joint: Number
+    joint: Number | None
     ge_mean: Number
-    ge_second: Number
+    ge_second: Number | None
     prob_possible: Number
 
 
-def ge_given_counts(terms: ClassCountTerms, counts: Sequence[int], prior: Sequence[Number]) -> tuple[Number, Number]:
+def ge_given_counts(terms: ClassCountTerms, counts: Sequence[int], prior: Sequence[Number],
+                    *, second: bool = True) -> tuple[Number, Number | None]:
     """``(E[GE_N | n], E[GE_N^2 | n])``: ``GE(T) = sum_l pi_l P[a fresh class-l point is misclassified | T]``,
-    so ``GE_N`` is a one-point term and ``GE_N^2`` a two-point term of the full training set."""
+    so ``GE_N`` is a one-point term and ``GE_N^2`` a two-point term of the full training set
+    (``None`` without ``second``)."""
     K = terms.K
     n = tuple(int(c) for c in counts)
     zero: Number = Fraction(0) if terms.exact else 0.0
     e1 = terms.err1(n)
     first = sum((prior[l] * e1[l] for l in range(K) if prior[l]), zero)
+    if not second:
+        return first, None
     e2 = terms.err2(n)
-    second = sum((prior[k] * prior[l] * e2[k, l] for k in range(K) for l in range(K) if prior[k] and prior[l]), zero)
-    return first, second
+    two = sum((prior[k] * prior[l] * e2[k, l] for k in range(K) for l in range(K) if prior[k] and prior[l]), zero)
+    return first, two
 
 
 def fold_ge_joint(terms: ClassCountTerms, counts: Sequence[int], a: Sequence[int], prior: Sequence[Number]) -> Number:
@@ -431,6 +435,7 @@ def stratified_ge_joint(
     average: str = "pooled",
     rational_max_n: int = 12,
     terms: ClassCountTerms | None = None,
+    joint_too: bool = True,
 ) -> GEJoint:
     """Exact ``E[CE GE_N]``, ``E[GE_N]`` and ``E[GE_N^2]`` for scikit-learn's ``StratifiedKFold``.
 
@@ -443,6 +448,9 @@ def stratified_ge_joint(
     ----------
     model, N, folds, classifier, arithmetic, average, rational_max_n, terms:
         As for :func:`stratified_cv_moments`.
+    joint_too:
+        ``False``: only ``E[GE_N]`` and ``prob_possible`` (the one-point terms; ``joint`` and
+        ``ge_second`` are then ``None``).
 
     Returns
     -------
@@ -466,8 +474,10 @@ def stratified_ge_joint(
         if not splitter.possible(counts):
             continue
         p_ok = p_ok + p_counts
-        ge1, ge2 = ge_given_counts(terms, counts, prior)
+        ge1, ge2 = ge_given_counts(terms, counts, prior, second=joint_too)
         g1 = g1 + p_counts * ge1
+        if not joint_too:
+            continue
         g2 = g2 + p_counts * ge2
         for alloc in splitter.allocations(counts):
             p = p_counts * (alloc.probability if terms.exact else float(alloc.probability))
@@ -481,6 +491,8 @@ def stratified_ge_joint(
                 joint = joint + p * (w if terms.exact else float(w)) * cache[a]
     if p_ok == 0:
         raise _impossible(splitter, N)
+    if not joint_too:
+        return GEJoint(None, g1 / p_ok, None, p_ok)
     return GEJoint(joint / p_ok, g1 / p_ok, g2 / p_ok, p_ok)
 
 
