@@ -29,7 +29,12 @@ import numpy as np
 from momentbound.errors import ImpossibleSplit, InvalidArgument
 from momentbound.splitters.allocation import fold_allocation
 from momentbound.splitters.basic import ExactParts, HoldOut, KFold, Split, kfold_sizes
-from momentbound.splitters.stratified import check_exact_engine, engine_arithmetic, stratified_ge_terms
+from momentbound.splitters.stratified import (
+    check_exact_engine,
+    engine_arithmetic,
+    engine_terms,
+    stratified_ge_terms,
+)
 
 __all__ = ["RepeatedKFold", "RepeatedStratifiedKFold", "ShuffleSplit", "StratifiedShuffleSplit"]
 
@@ -160,7 +165,7 @@ class RepeatedStratifiedKFold(RepeatedKFold):
         split = self.split(N)
         check_exact_engine(self, engine, covariance)
         r = repeated_stratified_cv_moments(engine.model, N, self.v, self.repeats, classifier=engine.classifier,
-                                           arithmetic=engine_arithmetic(engine, N))
+                                           arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N))
         one = r.single
         return ExactParts(r.mean, r.variance + r.mean * r.mean, N - N // self.v, None, self.v, split.fold_sizes,
                           one.fold_variance, one.fold_covariance, one.variance, r.repeat_covariance,
