@@ -38,10 +38,14 @@ from momentbound.estimators import (
 )
 from momentbound.splitters.stratified import StratifiedKFold
 from momentbound.exact.tables import TableLaw, table_rank, tables_of_size
-from momentbound.splitters.repeated import RepeatedStratifiedKFold
+from momentbound.splitters.repeated import RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit
 from oracles.bootstrap import BootstrapBruteForce
 from oracles.estimators import BruteForce, Moments
-from oracles.stratified import stratified_accuracy_bruteforce
+from oracles.stratified import (
+    approximate_mode_law,
+    stratified_accuracy_bruteforce,
+    stratified_shuffle_split_bruteforce,
+)
 
 MODELS = {
     "1d": CellModel((2,), [F(3, 10), F(1, 10), F(1, 5), F(2, 5)]),
@@ -294,6 +298,58 @@ def test_repeated_stratified_joint_equals_every_shuffled_partition():
 @pytest.mark.parametrize("v", [2, 3])
 def test_stratified_accuracy_equals_enumeration_n7(v):
     check_stratified(MODELS["1d"], 7, v, "random", 0)
+
+
+def test_approximate_mode_law_against_scikit_learn():
+    """The oracle's law of the training composition against scikit-learn's own _approximate_mode
+    (support exactly, frequencies within 4 standard errors), and the library's test compositions."""
+    from sklearn.model_selection._split import _approximate_mode
+
+    from momentbound.exact.shuffle_split import stratified_holdout_compositions
+
+    for counts, n_train in [((3, 3), 3), ((2, 3, 4), 4), ((5, 2), 4), ((2, 2, 2, 3), 5), ((4, 6), 5)]:
+        law = approximate_mode_law(counts, n_train)
+        R = 400
+        draws = [tuple(int(v) for v in _approximate_mode(np.array(counts), n_train, np.random.RandomState(seed)))
+                 for seed in range(R)]
+        assert set(draws) == set(law)
+        for comp, pr in law.items():
+            hits = draws.count(comp) / R
+            assert abs(hits - float(pr)) <= 4 * math.sqrt(float(pr * (1 - pr)) / R) + 1e-12
+        lib = dict(stratified_holdout_compositions(counts, sum(counts) - n_train))
+        assert lib == {tuple(c - t for c, t in zip(counts, comp)): pr for comp, pr in law.items()}
+
+
+@pytest.mark.parametrize("name, n, ns, ties, alpha", [("1d", 5, 2, "random", 0), ("1d", 6, 3, "first", 1),
+                                                      ("3class", 5, 3, "first", 1)])
+def test_stratified_shuffle_split_equals_enumeration(name, n, ns, ties, alpha):
+    """StratifiedShuffleSplit: moments, repetition covariance and accuracy against GE_N, conditional on a
+    dataset scikit-learn splits, against every ordered dataset and every test subset."""
+    model = MODELS[name]
+    clf = NaiveBayes(ties=ties, alpha=alpha)
+    t = stratified_shuffle_split_bruteforce(BruteForce.from_model(model, ties, alpha), n, ns)
+    ge = Moments(t["ge_mean"], t["ge_second"] - t["ge_mean"] ** 2)
+    one = estimator_accuracy(model, n, StratifiedShuffleSplit(1, ns), classifier=clf)
+    check_accuracy(one, t["mean"], t["second"], t["joint"], ge)
+    res = estimator_moments(model, n, StratifiedShuffleSplit(3, ns), classifier=clf)
+    cov = t["between"] - t["mean"] ** 2
+    assert res.variance == (t["second"] - t["mean"] ** 2) / 3 + F(2, 3) * cov
+    assert res.split_probability == t["prob_possible"]
+    if name == "1d":
+        assert 0 < t["prob_possible"] < 1  # a class with a single member is refused
+    many = estimator_accuracy(model, n, StratifiedShuffleSplit(3, ns), classifier=clf)
+    assert many.covariance_with_ge == one.covariance_with_ge
+
+
+def test_shuffle_split_joint_is_the_holdout_joint():
+    """Each ShuffleSplit split is a uniformly random hold-out: its joint term with GE_N is hold-out's."""
+    for ties, alpha in RULES[:2]:
+        clf = NaiveBayes(ties=ties, alpha=alpha)
+        ss = estimator_accuracy(MODELS["1d"], 5, ShuffleSplit(4, 2), classifier=clf)
+        ho = estimator_accuracy(MODELS["1d"], 5, HoldOut(test_size=2), classifier=clf)
+        assert (ss.covariance_with_ge, ss.ge_full_mean, ss.ge_full_variance) == (
+            ho.covariance_with_ge, ho.ge_full_mean, ho.ge_full_variance)
+        assert ss.mean == ho.mean and ss.variance < ho.variance
 
 
 def within(interval, truth, confidence, k=4.0):
