@@ -16,7 +16,7 @@ from momentbound.classifiers import NaiveBayes
 from momentbound.errors import InvalidArgument
 from momentbound.estimators.coverage import binomial_interval, interval_coverage
 from momentbound.model.cells import CellModel
-from momentbound.splitters import HoldOut, KFold, ShuffleSplit, StratifiedKFold
+from momentbound.splitters import HoldOut, KFold, ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit
 
 # one attribute with 2 values, 2 classes; cells (x, y) in the order (0,0), (0,1), (1,0), (1,1)
 MODEL = CellModel((2,), ["0.3", "0.2", "0.15", "0.35"])
@@ -149,9 +149,11 @@ def test_direct_simulation_with_scikit_learn_splitters():
 
 
 def test_stratified_naive_cv_against_scikit_learn_simulation():
-    """The naive CV interval of StratifiedKFold(4): scikit-learn's own splitter and CategoricalNB on
-    simulated datasets, against GE_N and against the constant E[GE_N]."""
+    """The naive CV interval of StratifiedKFold(4) and the Nadeau-Bengio interval of
+    StratifiedShuffleSplit(5, 4): scikit-learn's own splitters and CategoricalNB on simulated
+    datasets, against GE_N and against the constant E[GE_N]."""
     from sklearn.model_selection import StratifiedKFold as SkStratifiedKFold
+    from sklearn.model_selection import StratifiedShuffleSplit as SkStratifiedShuffleSplit
 
     clf = NaiveBayes("first", 1)
     rng = np.random.default_rng(17)
@@ -160,8 +162,11 @@ def test_stratified_naive_cv_against_scikit_learn_simulation():
     ours = {t: interval_coverage(MODEL, N, "naive-cv", StratifiedKFold(4), target=t, nominal=0.9, classifier=clf,
                                  draws=10_000, rng=np.random.default_rng(5))
             for t in ("ge-full", "expected-ge-full")}
+    ours.update({("nb", t): interval_coverage(MODEL, N, "nadeau-bengio", StratifiedShuffleSplit(5, 4), target=t,
+                                              nominal=0.9, classifier=clf, draws=10_000, rng=np.random.default_rng(6))
+                 for t in ("ge-full", "expected-ge-full")})
     mu = ours["expected-ge-full"].expected_ge_full
-    hits = {"ge-full": 0, "expected-ge-full": 0}
+    hits = dict.fromkeys(ours, 0)
     for r in range(R):
         cells = rng.choice(4, size=N, p=P)
         X, y = (cells // 2)[:, None], cells % 2
@@ -173,6 +178,13 @@ def test_stratified_naive_cv_against_scikit_learn_simulation():
         half = z * np.std(rates, ddof=1) / 2
         hits["ge-full"] += bool(abs(np.mean(rates) - full) <= half)
         hits["expected-ge-full"] += bool(abs(np.mean(rates) - mu) <= half)
+        # a class with fewer than 2 of the 20 points (which scikit-learn refuses) has probability < 1e-5
+        rates = [float((_sk_predictions(cache, X[a], y[a])[X[b, 0]] != y[b]).mean())
+                 for a, b in SkStratifiedShuffleSplit(5, test_size=4, random_state=r).split(X, y)]
+        half = stats.t.ppf(0.95, 4) * math.sqrt((1 / 5 + 4 / 16) * np.var(rates, ddof=1))
+        hits[("nb", "ge-full")] += bool(abs(np.mean(rates) - full) <= half)
+        hits[("nb", "expected-ge-full")] += bool(abs(np.mean(rates) - ours[("nb", "expected-ge-full")].expected_ge_full)
+                                                 <= half)
     for key, res in ours.items():
         c = res.coverage.estimate
         se = math.sqrt(c * (1 - c) / R + c * (1 - c) / res.draws)

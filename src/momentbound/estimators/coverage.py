@@ -12,9 +12,10 @@ Three intervals, at nominal level ``1 - a`` (``z`` the normal, ``t`` the Student
   rates of ``KFold(v)`` or ``StratifiedKFold(v)`` (Bates, Hastie and Tibshirani, JASA 2024): Monte
   Carlo. ``StratifiedKFold`` draws only datasets scikit-learn can split, so its coverage and
   ``E[GE_N]`` are conditional on a split.
-* ``nadeau-bengio``: the corrected resampled t interval of ``ShuffleSplit(J, n_test)``,
-  ``mean +- t_{J-1} sqrt((1/J + n_test/n_train) s^2)`` with ``s^2`` the sample variance of the ``J``
-  split errors (Nadeau and Bengio, Machine Learning 2003): Monte Carlo over datasets of points.
+* ``nadeau-bengio``: the corrected resampled t interval of ``ShuffleSplit(J, n_test)`` or
+  ``StratifiedShuffleSplit(J, n_test)``, ``mean +- t_{J-1} sqrt((1/J + n_test/n_train) s^2)`` with
+  ``s^2`` the sample variance of the ``J`` split errors (Nadeau and Bengio, Machine Learning 2003):
+  Monte Carlo over datasets of points (for the stratified splitter, datasets scikit-learn can split).
 
 Targets: ``ge-full`` (``GE_N``, the error of the classifier trained on all ``N`` points),
 ``expected-ge-full`` (the constant ``E[GE_N]``, computed exactly) and, for hold-out,
@@ -38,7 +39,7 @@ from momentbound.estimators.montecarlo import TableModel, check_arguments
 from momentbound.intervals import Interval
 from momentbound.model.cells import CellModel
 from momentbound.splitters.basic import GE, HoldOut, KFold
-from momentbound.splitters.repeated import ShuffleSplit, _tables
+from momentbound.splitters.repeated import ShuffleSplit, StratifiedShuffleSplit, _redraw_unsplittable, _tables
 from momentbound.splitters.stratified import StratifiedKFold, stratified_fold_tables
 
 __all__ = ["COVERAGE_METHODS", "COVERAGE_TARGETS", "CoverageResult", "interval_coverage",
@@ -46,7 +47,7 @@ __all__ = ["COVERAGE_METHODS", "COVERAGE_TARGETS", "CoverageResult", "interval_c
 
 #: interval method -> the splitters it belongs to
 COVERAGE_METHODS = {"clopper-pearson": (HoldOut,), "wald": (HoldOut,), "naive-cv": (KFold, StratifiedKFold),
-                    "nadeau-bengio": (ShuffleSplit,)}
+                    "nadeau-bengio": (ShuffleSplit, StratifiedShuffleSplit)}
 COVERAGE_TARGETS = ("ge-full", "expected-ge-full", "ge-train")
 
 #: enumerate the training tables exactly when there are at most this many
@@ -216,16 +217,18 @@ def _naive_cv(m: TableModel, N: int, v: int, sizes: tuple[int, ...], target: str
     return ((est - half <= point) & (point <= est + half)).astype(float), 2 * half
 
 
-def _nadeau_bengio(m: TableModel, N: int, J: int, ns: int, target: str, nominal: float, mu: float,
+def _nadeau_bengio(m: TableModel, N: int, splitter: Any, ns: int, target: str, nominal: float, mu: float,
                    draws: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    J = int(splitter.splits)
     t = stats.t.ppf(0.5 + nominal / 2, J - 1)
     C = m.p.size
     cells = rng.choice(C, size=(draws, N), p=m.p)
+    if splitter.stratified:
+        cells = _redraw_unsplittable(m, cells, N, ns, rng)
     rates = np.empty((draws, J))
-    test_first = (np.arange(N) >= ns).astype(np.int64)  # label 0: test, 1: train
     data = None
     for j in range(J):
-        labels = rng.permuted(np.tile(test_first, (draws, 1)), axis=1)
+        labels = splitter._labels(cells % m.K, m.K, N, ns, rng)  # label 0: test, 1: train
         both = _tables(cells, labels, 2, C)
         rates[:, j] = sampled_errors(both[:, 0], m.predictions(both[:, 1]), rng) / ns
         data = both.sum(axis=1)
@@ -259,7 +262,8 @@ def interval_coverage(
         Dataset size.
     method:
         ``"clopper-pearson"`` or ``"wald"`` (with ``HoldOut``), ``"naive-cv"`` (with ``KFold`` or
-        ``StratifiedKFold``), ``"nadeau-bengio"`` (with ``ShuffleSplit``, finite splits).
+        ``StratifiedKFold``), ``"nadeau-bengio"`` (with ``ShuffleSplit`` or ``StratifiedShuffleSplit``,
+        finite splits).
     splitter:
         The splitter whose estimate the interval is built on.
     target:
@@ -288,6 +292,7 @@ def interval_coverage(
     """
     from momentbound.classifiers import NaiveBayes, as_classifier
     from momentbound.estimators.moments import estimator_moments, make_engine
+    from momentbound.exact.shuffle_split import shuffle_split_ge_joint
     from momentbound.exact.stratified import stratified_ge_joint
 
     start = time.perf_counter()
@@ -308,6 +313,10 @@ def interval_coverage(
         engine = make_engine(model, classifier=classifier)
         mu = float(stratified_ge_joint(engine.model, N, splitter.v, classifier=engine.classifier,
                                        arithmetic="float", joint_too=False).ge_mean)
+    elif isinstance(splitter, StratifiedShuffleSplit):
+        engine = make_engine(model, classifier=classifier)
+        mu = float(shuffle_split_ge_joint(engine.model, N, split.fold_sizes[0], classifier=engine.classifier,
+                                          arithmetic="float", stratified=True).ge_mean)
     else:
         mu = float(estimator_moments(model, N, GE(), classifier=classifier).mean)
     R = int(draws)
@@ -326,8 +335,8 @@ def interval_coverage(
             cover, width = _naive_cv(m, N, len(split.fold_sizes), split.fold_sizes, target, float(nominal),
                                      mu, R, rng, isinstance(splitter, StratifiedKFold))
         else:
-            cover, width = _nadeau_bengio(m, N, int(splitter.splits), split.fold_sizes[0], target,
-                                          float(nominal), mu, R, rng)
+            cover, width = _nadeau_bengio(m, N, splitter, split.fold_sizes[0], target, float(nominal), mu, R,
+                                          rng)
         coverage = proportion(cover, confidence, indicator=True)
         mean_width = float(width.mean())
     return CoverageResult(method, target, splitter, N, float(nominal), coverage, bool(exact), mu, mean_width,
