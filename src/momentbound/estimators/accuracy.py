@@ -17,7 +17,9 @@ term ``E[est GE_N]`` from sums over count tables:
 * ``StratifiedKFold`` and ``RepeatedStratifiedKFold``: given the class counts the fold compositions are
   fixed, and ``E[HE_i GE_N]`` pairs a test point judged by the fold's training set with a fresh point
   judged by that set plus the fold (:func:`momentbound.exact.stratified.stratified_ge_joint`); the
-  moments of ``GE_N`` are then conditional on a dataset scikit-learn can split, as the estimate's are.
+  moments of ``GE_N`` are then conditional on a dataset scikit-learn can split, as the estimate's are;
+* ``ShuffleSplit`` and ``StratifiedShuffleSplit``: the same term for one split, summed over the law of
+  the test composition (:func:`momentbound.exact.shuffle_split.shuffle_split_ge_joint`).
 
 Monte Carlo (``backend="montecarlo"``, every classifier and splitter): the simulation keeps, per
 draw, a conditional mean of the estimate and the exact ``GE_N`` of the full-data table (the sum of
@@ -378,7 +380,7 @@ def estimator_accuracy(
     backend:
         ``"exact"``: naive Bayes and its exact forms, the splitters with exact joint terms (GE,
         hold-out, ``KFold``, leave-one-out, ``StratifiedKFold``, ``RepeatedStratifiedKFold``,
-        resubstitution, ideal bootstrap, .632, .632+);
+        ``ShuffleSplit``, ``StratifiedShuffleSplit``, resubstitution, ideal bootstrap, .632, .632+);
         ``"montecarlo"``: everything, with confidence intervals.
     draws, confidence, rng:
         Monte Carlo only: number of draws, interval level, and the ``numpy.random.Generator``
