@@ -11,14 +11,11 @@ within 4 standard errors for Monte Carlo).
 from __future__ import annotations
 
 import functools
-import itertools
 import math
-import warnings
 from fractions import Fraction as F
 
 import numpy as np
 import pytest
-from sklearn.model_selection import StratifiedKFold as SkStratifiedKFold
 
 from momentbound import CellModel
 from momentbound.classifiers import HistogramRule, NaiveBayes
