@@ -3,22 +3,19 @@
 Witness: tests/oracles/bootstrap.py enumerates every count table of the data, every bootstrap
 sample (as multiplicities over the explicit list of the other points) and every product of fold
 tables, with the classifier computed from its list of training points (tests/oracles/naive_bayes.py).
-The stratified splitter has no exact backend here: its accuracy is checked by Monte Carlo against
-an enumeration of every ordered dataset run through scikit-learn's ``StratifiedKFold`` (within 4
-standard errors).
+The stratified splitters are checked against tests/oracles/stratified.py, an enumeration of every
+ordered dataset run through scikit-learn's own ``StratifiedKFold`` (exactly for the exact backend,
+within 4 standard errors for Monte Carlo).
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 import math
-import warnings
 from fractions import Fraction as F
 
 import numpy as np
 import pytest
-from sklearn.model_selection import StratifiedKFold as SkStratifiedKFold
 
 from momentbound import CellModel
 from momentbound.classifiers import HistogramRule, NaiveBayes
@@ -38,8 +35,14 @@ from momentbound.estimators import (
 )
 from momentbound.splitters.stratified import StratifiedKFold
 from momentbound.exact.tables import TableLaw, table_rank, tables_of_size
+from momentbound.splitters.repeated import RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit
 from oracles.bootstrap import BootstrapBruteForce
-from oracles.estimators import BruteForce
+from oracles.estimators import BruteForce, Moments
+from oracles.stratified import (
+    approximate_mode_law,
+    stratified_accuracy_bruteforce,
+    stratified_shuffle_split_bruteforce,
+)
 
 MODELS = {
     "1d": CellModel((2,), [F(3, 10), F(1, 10), F(1, 5), F(2, 5)]),
@@ -104,7 +107,7 @@ def test_bootstrap_three_classes(ties):
 @pytest.mark.parametrize("ties", ["random", "first"])
 def test_bootstrap_one_attribute_n7(ties):
     clf = NaiveBayes(ties=ties, alpha=0)
-    for est, kind in [(Bootstrap(), "err1"), (Point632(), "632")]:
+    for est, kind in [(Resubstitution(), "resub"), (Bootstrap(), "err1"), (Point632(), "632")]:
         got, ge = accuracy_wants("1d", ties, 0, 7, kind)
         check_accuracy(estimator_accuracy(MODELS["1d"], 7, est, classifier=clf), got["mean"], got["second"], got["joint"], ge)
 
@@ -233,44 +236,117 @@ def test_finite_b_and_oob_need_montecarlo():
         OutOfBag(None)
 
 
-# ----------------------------------------------------------------------------- stratified (Monte Carlo)
-def stratified_bruteforce(model, n, v, ties):
-    """Every ordered dataset through scikit-learn's StratifiedKFold (unshuffled): exact E[CE],
-    E[CE GE_N] (conditional on a dataset scikit-learn can split)."""
-    bf = BruteForce.from_model(model, ties, 0)
-    cells = bf.cell_list
-    K = model.n_classes
-    mass = m1 = joint = m2 = F(0)
-    for seq in itertools.product(range(len(cells)), repeat=n):
-        y = np.array([cells[c][1] for c in seq])
-        if max(np.bincount(y, minlength=K)) < v:
-            continue
-        pr = F(1)
-        for c in seq:
-            pr *= bf.p[c]
-        if pr == 0:
-            continue
-        full = [0] * len(cells)
-        for c in seq:
-            full[c] += 1
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            folds = list(SkStratifiedKFold(n_splits=v).split(np.zeros(n), y))
-        mean_err = coin = F(0)
-        for _, test in folds:
-            train = list(full)
-            for i in test:
-                train[seq[i]] -= 1
-            e = bf.errors(tuple(train))
-            for i in test:
-                mean_err += e[seq[i]]
-                coin += e[seq[i]] * (1 - e[seq[i]])
-        ce = mean_err / n
-        mass += pr
-        m1 += pr * ce
-        m2 += pr * (ce * ce + coin / n**2)
-        joint += pr * ce * bf.ge(tuple(full))
-    return m1 / mass, m2 / mass, joint / mass
+# ----------------------------------------------------------------------------- stratified
+def stratified_bruteforce(model, n, v, ties, alpha=0):
+    """``(E[CE], E[CE^2], E[CE GE_N])`` of StratifiedKFold(v) over every ordered dataset."""
+    t = stratified_accuracy_bruteforce(BruteForce.from_model(model, ties, alpha), n, v)
+    return t.mean, t.second, t.joint
+
+
+def check_stratified(model, n, v, ties, alpha, *, classifier=None, oracle_model=None):
+    """Exact accuracy of StratifiedKFold(v) and RepeatedStratifiedKFold(v, 3) against enumeration."""
+    bf = BruteForce.from_model(oracle_model or model, ties, alpha)
+    t = stratified_accuracy_bruteforce(bf, n, v)
+    ge = Moments(t.ge_mean, t.ge_second - t.ge_mean**2)
+    clf = classifier or NaiveBayes(ties=ties, alpha=alpha)
+    acc = estimator_accuracy(model, n, StratifiedKFold(v), classifier=clf)
+    check_accuracy(acc, t.mean, t.second, t.joint, ge)
+    rep = estimator_accuracy(model, n, RepeatedStratifiedKFold(v, 3), classifier=clf)
+    assert (rep.mean, rep.ge_full_mean, rep.ge_full_variance) == (t.mean, ge.mean, ge.variance)
+    assert rep.covariance_with_ge == acc.covariance_with_ge  # each repetition has one partition's joint law
+    return t
+
+
+@pytest.mark.parametrize("ties, alpha", RULES)
+def test_stratified_accuracy_equals_enumeration(ties, alpha):
+    """E[CE], Var, E[GE_N], Var(GE_N), Cov(CE, GE_N), bias, RMS: StratifiedKFold(2) and (3) at N = 5."""
+    for v in (2, 3):
+        t = check_stratified(MODELS["1d"], 5, v, ties, alpha)
+        assert t.prob_possible == 1
+
+
+def test_stratified_accuracy_conditional_on_a_split():
+    """Three classes, N = 4, v = 3: datasets without a class of 3 members cannot be split; E[GE_N] and
+    the joint term are conditional on a split, as the CV moments are."""
+    t = check_stratified(MODELS["3class"], 4, 3, "first", 1)
+    assert 0 < t.prob_possible < 1
+    plain = BruteForce.from_model(MODELS["3class"], "first", 1).ge_moments(4)
+    assert t.ge_mean != plain.mean  # conditioning changes E[GE_N]
+
+
+def test_stratified_accuracy_histogram_rule():
+    """The histogram rule on two attributes: the enumeration runs naive Bayes on the flattened input
+    (one attribute: the majority class of the input's cell)."""
+    model = CellModel((2, 2), [F(1, 8), F(1, 16), F(1, 16), F(3, 16), F(3, 16), F(1, 16), F(1, 8), F(3, 16)])
+    flat = CellModel((4,), model.cells)
+    check_stratified(model, 4, 2, "random", 0, classifier=HistogramRule(), oracle_model=flat)
+
+
+def test_repeated_stratified_joint_equals_every_shuffled_partition():
+    """RepeatedStratifiedKFold: E[mean of the repetitions x GE_N], the estimate averaged over every
+    partition StratifiedKFold(shuffle=True) can draw, equals the exact joint term."""
+    model = MODELS["1d"]
+    t = stratified_accuracy_bruteforce(BruteForce.from_model(model, "random", 0), 5, 2, shuffled=True)
+    rep = estimator_accuracy(model, 5, RepeatedStratifiedKFold(2, math.inf))
+    assert rep.mean == t.mean
+    assert rep.covariance_with_ge == t.joint - t.mean * t.ge_mean
+
+
+@pytest.mark.parametrize("v", [2, 3])
+def test_stratified_accuracy_equals_enumeration_n7(v):
+    check_stratified(MODELS["1d"], 7, v, "random", 0)
+
+
+def test_approximate_mode_law_against_scikit_learn():
+    """The oracle's law of the training composition against scikit-learn's own _approximate_mode
+    (support exactly, frequencies within 4 standard errors), and the library's test compositions."""
+    from sklearn.model_selection._split import _approximate_mode
+
+    from momentbound.exact.shuffle_split import stratified_holdout_compositions
+
+    for counts, n_train in [((3, 3), 3), ((2, 3, 4), 4), ((5, 2), 4), ((2, 2, 2, 3), 5), ((4, 6), 5)]:
+        law = approximate_mode_law(counts, n_train)
+        R = 400
+        draws = [tuple(int(v) for v in _approximate_mode(np.array(counts), n_train, np.random.RandomState(seed)))
+                 for seed in range(R)]
+        assert set(draws) == set(law)
+        for comp, pr in law.items():
+            hits = draws.count(comp) / R
+            assert abs(hits - float(pr)) <= 4 * math.sqrt(float(pr * (1 - pr)) / R) + 1e-12
+        lib = dict(stratified_holdout_compositions(counts, sum(counts) - n_train))
+        assert lib == {tuple(c - t for c, t in zip(counts, comp)): pr for comp, pr in law.items()}
+
+
+@pytest.mark.parametrize("name, n, ns, ties, alpha", [("1d", 5, 2, "random", 0), ("1d", 6, 3, "first", 1),
+                                                      ("3class", 5, 3, "first", 1)])
+def test_stratified_shuffle_split_equals_enumeration(name, n, ns, ties, alpha):
+    """StratifiedShuffleSplit: moments, repetition covariance and accuracy against GE_N, conditional on a
+    dataset scikit-learn splits, against every ordered dataset and every test subset."""
+    model = MODELS[name]
+    clf = NaiveBayes(ties=ties, alpha=alpha)
+    t = stratified_shuffle_split_bruteforce(BruteForce.from_model(model, ties, alpha), n, ns)
+    ge = Moments(t["ge_mean"], t["ge_second"] - t["ge_mean"] ** 2)
+    one = estimator_accuracy(model, n, StratifiedShuffleSplit(1, ns), classifier=clf)
+    check_accuracy(one, t["mean"], t["second"], t["joint"], ge)
+    res = estimator_moments(model, n, StratifiedShuffleSplit(3, ns), classifier=clf)
+    cov = t["between"] - t["mean"] ** 2
+    assert res.variance == (t["second"] - t["mean"] ** 2) / 3 + F(2, 3) * cov
+    assert res.split_probability == t["prob_possible"]
+    if name == "1d":
+        assert 0 < t["prob_possible"] < 1  # a class with a single member is refused
+    many = estimator_accuracy(model, n, StratifiedShuffleSplit(3, ns), classifier=clf)
+    assert many.covariance_with_ge == one.covariance_with_ge
+
+
+def test_shuffle_split_joint_is_the_holdout_joint():
+    """Each ShuffleSplit split is a uniformly random hold-out: its joint term with GE_N is hold-out's."""
+    for ties, alpha in RULES[:2]:
+        clf = NaiveBayes(ties=ties, alpha=alpha)
+        ss = estimator_accuracy(MODELS["1d"], 5, ShuffleSplit(4, 2), classifier=clf)
+        ho = estimator_accuracy(MODELS["1d"], 5, HoldOut(test_size=2), classifier=clf)
+        assert (ss.covariance_with_ge, ss.ge_full_mean, ss.ge_full_variance) == (
+            ho.covariance_with_ge, ho.ge_full_mean, ho.ge_full_variance)
+        assert ss.mean == ho.mean and ss.variance < ho.variance
 
 
 def within(interval, truth, confidence, k=4.0):

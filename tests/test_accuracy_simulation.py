@@ -32,7 +32,8 @@ from momentbound.estimators import (
     Resubstitution,
     estimator_accuracy,
 )
-from momentbound.splitters.repeated import RepeatedKFold
+from momentbound.splitters.repeated import RepeatedKFold, StratifiedShuffleSplit
+from momentbound.splitters.stratified import StratifiedKFold
 from oracles.simulation import SimModel, count_tables, predicted_probabilities, top_sets
 
 MODEL = CellModel((2,), [F(3, 10), F(1, 10), F(1, 5), F(2, 5)])
@@ -167,7 +168,8 @@ def test_ideal_bootstrap_generic_draws_match_exact():
             assert agree(getattr(mc, field), getattr(exact, field)), (est, field)
 
 
-@pytest.mark.parametrize("est", [KFold(10), HoldOut(test_size=10), KFold(3)])
+@pytest.mark.parametrize("est", [KFold(10), HoldOut(test_size=10), KFold(3), StratifiedKFold(5),
+                                 StratifiedShuffleSplit(3, 10)])
 def test_splitter_accuracy_montecarlo_matches_exact_n40(est):
     exact = estimator_accuracy(PAPER, 40, est)
     mc = estimator_accuracy(PAPER, 40, est, backend="montecarlo", draws=20_000, rng=np.random.default_rng(9))

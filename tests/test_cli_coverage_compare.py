@@ -33,6 +33,18 @@ def test_coverage_json_is_the_library_value():
     assert doc["coverage_lower"] <= doc["coverage"] <= doc["coverage_upper"]
 
 
+def test_coverage_stratified_naive_cv_is_the_library_value():
+    from momentbound.splitters import StratifiedKFold
+
+    r = _run(["coverage", "--cells", CELLS, "--N", "20", "--method", "naive-cv", "--folds", "4", "--stratified",
+              "--draws", "500", "--seed", "3", "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    ref = interval_coverage(CellModel((2,), CELLS.split(",")), 20, "naive-cv", StratifiedKFold(4), draws=500,
+                            rng=np.random.default_rng(3))
+    assert doc["splitter"] == "StratifiedKFold(v=4)" and doc["coverage"] == ref.coverage.estimate
+
+
 def test_compare_classifiers_json():
     r = _run(["compare-classifiers", "--arities", "2,2", "--cells", CELLS2, "--N", "20", "--test", "5x2cv",
               "--attributes-a", "0", "--attributes-b", "1", "--draws", "300", "--json"])
@@ -44,6 +56,7 @@ def test_compare_classifiers_json():
 @pytest.mark.parametrize("args", [
     ["coverage", "--cells", CELLS, "--N", "20", "--method", "naive-cv", "--test-size", "3"],
     ["coverage", "--cells", CELLS, "--N", "20", "--method", "wald", "--test-size", "30"],
+    ["coverage", "--cells", CELLS, "--N", "20", "--method", "wald", "--test-size", "3", "--stratified"],
     ["coverage", "--cells", CELLS, "--N", "20", "--method", "wald", "--test-size", "3", "--seed", "-1"],
     ["compare-classifiers", "--arities", "2,2", "--cells", CELLS2, "--N", "20", "--test", "mcnemar",
      "--attributes-a", "0", "--attributes-b", "5", "--test-size", "5"],

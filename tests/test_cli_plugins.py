@@ -70,6 +70,22 @@ def test_against_ge_full_fields():
     assert d["rms"] ** 2 == pytest.approx(d["bias"] ** 2 + d["deviation_variance"])
 
 
+@pytest.mark.parametrize("args, splitter", [
+    (["--estimator", "stratified-cv", "--folds", "3"], StratifiedKFold(3)),
+    (["--estimator", "stratified-shuffle-split", "--splits", "4", "--test-size", "5"], None),
+])
+def test_against_ge_full_exact_for_stratified_splitters(args, splitter):
+    """The stratified splitters' accuracy against GE_N is exact (the library's numbers)."""
+    from momentbound.estimators import StratifiedShuffleSplit, estimator_accuracy
+
+    splitter = splitter or StratifiedShuffleSplit(4, 5)
+    d = doc("estimate", *ONE_D, "--N", "12", *args, "--against", "ge-full")
+    acc = estimator_accuracy(CellModel((2,), ["0.2", "0.3", "0.2", "0.3"]), 12, splitter)
+    assert d["backend"] == "exact"
+    assert d["covariance_with_ge"] == pytest.approx(float(acc.covariance_with_ge), abs=1e-15)
+    assert d["ge_full_mean"] == pytest.approx(float(acc.ge_full_mean), abs=1e-15)
+
+
 @pytest.mark.parametrize("args, needle", [
     (["--estimator", "cv"], "needs --folds"),
     (["--estimator", "cv", "--folds", "2", "--repeats", "3"], "--repeats do(es) not apply"),

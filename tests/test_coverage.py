@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from momentbound.classifiers import NaiveBayes
 from momentbound.errors import InvalidArgument
 from momentbound.estimators.coverage import binomial_interval, interval_coverage
 from momentbound.model.cells import CellModel
-from momentbound.splitters import HoldOut, KFold, ShuffleSplit
+from momentbound.splitters import HoldOut, KFold, ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit
 
 # one attribute with 2 values, 2 classes; cells (x, y) in the order (0,0), (0,1), (1,0), (1,1)
 MODEL = CellModel((2,), ["0.3", "0.2", "0.15", "0.35"])
@@ -147,6 +148,67 @@ def test_direct_simulation_with_scikit_learn_splitters():
         assert abs(hits[key] / R - c) <= 4 * se, (key, hits[key] / R, c)
 
 
+def test_stratified_naive_cv_against_scikit_learn_simulation():
+    """The naive CV interval of StratifiedKFold(4) and the Nadeau-Bengio interval of
+    StratifiedShuffleSplit(5, 4): scikit-learn's own splitters and CategoricalNB on simulated
+    datasets, against GE_N and against the constant E[GE_N]."""
+    from sklearn.model_selection import StratifiedKFold as SkStratifiedKFold
+    from sklearn.model_selection import StratifiedShuffleSplit as SkStratifiedShuffleSplit
+
+    clf = NaiveBayes("first", 1)
+    rng = np.random.default_rng(17)
+    cache: dict = {}
+    N, R, z = 20, 1000, stats.norm.ppf(0.95)
+    ours = {t: interval_coverage(MODEL, N, "naive-cv", StratifiedKFold(4), target=t, nominal=0.9, classifier=clf,
+                                 draws=10_000, rng=np.random.default_rng(5))
+            for t in ("ge-full", "expected-ge-full")}
+    ours.update({("nb", t): interval_coverage(MODEL, N, "nadeau-bengio", StratifiedShuffleSplit(5, 4), target=t,
+                                              nominal=0.9, classifier=clf, draws=10_000, rng=np.random.default_rng(6))
+                 for t in ("ge-full", "expected-ge-full")})
+    mu = ours["expected-ge-full"].expected_ge_full
+    hits = dict.fromkeys(ours, 0)
+    for r in range(R):
+        cells = rng.choice(4, size=N, p=P)
+        X, y = (cells // 2)[:, None], cells % 2
+        full = _sk_ge(_sk_predictions(cache, X, y))
+        with warnings.catch_warnings():  # "the least populated class has only 3 members"
+            warnings.simplefilter("ignore", UserWarning)
+            splits = list(SkStratifiedKFold(4, shuffle=True, random_state=r).split(X, y))
+        rates = [float((_sk_predictions(cache, X[a], y[a])[X[b, 0]] != y[b]).mean()) for a, b in splits]
+        half = z * np.std(rates, ddof=1) / 2
+        hits["ge-full"] += bool(abs(np.mean(rates) - full) <= half)
+        hits["expected-ge-full"] += bool(abs(np.mean(rates) - mu) <= half)
+        # a class with fewer than 2 of the 20 points (which scikit-learn refuses) has probability < 1e-5
+        rates = [float((_sk_predictions(cache, X[a], y[a])[X[b, 0]] != y[b]).mean())
+                 for a, b in SkStratifiedShuffleSplit(5, test_size=4, random_state=r).split(X, y)]
+        half = stats.t.ppf(0.95, 4) * math.sqrt((1 / 5 + 4 / 16) * np.var(rates, ddof=1))
+        hits[("nb", "ge-full")] += bool(abs(np.mean(rates) - full) <= half)
+        hits[("nb", "expected-ge-full")] += bool(abs(np.mean(rates) - ours[("nb", "expected-ge-full")].expected_ge_full)
+                                                 <= half)
+    for key, res in ours.items():
+        c = res.coverage.estimate
+        se = math.sqrt(c * (1 - c) / R + c * (1 - c) / res.draws)
+        assert abs(hits[key] / R - c) <= 4 * se, (key, hits[key] / R, c)
+    # every dataset of 20 points has a class of >= 10 members: E[GE_N] is the unconditional one
+    plain = interval_coverage(MODEL, N, "naive-cv", KFold(4), target="expected-ge-full", classifier=clf,
+                              draws=200, rng=np.random.default_rng(0))
+    assert mu == pytest.approx(plain.expected_ge_full, abs=1e-12)
+
+
+def test_stratified_expected_ge_is_conditional_on_a_split():
+    """Three classes, N = 4, v = 3: datasets without a class of 3 members cannot be split."""
+    from fractions import Fraction as F
+
+    from momentbound.estimators import estimator_accuracy
+
+    model = CellModel((2,), [F(1, 6), F(1, 6), F(1, 6), F(1, 12), F(1, 4), F(1, 6)], 3)
+    res = interval_coverage(model, 4, "naive-cv", StratifiedKFold(3), target="expected-ge-full",
+                            draws=200, rng=np.random.default_rng(0))
+    acc = estimator_accuracy(model, 4, StratifiedKFold(3))
+    assert res.expected_ge_full == pytest.approx(float(acc.ge_full_mean), abs=1e-12)
+    assert acc.ge_full_mean != estimator_accuracy(model, 4, KFold(3)).ge_full_mean
+
+
 def test_naive_cv_undercovers_and_wald_is_below_clopper_pearson():
     kw = dict(nominal=0.95, draws=4000)
     cv = interval_coverage(MODEL, 40, "naive-cv", KFold(10), rng=np.random.default_rng(0), **kw)
@@ -161,6 +223,7 @@ def test_naive_cv_undercovers_and_wald_is_below_clopper_pearson():
 @pytest.mark.parametrize("args, kwargs, word", [
     (("tight", HoldOut(test_size=3)), {}, "method"),
     (("wald", KFold(3)), {}, "HoldOut"),
+    (("naive-cv", HoldOut(test_size=3)), {}, "KFold or StratifiedKFold"),
     (("naive-cv", KFold(3)), {"target": "ge-train"}, "ge-train"),
     (("wald", HoldOut(test_size=3)), {"target": "truth"}, "target"),
     (("wald", HoldOut(test_size=3)), {"nominal": 1.5}, "nominal"),

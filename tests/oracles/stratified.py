@@ -262,3 +262,160 @@ def shuffle_split_bruteforce(
         second += w * m2
         square += w * m * m
     return first, second - first**2, square - first**2
+
+
+@dataclass(frozen=True)
+class AccuracyTerms:
+    """Moments of a CV estimate ``CE`` and of ``GE_N`` over every ordered dataset scikit-learn splits."""
+
+    mean: Fraction  # E[CE]
+    second: Fraction  # E[CE^2]
+    joint: Fraction  # E[CE GE_N]
+    ge_mean: Fraction  # E[GE_N]
+    ge_second: Fraction  # E[GE_N^2]
+    prob_possible: Fraction
+
+
+def stratified_accuracy_bruteforce(bf, N: int, v: int, *, shuffled: bool = False) -> AccuracyTerms:
+    """``E[CE]``, ``E[CE^2]``, ``E[CE GE_N]``, ``E[GE_N]``, ``E[GE_N^2]`` of ``StratifiedKFold(v)`` by enumeration.
+
+    ``bf`` is a :class:`oracles.estimators.BruteForce` (its classifier computed from lists of training
+    points). Every ordered dataset of ``N`` cells is enumerated with its probability; scikit-learn's
+    ``StratifiedKFold(v)`` splits it from its labels (``shuffle=False``; datasets where it raises are
+    left out, so everything is conditional on a split). ``GE_N`` is ``GE`` of the full count table.
+    With ``shuffled``, ``CE`` is replaced by its average over every partition
+    ``StratifiedKFold(v, shuffle=True)`` can draw (:func:`shuffled_partitions`): the estimate of
+    ``RepeatedStratifiedKFold`` with infinitely many repetitions, whose joint term with ``GE_N``
+    equals that of one partition (only ``mean`` and ``joint`` are then meaningful).
+    """
+    cells = bf.cell_list
+    K = bf.n_classes
+    support = {y: [c for c, (_, yc) in enumerate(cells) if yc == y and bf.p[c]] for y in range(K)}
+    mass = m1 = m2 = joint = g1 = g2 = Fraction(0)
+    for y in itertools.product(range(K), repeat=N):
+        if any(not support[c] for c in y):
+            continue
+        if shuffled:
+            labellings = shuffled_partitions(y, v)
+            if labellings is None:
+                continue
+            partitions = [[np.flatnonzero(lab == i) for i in range(v)] for lab in labellings]
+        else:
+            folds, _ = sklearn_test_folds(y, v)
+            if folds is None:
+                continue
+            partitions = [folds]
+        for seq in itertools.product(*(support[c] for c in y)):
+            pr = math.prod((bf.p[c] for c in seq), start=Fraction(1))
+            full = [0] * len(cells)
+            for c in seq:
+                full[c] += 1
+            ce = coin = Fraction(0)
+            for folds in partitions:
+                for test in folds:
+                    train = list(full)
+                    for i in test:
+                        train[seq[i]] -= 1
+                    e = bf.errors(tuple(train))
+                    for i in test:
+                        ce += e[seq[i]]
+                        coin += e[seq[i]] * (1 - e[seq[i]])
+            ce /= N * len(partitions)
+            ge = bf.ge(tuple(full))
+            mass += pr
+            m1 += pr * ce
+            m2 += pr * (ce * ce + coin / N**2)
+            joint += pr * ce * ge
+            g1 += pr * ge
+            g2 += pr * ge * ge
+    return AccuracyTerms(m1 / mass, m2 / mass, joint / mass, g1 / mass, g2 / mass, mass)
+
+
+def approximate_mode_law(counts: Sequence[int], n_draws: int) -> dict[tuple[int, ...], Fraction]:
+    """Law of scikit-learn's ``_approximate_mode(counts, n_draws, rng)``: floors of ``n_k n_draws / N``,
+    one more for the largest remainders, the classes of a tied remainder drawn uniformly without
+    replacement (remainders compared as exact rationals)."""
+    total = sum(counts)
+    cont = [Fraction(c * n_draws, total) for c in counts]
+    floor = [math.floor(c) for c in cont]
+    need = n_draws - sum(floor)
+    law: dict[tuple[int, ...], Fraction] = {}
+
+    def rec(values, need, taken, prob):
+        if need == 0 or not values:
+            out = tuple(f + (k in taken) for k, f in enumerate(floor))
+            law[out] = law.get(out, Fraction(0)) + prob
+            return
+        value, rest = values[0], values[1:]
+        group = [k for k in range(len(counts)) if cont[k] - floor[k] == value]
+        if len(group) <= need:
+            rec(rest, need - len(group), taken | set(group), prob)
+            return
+        subsets = list(itertools.combinations(group, need))
+        for sub in subsets:
+            rec(rest, 0, taken | set(sub), prob / len(subsets))
+
+    rec(sorted({c - f for c, f in zip(cont, floor)}, reverse=True), need, set(), Fraction(1))
+    return law
+
+
+def stratified_shuffle_split_bruteforce(bf, N: int, test_size: int) -> dict[str, Fraction]:
+    """One split of scikit-learn's ``StratifiedShuffleSplit(test_size=...)`` over every ordered dataset.
+
+    Whether scikit-learn refuses a dataset is asked of scikit-learn itself; the training composition
+    follows :func:`approximate_mode_law` over the classes present, and every test subset with the
+    resulting composition (uniform within each class) is enumerated. Returns ``mean`` (``E[HE]``),
+    ``second`` (``E[HE^2]``), ``between`` (``E[m(D)^2]``, ``m(D) = E[HE | D]``: the product of two
+    independent splits of the same data), ``joint`` (``E[HE GE_N]``), ``ge_mean``, ``ge_second`` and
+    ``prob_possible``, all conditional on a split.
+    """
+    from sklearn.model_selection import StratifiedShuffleSplit as SkStratifiedShuffleSplit
+
+    cells = bf.cell_list
+    K = bf.n_classes
+    support = {y: [c for c, (_, yc) in enumerate(cells) if yc == y and bf.p[c]] for y in range(K)}
+    acc = dict.fromkeys(("mass", "mean", "second", "between", "joint", "ge_mean", "ge_second"), Fraction(0))
+    for y in itertools.product(range(K), repeat=N):
+        if any(not support[c] for c in y):
+            continue
+        try:
+            next(SkStratifiedShuffleSplit(1, test_size=test_size, random_state=0).split(np.zeros(N), np.array(y)))
+        except ValueError:
+            continue
+        present = sorted(set(y))
+        counts = [sum(1 for c in y if c == k) for k in present]
+        positions = {k: [i for i, c in enumerate(y) if c == k] for k in present}
+        tests = []  # (test index set, probability)
+        for train, pr in approximate_mode_law(counts, N - test_size).items():
+            per_class = [list(itertools.combinations(positions[k], counts[j] - train[j]))
+                         for j, k in enumerate(present)]
+            n_sub = math.prod(len(x) for x in per_class)
+            for choice in itertools.product(*per_class):
+                tests.append((sorted(i for part in choice for i in part), pr / n_sub))
+        for seq in itertools.product(*(support[c] for c in y)):
+            w = math.prod((bf.p[c] for c in seq), start=Fraction(1))
+            full = [0] * len(cells)
+            for c in seq:
+                full[c] += 1
+            m = m2 = Fraction(0)
+            for test, pr in tests:
+                train = list(full)
+                for i in test:
+                    train[seq[i]] -= 1
+                e = bf.errors(tuple(train))
+                mu = sum((e[seq[i]] for i in test), Fraction(0))
+                coin = sum((e[seq[i]] * (1 - e[seq[i]]) for i in test), Fraction(0))
+                m += pr * mu / test_size
+                m2 += pr * (mu * mu + coin) / test_size**2
+            ge = bf.ge(tuple(full))
+            acc["mass"] += w
+            acc["mean"] += w * m
+            acc["second"] += w * m2
+            acc["between"] += w * m * m
+            acc["joint"] += w * m * ge
+            acc["ge_mean"] += w * ge
+            acc["ge_second"] += w * ge * ge
+    mass = acc.pop("mass")
+    out = {k: v / mass for k, v in acc.items()}
+    out["prob_possible"] = mass
+    return out

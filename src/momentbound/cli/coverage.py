@@ -49,24 +49,30 @@ def interval_fields(name: str, value: Any) -> dict[str, float]:
 @click.command("coverage")
 @model_and_run_options
 @click.option("--method", type=click.Choice(METHODS), required=True,
-              help="The interval: binomial (hold-out), naive CV (KFold) or Nadeau-Bengio (ShuffleSplit).")
+              help="The interval: binomial (hold-out), naive CV (KFold, StratifiedKFold) or Nadeau-Bengio "
+                   "(ShuffleSplit).")
 @click.option("--target", type=click.Choice(TARGETS), default="ge-full", show_default=True,
               help="What it should cover: GE_N, E[GE_N], or (hold-out) the training-part classifier's GE.")
 @click.option("--test-size", type=int, default=None, help="Test points (hold-out, ShuffleSplit).")
 @click.option("--folds", type=int, default=None, help="Folds of naive-cv.")
+@click.option("--stratified", is_flag=True,
+              help="naive-cv on StratifiedKFold, nadeau-bengio on StratifiedShuffleSplit (default: KFold, "
+                   "ShuffleSplit).")
 @click.option("--splits", type=int, default=None, help="Splits of nadeau-bengio.")
 @click.option("--nominal", type=float, default=0.95, show_default=True, help="Level of the user's interval.")
 @library_errors
 def command(arities: str, cells: str, n_classes: int | None, ties: str, alpha: str, N: int, draws: int,
             confidence: float, seed: int, as_json: bool, method: str, target: str, test_size: int | None,
-            folds: int | None, splits: int | None, nominal: float) -> None:
+            folds: int | None, stratified: bool, splits: int | None, nominal: float) -> None:
     """Coverage of a confidence interval of the error (exact for hold-out when tractable)."""
     from momentbound.estimators.coverage import interval_coverage
-    from momentbound.splitters import HoldOut, KFold, ShuffleSplit
+    from momentbound.splitters import HoldOut, KFold, ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit
 
     model = build_model(arities, cells, n_classes)
     classifier = build_classifier(ties, alpha)
     rng = check_seed(seed)
+    if stratified and method not in ("naive-cv", "nadeau-bengio"):
+        raise UserError(f"--stratified applies to --method naive-cv and nadeau-bengio, not to --method {method}")
     if method in ("clopper-pearson", "wald"):
         if test_size is None or folds is not None or splits is not None:
             raise UserError(f"--method {method} needs --test-size and takes neither --folds nor --splits")
@@ -74,11 +80,11 @@ def command(arities: str, cells: str, n_classes: int | None, ties: str, alpha: s
     elif method == "naive-cv":
         if folds is None or test_size is not None or splits is not None:
             raise UserError("--method naive-cv needs --folds V and takes neither --test-size nor --splits")
-        splitter = KFold(folds)
+        splitter = StratifiedKFold(folds) if stratified else KFold(folds)
     else:
         if splits is None or test_size is None or folds is not None:
             raise UserError("--method nadeau-bengio needs --splits J and --test-size, not --folds")
-        splitter = ShuffleSplit(splits, test_size)
+        splitter = StratifiedShuffleSplit(splits, test_size) if stratified else ShuffleSplit(splits, test_size)
     r = interval_coverage(model, N, method, splitter, target=target, classifier=classifier, nominal=nominal,
                           draws=draws, confidence=confidence, rng=rng)
     doc = {"method": r.method, "target": r.target, "splitter": r.splitter.describe(), "N": r.N,

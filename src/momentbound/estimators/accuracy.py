@@ -13,7 +13,13 @@ term ``E[est GE_N]`` from sums over count tables:
 * hold-out and cross-validation: ``E[HE_i GE_N] = E[err(a) GE_N]`` for a test point ``a`` of fold
   ``i`` (size ``s``): with ``T'`` the training table (``N - s`` points) and ``F'`` the other ``s - 1``
   test points, ``sum_c p_c E[e_c(T') E[GE(T' + delta_c + F') | T']]``;
-* resubstitution and the ideal bootstrap family: functions of the full table, summed over it.
+* resubstitution and the ideal bootstrap family: functions of the full table, summed over it;
+* ``StratifiedKFold`` and ``RepeatedStratifiedKFold``: given the class counts the fold compositions are
+  fixed, and ``E[HE_i GE_N]`` pairs a test point judged by the fold's training set with a fresh point
+  judged by that set plus the fold (:func:`momentbound.exact.stratified.stratified_ge_joint`); the
+  moments of ``GE_N`` are then conditional on a dataset scikit-learn can split, as the estimate's are;
+* ``ShuffleSplit`` and ``StratifiedShuffleSplit``: the same term for one split, summed over the law of
+  the test composition (:func:`momentbound.exact.shuffle_split.shuffle_split_ge_joint`).
 
 Monte Carlo (``backend="montecarlo"``, every classifier and splitter): the simulation keeps, per
 draw, a conditional mean of the estimate and the exact ``GE_N`` of the full-data table (the sum of
@@ -211,10 +217,14 @@ def _exact(model: CellModel, N: int, estimator: Estimator, classifier: Any, engi
 
     if engine is None:
         engine = make_engine(model, classifier=classifier, backend="exact")
-    joint = full_product(engine, N, estimator)  # first: refuses intractable table sums before other work
+    own_terms = getattr(estimator, "ge_terms", None)
+    if own_terms is not None:  # splitters that can refuse a dataset: GE_N moments conditional on a split
+        joint, g1, g2 = own_terms(engine, N)
+    else:
+        joint = full_product(engine, N, estimator)  # first: refuses intractable table sums before other work
+        g1, g2 = engine.ge_first(N), engine.ge_second(N)
     parts = estimator.assemble(engine, N, "exact")
     m, s2 = parts.mean, parts.second
-    g1, g2 = engine.ge_first(N), engine.ge_second(N)
     var = s2 - m * m
     gvar = g2 - g1 * g1
     cov = joint - m * g1
@@ -369,7 +379,8 @@ def estimator_accuracy(
         ``NaiveBayes()`` by default; any classifier plug-in.
     backend:
         ``"exact"``: naive Bayes and its exact forms, the splitters with exact joint terms (GE,
-        hold-out, ``KFold``, leave-one-out, resubstitution, ideal bootstrap, .632, .632+);
+        hold-out, ``KFold``, leave-one-out, ``StratifiedKFold``, ``RepeatedStratifiedKFold``,
+        ``ShuffleSplit``, ``StratifiedShuffleSplit``, resubstitution, ideal bootstrap, .632, .632+);
         ``"montecarlo"``: everything, with confidence intervals.
     draws, confidence, rng:
         Monte Carlo only: number of draws, interval level, and the ``numpy.random.Generator``

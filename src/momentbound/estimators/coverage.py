@@ -9,10 +9,13 @@ Three intervals, at nominal level ``1 - a`` (``z`` the normal, ``t`` the Student
   exact binomial sum; it is averaged over training tables exactly (enumerating every table) when
   there are few, else by Monte Carlo over training tables.
 * ``naive-cv``: ``CE +- z s / sqrt(v)`` with ``s`` the standard deviation of the ``v`` fold error
-  rates of ``KFold(v)`` (Bates, Hastie and Tibshirani, JASA 2024): Monte Carlo.
-* ``nadeau-bengio``: the corrected resampled t interval of ``ShuffleSplit(J, n_test)``,
-  ``mean +- t_{J-1} sqrt((1/J + n_test/n_train) s^2)`` with ``s^2`` the sample variance of the ``J``
-  split errors (Nadeau and Bengio, Machine Learning 2003): Monte Carlo over datasets of points.
+  rates of ``KFold(v)`` or ``StratifiedKFold(v)`` (Bates, Hastie and Tibshirani, JASA 2024): Monte
+  Carlo. ``StratifiedKFold`` draws only datasets scikit-learn can split, so its coverage and
+  ``E[GE_N]`` are conditional on a split.
+* ``nadeau-bengio``: the corrected resampled t interval of ``ShuffleSplit(J, n_test)`` or
+  ``StratifiedShuffleSplit(J, n_test)``, ``mean +- t_{J-1} sqrt((1/J + n_test/n_train) s^2)`` with
+  ``s^2`` the sample variance of the ``J`` split errors (Nadeau and Bengio, Machine Learning 2003):
+  Monte Carlo over datasets of points (for the stratified splitter, datasets scikit-learn can split).
 
 Targets: ``ge-full`` (``GE_N``, the error of the classifier trained on all ``N`` points),
 ``expected-ge-full`` (the constant ``E[GE_N]``, computed exactly) and, for hold-out,
@@ -36,14 +39,15 @@ from momentbound.estimators.montecarlo import TableModel, check_arguments
 from momentbound.intervals import Interval
 from momentbound.model.cells import CellModel
 from momentbound.splitters.basic import GE, HoldOut, KFold
-from momentbound.splitters.repeated import ShuffleSplit, _tables
+from momentbound.splitters.repeated import ShuffleSplit, StratifiedShuffleSplit, _redraw_unsplittable, _tables
+from momentbound.splitters.stratified import StratifiedKFold, stratified_fold_tables
 
 __all__ = ["COVERAGE_METHODS", "COVERAGE_TARGETS", "CoverageResult", "interval_coverage",
            "binomial_interval", "training_tables", "sampled_errors", "proportion"]
 
-#: interval method -> the splitter it belongs to
-COVERAGE_METHODS = {"clopper-pearson": HoldOut, "wald": HoldOut, "naive-cv": KFold,
-                    "nadeau-bengio": ShuffleSplit}
+#: interval method -> the splitters it belongs to
+COVERAGE_METHODS = {"clopper-pearson": (HoldOut,), "wald": (HoldOut,), "naive-cv": (KFold, StratifiedKFold),
+                    "nadeau-bengio": (ShuffleSplit, StratifiedShuffleSplit)}
 COVERAGE_TARGETS = ("ge-full", "expected-ge-full", "ge-train")
 
 #: enumerate the training tables exactly when there are at most this many
@@ -152,12 +156,14 @@ def _check(method: object, target: object, splitter: object, nominal: object, N:
         raise InvalidArgument(f"method must be one of {sorted(COVERAGE_METHODS)}, got {method!r}")
     if target not in COVERAGE_TARGETS:
         raise InvalidArgument(f"target must be one of {COVERAGE_TARGETS}, got {target!r}")
-    kind = COVERAGE_METHODS[method]
-    if type(splitter) is not kind:
+    kinds = COVERAGE_METHODS[method]
+    if type(splitter) not in kinds:
+        names = " or ".join(k.__name__ for k in kinds)
         raise InvalidArgument(
-            f"method {method!r} is the interval of {kind.__name__}; got splitter {splitter!r}, "
-            f"pass a {kind.__name__}(...)"
+            f"method {method!r} is the interval of {names}; got splitter {splitter!r}, "
+            f"pass a {kinds[0].__name__}(...)"
         )
+    kind = kinds[0]
     if target == "ge-train" and kind is not HoldOut:
         raise InvalidArgument(f"target 'ge-train' only applies to hold-out intervals, not to {method!r}")
     if kind is ShuffleSplit and (math.isinf(splitter.splits) or splitter.splits < 2):
@@ -196,9 +202,12 @@ def _holdout(m: TableModel, N: int, ns: int, method: str, target: str, nominal: 
 
 
 def _naive_cv(m: TableModel, N: int, v: int, sizes: tuple[int, ...], target: str, nominal: float, mu: float,
-              draws: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+              draws: int, rng: np.random.Generator, stratified: bool) -> tuple[np.ndarray, np.ndarray]:
     z = NormalDist().inv_cdf(0.5 + nominal / 2)
-    folds = np.stack([m.draw(rng, s, (draws,)) for s in sizes], axis=1)  # (R, v, cells)
+    if stratified:  # scikit-learn's fold compositions (sizes as KFold's), datasets it can split
+        folds = stratified_fold_tables(m.p, m.K, N, v, draws, rng)
+    else:
+        folds = np.stack([m.draw(rng, s, (draws,)) for s in sizes], axis=1)  # (R, v, cells)
     total = folds.sum(axis=1)
     rates = np.stack([sampled_errors(folds[:, i], m.predictions(total - folds[:, i]), rng) / sizes[i]
                       for i in range(v)], axis=1)
@@ -208,16 +217,18 @@ def _naive_cv(m: TableModel, N: int, v: int, sizes: tuple[int, ...], target: str
     return ((est - half <= point) & (point <= est + half)).astype(float), 2 * half
 
 
-def _nadeau_bengio(m: TableModel, N: int, J: int, ns: int, target: str, nominal: float, mu: float,
+def _nadeau_bengio(m: TableModel, N: int, splitter: Any, ns: int, target: str, nominal: float, mu: float,
                    draws: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    J = int(splitter.splits)
     t = stats.t.ppf(0.5 + nominal / 2, J - 1)
     C = m.p.size
     cells = rng.choice(C, size=(draws, N), p=m.p)
+    if splitter.stratified:
+        cells = _redraw_unsplittable(m, cells, N, ns, rng)
     rates = np.empty((draws, J))
-    test_first = (np.arange(N) >= ns).astype(np.int64)  # label 0: test, 1: train
     data = None
     for j in range(J):
-        labels = rng.permuted(np.tile(test_first, (draws, 1)), axis=1)
+        labels = splitter._labels(cells % m.K, m.K, N, ns, rng)  # label 0: test, 1: train
         both = _tables(cells, labels, 2, C)
         rates[:, j] = sampled_errors(both[:, 0], m.predictions(both[:, 1]), rng) / ns
         data = both.sum(axis=1)
@@ -250,8 +261,9 @@ def interval_coverage(
     N:
         Dataset size.
     method:
-        ``"clopper-pearson"`` or ``"wald"`` (with ``HoldOut``), ``"naive-cv"`` (with ``KFold``),
-        ``"nadeau-bengio"`` (with ``ShuffleSplit``, finite splits).
+        ``"clopper-pearson"`` or ``"wald"`` (with ``HoldOut``), ``"naive-cv"`` (with ``KFold`` or
+        ``StratifiedKFold``), ``"nadeau-bengio"`` (with ``ShuffleSplit`` or ``StratifiedShuffleSplit``,
+        finite splits).
     splitter:
         The splitter whose estimate the interval is built on.
     target:
@@ -279,14 +291,16 @@ def interval_coverage(
     (True, True)
     """
     from momentbound.classifiers import NaiveBayes, as_classifier
-    from momentbound.estimators.moments import estimator_moments
+    from momentbound.estimators.moments import estimator_moments, make_engine
+    from momentbound.exact.shuffle_split import shuffle_split_ge_joint
+    from momentbound.exact.stratified import stratified_ge_joint
 
     start = time.perf_counter()
     classifier = as_classifier(NaiveBayes() if classifier is None else classifier)
     _check(method, target, splitter, nominal, N)
     check_arguments(model, N, splitter, classifier, draws, confidence, rng)
     split = splitter.split(N)  # validates N (ImpossibleSplit)
-    kind = COVERAGE_METHODS[method]
+    kind = COVERAGE_METHODS[method][0]
     n_tables = math.comb(N - split.fold_sizes[0] + model.n_cells - 1, model.n_cells - 1) if kind is HoldOut else 0
     if exact and (kind is not HoldOut or target == "ge-full"):
         raise InvalidArgument("exact=True only applies to hold-out intervals with target 'ge-train' or "
@@ -295,7 +309,16 @@ def interval_coverage(
         exact = kind is HoldOut and target != "ge-full" and n_tables <= EXACT_TABLE_LIMIT
     form = classifier.exact_form(model)
     m = TableModel(model, classifier) if form is None else TableModel(form.model, form.classifier)
-    mu = float(estimator_moments(model, N, GE(), classifier=classifier).mean)
+    if isinstance(splitter, StratifiedKFold):  # E[GE_N] given a dataset scikit-learn can split
+        engine = make_engine(model, classifier=classifier)
+        mu = float(stratified_ge_joint(engine.model, N, splitter.v, classifier=engine.classifier,
+                                       arithmetic="float", joint_too=False).ge_mean)
+    elif isinstance(splitter, StratifiedShuffleSplit):
+        engine = make_engine(model, classifier=classifier)
+        mu = float(shuffle_split_ge_joint(engine.model, N, split.fold_sizes[0], classifier=engine.classifier,
+                                          arithmetic="float", stratified=True).ge_mean)
+    else:
+        mu = float(estimator_moments(model, N, GE(), classifier=classifier).mean)
     R = int(draws)
     if kind is HoldOut:
         cover, width, weights, exact = _holdout(m, N, split.fold_sizes[0], method, target, float(nominal),
@@ -310,10 +333,10 @@ def interval_coverage(
     else:
         if kind is KFold:
             cover, width = _naive_cv(m, N, len(split.fold_sizes), split.fold_sizes, target, float(nominal),
-                                     mu, R, rng)
+                                     mu, R, rng, isinstance(splitter, StratifiedKFold))
         else:
-            cover, width = _nadeau_bengio(m, N, int(splitter.splits), split.fold_sizes[0], target,
-                                          float(nominal), mu, R, rng)
+            cover, width = _nadeau_bengio(m, N, splitter, split.fold_sizes[0], target, float(nominal), mu, R,
+                                          rng)
         coverage = proportion(cover, confidence, indicator=True)
         mean_width = float(width.mean())
     return CoverageResult(method, target, splitter, N, float(nominal), coverage, bool(exact), mu, mean_width,

@@ -262,9 +262,12 @@ class ClassCountTerms:
         class-``c`` points; returns ``Y[b, r_0, ..., r_{K-1}] = E[X[b, u] | r]`` (scaled by the
         extra points' denominators).
         """
+        sides = [round(X.shape[1 + c] ** (1 / self.d)) for c in range(self.K)]  # axis c's grid is side^d
+        if all(sides[c] == n_base[c] + 1 and not n_extra[c] and not any(bumps[c]) for c in range(self.K)):
+            return X  # nothing added: Y = X
         mats = []
         for c in range(self.K):
-            side = round(X.shape[1 + c] ** (1 / self.d))  # the grid of this axis is side^d
+            side = sides[c]
             mats.append(self._shift(c, n_base[c], n_extra[c], x, tuple(bumps[c]), side - 1))
         return self._contract(X, mats)
 

@@ -7,6 +7,15 @@ sets overlap like two folds of independent partitions (``docs/mathematics.md``, 
 cross-validation", repeated CV). With ``HE`` the error of one split,
 
 ``Var(mean of S) = Var(HE)/S + (1 - 1/S) C``,  ``C = Cov(HE^(1), HE^(2)) = Var(E[HE | data])``.
+
+``StratifiedShuffleSplit`` differs only in the law of the test composition given the class counts:
+scikit-learn's ``_approximate_mode`` gives the training part ``floor(n_k n_train / N)`` points of
+class ``k`` plus one for the classes with the largest remainders (ties broken uniformly at random,
+compared here as exact integers), the test part the rest; within each class the test points are a
+uniformly random subset, as for ``ShuffleSplit``. Datasets scikit-learn refuses (a class with a
+single member, fewer training or test points than classes present) are left out: the moments are
+conditional on a split. Each split has the joint law of one hold-out with the data, so the joint
+term with ``GE_N`` is that of one split (:func:`shuffle_split_ge_joint`).
 """
 
 from __future__ import annotations
@@ -25,16 +34,20 @@ from momentbound.exact.class_terms import ClassCountTerms
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.exact.engine import class_count_splits
 from momentbound.exact.stratified import (
+    GEJoint,
     Number,
     between_partitions,
     check_arguments,
     conditional_fold_moments,
+    fold_ge_joint,
+    ge_given_counts,
     term_cache,
 )
 from momentbound.model.cells import CellModel
 from momentbound.splitters.allocation import Allocation
 
-__all__ = ["ShuffleSplitMoments", "shuffle_split_moments", "holdout_compositions"]
+__all__ = ["ShuffleSplitMoments", "shuffle_split_ge_joint", "shuffle_split_moments", "holdout_compositions",
+           "stratified_holdout_compositions"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +85,48 @@ class ShuffleSplitMoments:
     exact: bool
     classifier: NaiveBayes
     seconds: float
+    prob_possible: Number = Fraction(1)
+
+
+def stratified_holdout_compositions(
+    counts: Sequence[int], test_size: int
+) -> Iterator[tuple[tuple[int, ...], Fraction]]:
+    """Test compositions of scikit-learn's ``StratifiedShuffleSplit`` and their probabilities
+    (empty when scikit-learn refuses the class counts).
+
+    Examples
+    --------
+    >>> dict(stratified_holdout_compositions((3, 3), 3))  # remainders tie: a fair coin
+    {(1, 2): Fraction(1, 2), (2, 1): Fraction(1, 2)}
+    """
+    N = sum(counts)
+    n_train = N - test_size
+    present = [k for k, c in enumerate(counts) if c]
+    if any(counts[k] == 1 for k in present) or n_train < len(present) or test_size < len(present):
+        return
+    floored = [c * n_train // N for c in counts]
+    remainder = [c * n_train - f * N for c, f in zip(counts, floored)]
+    need = n_train - sum(floored)
+    chosen: list[int] = []
+    for value in sorted({remainder[k] for k in present}, reverse=True):
+        if need == 0:
+            break
+        group = [k for k in present if remainder[k] == value]
+        if len(group) <= need:
+            chosen += group
+            need -= len(group)
+            continue
+        prob = Fraction(1, math.comb(len(group), need))
+        for extra in itertools.combinations(group, need):
+            train = [f + (k in chosen or k in extra) for k, f in enumerate(floored)]
+            yield tuple(c - t for c, t in zip(counts, train)), prob
+        return
+    train = [f + (k in chosen) for k, f in enumerate(floored)]
+    yield tuple(c - t for c, t in zip(counts, train)), Fraction(1)
+
+
+def _compositions(counts: Sequence[int], ns: int, stratified: bool) -> Iterator[tuple[tuple[int, ...], Fraction]]:
+    return stratified_holdout_compositions(counts, ns) if stratified else holdout_compositions(counts, ns)
 
 
 def holdout_compositions(counts: Sequence[int], test_size: int) -> Iterator[tuple[tuple[int, ...], Fraction]]:
@@ -98,6 +153,7 @@ def shuffle_split_moments(
     arithmetic: str = "auto",
     rational_max_n: int = 12,
     terms: ClassCountTerms | None = None,
+    stratified: bool = False,
 ) -> ShuffleSplitMoments:
     """Exact mean and variance of the mean error of scikit-learn's ``ShuffleSplit(n_splits, test_size)``.
 
@@ -109,6 +165,9 @@ def shuffle_split_moments(
         Number of test points ``1 <= n_s <= N - 1`` (scikit-learn's integer ``test_size``).
     n_splits:
         ``S >= 1``, or ``math.inf`` for the part of the variance that no number of splits removes.
+    stratified:
+        ``StratifiedShuffleSplit`` (the moments are then conditional on a dataset scikit-learn can
+        split, with probability ``prob_possible``).
 
     Examples
     --------
@@ -133,19 +192,23 @@ def shuffle_split_moments(
     terms = term_cache(model, N, clf, arithmetic, rational_max_n, terms)
     conv = (lambda f: f) if terms.exact else float
     zero: Number = Fraction(0) if terms.exact else 0.0
-    first = second = between = zero
+    first = second = between = p_ok = zero
     for counts, p_counts in class_count_splits(model, N, terms.mode):
-        comps = [(a, conv(p)) for a, p in holdout_compositions(counts, ns)]
+        comps = [(a, conv(p)) for a, p in _compositions(counts, ns, stratified)]
+        if comps:
+            p_ok = p_ok + p_counts
         for a, pa in comps:
             g = conditional_fold_moments(terms, counts, Allocation(Fraction(1), (a,)))
             first = first + p_counts * pa * g.first[0]
             second = second + p_counts * pa * g.second[0]
             for b, pb in comps:
                 between = between + p_counts * pa * pb * between_partitions(terms, counts, a, b)
+    if p_ok == 0:
+        raise _impossible(N, ns)
     scale = conv(Fraction(1, ns))
-    mean = first * scale
-    var1 = second * scale * scale - mean * mean
-    cov = between * scale * scale - mean * mean
+    mean = first * scale / p_ok
+    var1 = second * scale * scale / p_ok - mean * mean
+    cov = between * scale * scale / p_ok - mean * mean
     if n_splits == math.inf:
         variance = cov
     else:
@@ -163,4 +226,60 @@ def shuffle_split_moments(
         exact=terms.exact,
         classifier=clf,
         seconds=time.perf_counter() - start,
+        prob_possible=p_ok,
     )
+
+
+def _impossible(N: int, ns: int) -> ImpossibleSplit:
+    return ImpossibleSplit(
+        f"StratifiedShuffleSplit cannot split any dataset of N={N} points of this model with test_size={ns} "
+        "(a class with a single member, or fewer training or test points than classes); use a larger N "
+        "or ShuffleSplit"
+    )
+
+
+def shuffle_split_ge_joint(
+    model: CellModel,
+    N: int,
+    test_size: int,
+    *,
+    classifier: NaiveBayes | None = None,
+    arithmetic: str = "auto",
+    rational_max_n: int = 12,
+    terms: ClassCountTerms | None = None,
+    stratified: bool = False,
+) -> GEJoint:
+    """Exact ``E[HE GE_N]``, ``E[GE_N]`` and ``E[GE_N^2]`` for one split of (``Stratified``)``ShuffleSplit``.
+
+    The mean of ``S`` splits has the same joint term: each split has the joint law of one hold-out
+    with the data. With ``stratified`` everything is conditional on a dataset scikit-learn can split.
+    The arguments are those of :func:`shuffle_split_moments`.
+
+    Examples
+    --------
+    >>> from momentbound import CellModel
+    >>> m = CellModel((2,), ["3/10", "1/5", "1/10", "2/5"])
+    >>> r = shuffle_split_ge_joint(m, 5, 2, classifier=NaiveBayes(ties="first"), stratified=True)
+    >>> 0 < r.prob_possible < 1
+    True
+    """
+    _, N, clf = check_arguments(model, N, 2, classifier, arithmetic, "pooled")
+    ns = int(test_size)
+    terms = term_cache(model, N, clf, arithmetic, rational_max_n, terms)
+    conv = (lambda f: f) if terms.exact else float
+    zero: Number = Fraction(0) if terms.exact else 0.0
+    prior = [model.prior(k) if terms.exact else float(model.prior(k)) for k in range(model.n_classes)]
+    p_ok = joint = g1 = g2 = zero
+    for counts, p_counts in class_count_splits(model, N, terms.mode):
+        comps = [(a, conv(p)) for a, p in _compositions(counts, ns, stratified)]
+        if not comps:
+            continue
+        p_ok = p_ok + p_counts
+        ge1, ge2 = ge_given_counts(terms, counts, prior)
+        g1 = g1 + p_counts * ge1
+        g2 = g2 + p_counts * ge2
+        for a, pa in comps:
+            joint = joint + p_counts * pa * fold_ge_joint(terms, counts, a, prior)
+    if p_ok == 0:
+        raise _impossible(N, ns)
+    return GEJoint(joint * conv(Fraction(1, ns)) / p_ok, g1 / p_ok, g2 / p_ok, p_ok)

@@ -46,12 +46,14 @@ from momentbound.splitters.allocation import Allocation, AllocationLaw
 __all__ = [
     "AVERAGES",
     "FoldErrorMoments",
+    "GEJoint",
     "RepeatedStratifiedCVMoments",
     "StratifiedCVMoments",
     "between_partitions",
     "conditional_fold_moments",
     "repeated_stratified_cv_moments",
     "stratified_cv_moments",
+    "stratified_ge_joint",
 ]
 
 Number = Union[Fraction, float]
@@ -241,6 +243,15 @@ def term_cache(
     return terms
 
 
+def _impossible(splitter: AllocationLaw, N: int) -> ImpossibleSplit:
+    v = splitter.n_splits
+    return ImpossibleSplit(
+        f"{splitter.describe()} cannot split any dataset of N={N} points of this model: "
+        f"every class count is below n_splits={v}; choose n_splits <= {N} with a class that "
+        "can reach it"
+    )
+
+
 def stratified_cv_moments(
     model: CellModel,
     N: int,
@@ -335,11 +346,7 @@ def stratified_cv_moments(
             mean = mean + p * ce1
             second = second + p * ce2
     if p_ok == 0:
-        raise ImpossibleSplit(
-            f"{splitter.describe()} cannot split any dataset of N={N} points of this model: "
-            f"every class count is below n_splits={v}; choose n_splits <= {N} with a class that "
-            "can reach it"
-        )
+        raise _impossible(splitter, N)
     mean, second = mean / p_ok, second / p_ok
     fold_first = [f / p_ok for f in fold_first]
     fold_var = sum((fold_second[i] / p_ok - fold_first[i] ** 2 for i in range(v)), zero) / v
@@ -363,6 +370,130 @@ def stratified_cv_moments(
         classifier=clf,
         seconds=time.perf_counter() - start,
     )
+
+
+# ----------------------------------------------------------------------------- joint with GE_N
+@dataclass(frozen=True)
+class GEJoint:
+    """The terms of the accuracy of stratified CV against ``GE_N`` (result of :func:`stratified_ge_joint`).
+
+    All three are conditional on scikit-learn being able to split the dataset (``prob_possible``),
+    like the moments of :func:`stratified_cv_moments`.
+
+    Attributes
+    ----------
+    joint:
+        ``E[CE GE_N]``.
+    ge_mean, ge_second:
+        ``E[GE_N]`` and ``E[GE_N^2]``.
+    prob_possible:
+        Probability that scikit-learn can split a dataset of ``N`` i.i.d. points.
+    """
+
+    joint: Number | None
+    ge_mean: Number
+    ge_second: Number | None
+    prob_possible: Number
+
+
+def ge_given_counts(terms: ClassCountTerms, counts: Sequence[int], prior: Sequence[Number],
+                    *, second: bool = True) -> tuple[Number, Number | None]:
+    """``(E[GE_N | n], E[GE_N^2 | n])``: ``GE(T) = sum_l pi_l P[a fresh class-l point is misclassified | T]``,
+    so ``GE_N`` is a one-point term and ``GE_N^2`` a two-point term of the full training set
+    (``None`` without ``second``)."""
+    K = terms.K
+    n = tuple(int(c) for c in counts)
+    zero: Number = Fraction(0) if terms.exact else 0.0
+    e1 = terms.err1(n)
+    first = sum((prior[l] * e1[l] for l in range(K) if prior[l]), zero)
+    if not second:
+        return first, None
+    e2 = terms.err2(n)
+    two = sum((prior[k] * prior[l] * e2[k, l] for k in range(K) for l in range(K) if prior[k] and prior[l]), zero)
+    return first, two
+
+
+def fold_ge_joint(terms: ClassCountTerms, counts: Sequence[int], a: Sequence[int], prior: Sequence[Number]) -> Number:
+    """``E[E_i GE_N | n]`` for a test fold of class composition ``a``: a test point ``t`` of the fold is
+    judged by the training set ``C`` (composition ``n - a``) and a fresh point ``u`` by ``C`` plus the
+    fold, which holds ``t`` (:meth:`~momentbound.exact.class_terms.ClassCountTerms.two_sets`)."""
+    K = terms.K
+    n = tuple(int(c) for c in counts)
+    zero: Number = Fraction(0) if terms.exact else 0.0
+    common = tuple(n[c] - a[c] for c in range(K))
+    h = terms.two_sets(common, (0,) * K, tuple(int(x) for x in a), u_in_1=False, t_in_2=True)
+    return sum((a[k] * prior[l] * h[k, l] for k in range(K) if a[k] for l in range(K) if prior[l]), zero)
+
+
+def stratified_ge_joint(
+    model: CellModel,
+    N: int,
+    folds: int | AllocationLaw,
+    *,
+    classifier: NaiveBayes | None = None,
+    arithmetic: str = "auto",
+    average: str = "pooled",
+    rational_max_n: int = 12,
+    terms: ClassCountTerms | None = None,
+    joint_too: bool = True,
+) -> GEJoint:
+    """Exact ``E[CE GE_N]``, ``E[GE_N]`` and ``E[GE_N^2]`` for scikit-learn's ``StratifiedKFold``.
+
+    ``GE_N`` is the error of the classifier trained on all ``N`` points, the training set of a fold
+    plus its test fold; given the class counts and the fold compositions every term is a sum over
+    the per-class agreement grids (``docs/mathematics.md``, "Accuracy against GE_N"). The same joint
+    term serves ``RepeatedStratifiedKFold``: each repetition has the law of one partition.
+
+    Parameters
+    ----------
+    model, N, folds, classifier, arithmetic, average, rational_max_n, terms:
+        As for :func:`stratified_cv_moments`.
+    joint_too:
+        ``False``: only ``E[GE_N]`` and ``prob_possible`` (the one-point terms; ``joint`` and
+        ``ge_second`` are then ``None``).
+
+    Returns
+    -------
+    GEJoint
+
+    Examples
+    --------
+    >>> from momentbound import CellModel
+    >>> m = CellModel((2,), ["3/10", "1/5", "1/10", "2/5"])
+    >>> r = stratified_ge_joint(m, 5, 2, classifier=NaiveBayes(ties="first"))
+    >>> r.prob_possible, 0 < r.ge_mean < 1, r.ge_second > r.ge_mean**2
+    (Fraction(1, 1), True, True)
+    """
+    splitter, N, clf = check_arguments(model, N, folds, classifier, arithmetic, average)
+    terms = term_cache(model, N, clf, arithmetic, rational_max_n, terms)
+    v = splitter.n_splits
+    zero: Number = Fraction(0) if terms.exact else 0.0
+    prior = [model.prior(k) if terms.exact else float(model.prior(k)) for k in range(model.n_classes)]
+    p_ok = joint = g1 = g2 = zero
+    for counts, p_counts in class_count_splits(model, N, terms.mode):
+        if not splitter.possible(counts):
+            continue
+        p_ok = p_ok + p_counts
+        ge1, ge2 = ge_given_counts(terms, counts, prior, second=joint_too)
+        g1 = g1 + p_counts * ge1
+        if not joint_too:
+            continue
+        g2 = g2 + p_counts * ge2
+        for alloc in splitter.allocations(counts):
+            p = p_counts * (alloc.probability if terms.exact else float(alloc.probability))
+            cache: dict[tuple[int, ...], Number] = {}
+            for row in alloc.test:
+                a = tuple(int(x) for x in row)
+                s = sum(a)
+                if a not in cache:
+                    cache[a] = fold_ge_joint(terms, counts, a, prior)
+                w = Fraction(1, N) if average == "pooled" else Fraction(1, v * s)  # w_i / s_i
+                joint = joint + p * (w if terms.exact else float(w)) * cache[a]
+    if p_ok == 0:
+        raise _impossible(splitter, N)
+    if not joint_too:
+        return GEJoint(None, g1 / p_ok, None, p_ok)
+    return GEJoint(joint / p_ok, g1 / p_ok, g2 / p_ok, p_ok)
 
 
 # ----------------------------------------------------------------------------- repeated

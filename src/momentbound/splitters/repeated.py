@@ -10,8 +10,9 @@ partition,
 
 the covariance of the errors of two independent partitions of the same data: the part of the
 variance that repetition cannot remove (``R = inf``). The Monte Carlo backend draws the datasets
-point by point and partitions each twice; ``RepeatedStratifiedKFold`` and ``ShuffleSplit`` also have
-exact terms for naive Bayes (``docs/mathematics.md``, "Stratified cross-validation").
+point by point and partitions each twice; ``RepeatedStratifiedKFold``, ``ShuffleSplit`` and
+``StratifiedShuffleSplit`` also have exact terms for naive Bayes, and exact joint terms with ``GE_N``
+(``docs/mathematics.md``, "Stratified cross-validation" and "Accuracy against GE_N").
 
 ``StratifiedShuffleSplit`` mirrors scikit-learn's ``_approximate_mode``: the training part takes
 ``floor(n_k n_train / N)`` points of class ``k`` plus one more for the classes with the largest
@@ -29,7 +30,12 @@ import numpy as np
 from momentbound.errors import ImpossibleSplit, InvalidArgument
 from momentbound.splitters.allocation import fold_allocation
 from momentbound.splitters.basic import ExactParts, HoldOut, KFold, Split, kfold_sizes
-from momentbound.splitters.stratified import check_exact_engine, engine_arithmetic
+from momentbound.splitters.stratified import (
+    check_exact_engine,
+    engine_arithmetic,
+    engine_terms,
+    stratified_ge_terms,
+)
 
 __all__ = ["RepeatedKFold", "RepeatedStratifiedKFold", "ShuffleSplit", "StratifiedShuffleSplit"]
 
@@ -160,11 +166,15 @@ class RepeatedStratifiedKFold(RepeatedKFold):
         split = self.split(N)
         check_exact_engine(self, engine, covariance)
         r = repeated_stratified_cv_moments(engine.model, N, self.v, self.repeats, classifier=engine.classifier,
-                                           arithmetic=engine_arithmetic(engine, N))
+                                           arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N))
         one = r.single
         return ExactParts(r.mean, r.variance + r.mean * r.mean, N - N // self.v, None, self.v, split.fold_sizes,
                           one.fold_variance, one.fold_covariance, one.variance, r.repeat_covariance,
                           one.prob_possible)
+
+    def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
+        """``(E[est GE_N], E[GE_N], E[GE_N^2])``: every repetition has the joint law of one partition."""
+        return stratified_ge_terms(self, engine, N)
 
 
 # ----------------------------------------------------------------------------- shuffle-split
@@ -209,16 +219,27 @@ class ShuffleSplit:
         return {"splits": None if math.isinf(self.splits) else self.splits, "test_size": self.test_size}
 
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
-        if self.stratified:
-            return _no_exact(self)
         from momentbound.exact.shuffle_split import shuffle_split_moments
 
         (ns,) = self.split(N).fold_sizes
         check_exact_engine(self, engine, covariance)
         r = shuffle_split_moments(engine.model, N, ns, self.splits, classifier=engine.classifier,
-                                  arithmetic=engine_arithmetic(engine, N))
+                                  arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N),
+                                  stratified=self.stratified)
         return ExactParts(r.mean, r.variance + r.mean * r.mean, N - ns, ns,
-                          single_variance=r.split_variance, repetition_covariance=r.split_covariance)
+                          single_variance=r.split_variance, repetition_covariance=r.split_covariance,
+                          split_probability=r.prob_possible if self.stratified else None)
+
+    def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
+        """``(E[est GE_N], E[GE_N], E[GE_N^2])``: every split has the joint law of one hold-out."""
+        from momentbound.exact.shuffle_split import shuffle_split_ge_joint
+
+        (ns,) = self.split(N).fold_sizes
+        check_exact_engine(self, engine, "exact")
+        r = shuffle_split_ge_joint(engine.model, N, ns, classifier=engine.classifier,
+                                   arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N),
+                                   stratified=self.stratified)
+        return r.joint, r.ge_mean, r.ge_second
 
     def _labels(self, y: np.ndarray, K: int, N: int, ns: int, rng: np.random.Generator) -> np.ndarray:
         r = y.shape[0]

@@ -79,6 +79,28 @@ def engine_arithmetic(engine: Any, N: int) -> str:
     return str(engine.backend.mode(engine.model, N))
 
 
+def engine_terms(engine: Any, N: int) -> Any:
+    """The :class:`~momentbound.exact.class_terms.ClassCountTerms` of an exact engine for ``N`` points,
+    kept on the engine so that a splitter's moments and its joint term with ``GE_N`` share them."""
+    from momentbound.exact.class_terms import ClassCountTerms
+
+    mode = engine_arithmetic(engine, N)
+    cache = engine.__dict__.setdefault("_class_count_terms", {})
+    if mode not in cache:
+        cache[mode] = ClassCountTerms(engine.model, engine.classifier, mode)
+    return cache[mode]
+
+
+def stratified_ge_terms(splitter: Any, engine: Any, N: int) -> tuple[Any, Any, Any]:
+    """The exact joint terms with ``GE_N`` of a stratified k-fold splitter (one partition's law)."""
+    from momentbound.exact.stratified import stratified_ge_joint
+
+    check_exact_engine(splitter, engine, "exact")
+    r = stratified_ge_joint(engine.model, N, splitter.v, classifier=engine.classifier,
+                            arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N))
+    return r.joint, r.ge_mean, r.ge_second
+
+
 @dataclass(frozen=True)
 class StratifiedKFold:
     """scikit-learn's ``StratifiedKFold(n_splits=v)`` (shuffled or not: the same law for i.i.d. data).
@@ -120,9 +142,13 @@ class StratifiedKFold:
         split = self.split(N)
         check_exact_engine(self, engine, covariance)
         r = stratified_cv_moments(engine.model, N, self.v, classifier=engine.classifier,
-                                  arithmetic=engine_arithmetic(engine, N))
+                                  arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N))
         return ExactParts(r.mean, r.variance + r.mean * r.mean, N - N // self.v, None, self.v, split.fold_sizes,
                           r.fold_variance, r.fold_covariance, split_probability=r.prob_possible)
+
+    def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
+        """``(E[CE GE_N], E[GE_N], E[GE_N^2])`` conditional on a dataset scikit-learn can split."""
+        return stratified_ge_terms(self, engine, N)
 
     def simulate(self, sim: Any, N: int) -> Any:
         sizes = self.split(N).fold_sizes
