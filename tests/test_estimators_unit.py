@@ -535,7 +535,7 @@ def test_docstring_examples_run():
     import importlib
 
     for name in ("splitters.basic", "splitters.stratified", "splitters.registry", "splitters.allocation",
-                 "intervals", "estimators.symmetry", "estimators.moments", "estimators.sweep",
+                 "intervals", "estimators.symmetry", "estimators.from_predictions", "estimators.sweep",
                  "classifiers.naive_bayes", "classifiers.histogram"):
         # the package re-exports a function named `sweep`: import the modules by name
         module = importlib.import_module(f"momentbound.{name}")

@@ -29,7 +29,7 @@ from momentbound.splitters.bootstrap import (
     Resubstitution,
     bootstrap_extra_variance,
 )
-from momentbound.estimators.moments import (
+from momentbound.estimators.from_predictions import (
     COVARIANCE_RULES,
     EstimatorMoments,
     MomentEngine,

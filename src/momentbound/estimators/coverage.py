@@ -279,7 +279,7 @@ def interval_coverage(
     (True, True)
     """
     from momentbound.classifiers import NaiveBayes, as_classifier
-    from momentbound.estimators.moments import estimator_moments
+    from momentbound.estimators.from_predictions import estimator_moments
 
     start = time.perf_counter()
     classifier = as_classifier(NaiveBayes() if classifier is None else classifier)

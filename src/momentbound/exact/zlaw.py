@@ -26,7 +26,7 @@ from typing import Union
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.exact.engine import ComponentSpace, class_laws, law_rows
+from momentbound.exact.predictions import ComponentSpace, class_laws, law_rows
 from momentbound.model.cells import CellModel
 
 __all__ = ["ZDistribution", "ZSignProbabilities", "z_distribution", "prob_z_positive"]

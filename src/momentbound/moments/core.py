@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 
 from momentbound.errors import InvalidArgument
 from momentbound.model.statistics import Statistic, _check_N
-from momentbound.moments.engine import expectation_vector, finish, layout, scaled_probabilities
+from momentbound.moments.polynomial_expectation import expectation_vector, finish, layout, scaled_probabilities
 
 if TYPE_CHECKING:
     from momentbound.model.cells import CellModel

@@ -1,6 +1,6 @@
 """Exact moments at a new ``(N, p)`` by multimodular arithmetic in a compiled kernel.
 
-Same mathematics as :mod:`momentbound.moments.fastpath` (closed-form class vectors, the
+Same mathematics as :mod:`momentbound.moments.integer_plan` (closed-form class vectors, the
 class-total chains, the products over blocks and the final sum over falling factorials),
 evaluated modulo a set of primes below ``2**24`` by one numba kernel, then reassembled
 with the Chinese remainder theorem:
@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from momentbound.moments.engine import stirling2_row
+from momentbound.moments.polynomial_expectation import stirling2_row
 
 __all__ = ["ModularPlan", "PRIME_BITS"]
 
@@ -105,7 +105,7 @@ class _BlockTables:
     """Prime-independent integer tables of one block for the kernel."""
 
     def __init__(self, blk: Any, fast_block: Any, max_e0: Sequence[int], base: Sequence[int]):
-        from momentbound.moments import fastpath as fp
+        from momentbound.moments import integer_plan as fp
 
         cells = tuple(blk.cells)
         if isinstance(fast_block, fp._Block2):
@@ -201,7 +201,7 @@ class _Unit:
 
 
 class ModularPlan:
-    """Multimodular evaluation of a :class:`~momentbound.moments.fastpath.FastPlan`."""
+    """Multimodular evaluation of a :class:`~momentbound.moments.integer_plan.FastPlan`."""
 
     def __init__(self, fast: Any, statistic: Any):
         blocks = list(fast.blocks)
@@ -244,7 +244,7 @@ class ModularPlan:
 
     @staticmethod
     def supported(fast: Any) -> bool:
-        from momentbound.moments import fastpath as fp
+        from momentbound.moments import integer_plan as fp
 
         ok = (fp._Block0, fp._Block1, fp._Block2)
         return 1 <= len(fast.blocks) <= 2 and all(isinstance(b, ok) for b in fast.blocks)

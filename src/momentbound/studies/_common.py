@@ -71,7 +71,7 @@ def check_int_grid(values: Iterable[Any], *, name: str, minimum: int, maximum: i
 
 def estimator_row(res: Any) -> dict[str, float | None]:
     """The numeric fields of an ``EstimatorMoments`` result as floats (None when absent)."""
-    from momentbound.estimators.moments import MOMENT_FIELDS
+    from momentbound.estimators.from_predictions import MOMENT_FIELDS
 
     row: dict[str, float | None] = {}
     for field in MOMENT_FIELDS:
@@ -146,7 +146,7 @@ def interval_row(res: Any) -> dict[str, float | None]:
     ``estimate``) gives its point estimate and confidence interval; an exact (point) result gives
     ``lower == upper == value``, so exact and Monte Carlo rows share one set of columns.
     """
-    from momentbound.estimators.moments import MOMENT_FIELDS
+    from momentbound.estimators.from_predictions import MOMENT_FIELDS
 
     row: dict[str, float | None] = {}
     for field in MOMENT_FIELDS:

@@ -3,7 +3,7 @@
 :class:`momentbound.moments.compiled.CompiledMoments` derives the ``p``-independent
 structure once; this module evaluates the ``p``-dependent integer vectors ``gamma`` with
 as few Python-level operations as possible. Same mathematics as
-:mod:`momentbound.moments.engine` (exact integers throughout), two changes:
+:mod:`momentbound.moments.polynomial_expectation` (exact integers throughout), two changes:
 
 * **Closed-form block vectors.** For a block with two grid features ``A, B`` (every
   ``d = 2`` naive Bayes class) the conditional factorial-moment vector
@@ -38,7 +38,7 @@ from functools import lru_cache
 from operator import itemgetter, mul
 from typing import Any
 
-from momentbound.moments.engine import Block, StatisticLayout, _BlockEvaluator, stirling2_row
+from momentbound.moments.polynomial_expectation import Block, StatisticLayout, _BlockEvaluator, stirling2_row
 
 __all__ = ["FastPlan"]
 
@@ -174,7 +174,7 @@ class FastPlan:
 
     ``gammas(q)`` returns, for every polynomial of ``splits``, integers ``gamma_w`` with
     ``E[poly] = sum_w (N)_w gamma_w / D^w`` where ``p_c = q_c / D``; exactly the
-    numbers of :func:`momentbound.moments.engine.accumulate`.
+    numbers of :func:`momentbound.moments.polynomial_expectation.accumulate`.
     """
 
     def __init__(

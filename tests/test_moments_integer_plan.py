@@ -1,4 +1,4 @@
-"""The fast re-evaluation path of compiled moments (moments/fastpath.py).
+"""The fast re-evaluation path of compiled moments (moments/integer_plan.py).
 
 Witnesses: brute-force enumeration of all count tables (exact), and the engine's
 independent power-table evaluator (``engine._BlockEvaluator`` / ``engine.accumulate``,
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from momentbound.model import CellModel, equal_cells_model, second_nb_model
 from momentbound.model.statistics import cell_statistic, naive_bayes_statistic
 from momentbound.moments import compile_moments, raw_moments
-from momentbound.moments.engine import (
+from momentbound.moments.polynomial_expectation import (
     _BlockEvaluator,
     accumulate,
     finish,
@@ -23,7 +23,7 @@ from momentbound.moments.engine import (
     scaled_probabilities,
 )
 from momentbound.moments.enumeration import count_tables, multinomial_pmf
-from momentbound.moments.fastpath import FastPlan, _Block1, _Block2, _BlockGeneral
+from momentbound.moments.integer_plan import FastPlan, _Block1, _Block2, _BlockGeneral
 
 
 def reference_gammas(f, probs):

@@ -1,6 +1,6 @@
 """Vectorised exact prediction probabilities for two classes (floating-point sums).
 
-Same sums as :mod:`momentbound.exact.engine`, organised for speed when ``K = 2``: for each
+Same sums as :mod:`momentbound.exact.predictions`, organised for speed when ``K = 2``: for each
 class split ``(n_0, n_1)`` the two classes are independent, so
 
 * ``single``: ``P[u > v]``, ``P[u = v]`` with ``u``, ``v`` the integer score keys of the classes,
@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from momentbound.classifiers.naive_bayes import NaiveBayes, keys_fit_int64, tie_shares
-from momentbound.exact.engine import ComponentSpace, class_laws
+from momentbound.exact.predictions import ComponentSpace, class_laws
 from momentbound.model.cells import CellModel
 
 __all__ = [
