@@ -102,11 +102,11 @@ def reevaluation(z, args) -> None:
           f"{min(loads):.2f}-{max(loads):.2f} s wall")
     load_kernel()
     f = compile_moments(z, 12)
-    from momentbound.moments.polynomial_expectation import _BlockEvaluator, accumulate, finish, scaled_probabilities
+    from momentbound.moments.polynomial_expectation import BlockEvaluator, accumulate, finish, scaled_probabilities
 
     def old_eval(NN, probs):
         q, D = scaled_probabilities(probs)
-        evals = [_BlockEvaluator(b, q, gm) for b, gm in zip(f.layout.blocks, f.grid_max)]
+        evals = [BlockEvaluator(b, q, gm) for b, gm in zip(f.layout.blocks, f.grid_max)]
         return tuple(finish(accumulate(evals, poly), NN, D) for poly in f.splits)
 
     newp = []

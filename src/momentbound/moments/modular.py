@@ -108,12 +108,12 @@ class _BlockTables:
         from momentbound.moments import integer_plan as fp
 
         cells = tuple(blk.cells)
-        if isinstance(fast_block, fp._Block2):
+        if isinstance(fast_block, fp.TwoGridBlock):
             hsets = [fast_block.cells1, fast_block.cells2, fast_block.cells12]
             recipes = [(a, b, int(sym)) for a, b, sym in fast_block.base_recipes]
             monos = list(fast_block.mono_recipes)
             slots = fast_block.terms  # per slot: per m: (coefs, mono indices)
-        elif isinstance(fast_block, fp._Block1):
+        elif isinstance(fast_block, fp.OneGridBlock):
             hsets = [fast_block.cells, (), ()]
             top = max(fast_block.egs)
             recipes = [(m, 0, 0) for m in range(top + 1)]
@@ -122,7 +122,7 @@ class _BlockTables:
             for e in fast_block.egs:
                 row = stirling2_row(e)
                 slots.append([((row[m],), (m,)) if row[m] else ((), ()) for m in range(e + 1)])
-        elif isinstance(fast_block, fp._Block0):
+        elif isinstance(fast_block, fp.NoGridBlock):
             hsets = [(), (), ()]
             recipes = [(0, 0, 0)]
             monos = [(0, 0)]
@@ -246,7 +246,7 @@ class ModularPlan:
     def supported(fast: Any) -> bool:
         from momentbound.moments import integer_plan as fp
 
-        ok = (fp._Block0, fp._Block1, fp._Block2)
+        ok = (fp.NoGridBlock, fp.OneGridBlock, fp.TwoGridBlock)
         return 1 <= len(fast.blocks) <= 2 and all(isinstance(b, ok) for b in fast.blocks)
 
     def zmax(self, N: int) -> int:
