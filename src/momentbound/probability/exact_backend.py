@@ -11,10 +11,9 @@ from momentbound.errors import InvalidArgument
 from momentbound.exact import cross1d, predictions, two_class_predictions
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
-from momentbound.probability.base import PredictionBackend, _check_classifier, _check_model, check_count
-from momentbound.probability.registry import register_backend
+from momentbound.probability.base import PredictionBackend, check_classifier, check_count, check_model
 
-__all__ = ["ExactBackend", "ARITHMETICS"]
+__all__ = ["ExactBackend", "ARITHMETICS", "make_exact_backend"]
 
 ARITHMETICS = ("auto", "rational", "float")
 
@@ -140,7 +139,7 @@ class ExactBackend(PredictionBackend):
         """
         import math
 
-        from momentbound.exact.zlaw import _fast_len
+        from momentbound.exact.dft_laws import fast_fft_length
 
         if model.n_classes != 2 or self.mode(model, n) != "float" or not two_class_predictions.fits_int64(model, n, clf):
             return 0.0
@@ -151,19 +150,19 @@ class ExactBackend(PredictionBackend):
             return 1e-3 * n_pairs * n**0.75
         size = n + 1
         if n > two_class_predictions.TwoClassTables.RECURSION_MAX:
-            size = _fast_len(n + 1)
+            size = fast_fft_length(n + 1)
             if self.tail > 0:
                 w = math.sqrt(n * math.log(4.0 * D / self.tail) / 2.0)
                 if 2 * w + 2 < size:
-                    size = _fast_len(int(2 * w) + 2)
+                    size = fast_fft_length(int(2 * w) + 2)
         return 2.6e-7 * 3.0 ** (D - 2) * n_pairs * (n + 1) * float(size) ** D
 
     def _note_tail(self, model: CellModel, n: int, tables: two_class_predictions.TwoClassTables) -> None:
         """Error bound: dropped class splits, plus (DFT windows) twice the outside mass of
         each of the two class laws."""
-        from momentbound.exact.zlaw import _hoeffding_window
+        from momentbound.exact.dft_laws import hoeffding_window
 
-        bound = _hoeffding_window(n, float(model.prior(0)), self.tail)[2] + 4.0 * tables.max_outside
+        bound = hoeffding_window(n, float(model.prior(0)), self.tail)[2] + 4.0 * tables.max_outside
         self.dropped_mass_bound = max(self.dropped_mass_bound, bound)
 
     def _single_from_z(self, model: CellModel, n: int, x: tuple[int, ...], clf: NaiveBayes) -> np.ndarray:
@@ -232,13 +231,13 @@ class ExactBackend(PredictionBackend):
         >>> ExactBackend().overlap(independent_1d_model("2/5"), 1, 0, 0, (0,), (0,)).sum()
         Fraction(1, 1)
         """
-        model = _check_model(model)
+        model = check_model(model)
         nc = check_count(n_common, "n_common")
         na = check_count(n_a, "n_a")
         nb = check_count(n_b, "n_b")
         xa = model.check_input(x_a, name="x_a")
         xb = model.check_input(x_b, name="x_b")
-        clf = _check_classifier(classifier)
+        clf = check_classifier(classifier)
         mode = self.mode(model, nc + na + nb)
         if mode == "float" and cross1d.applies(model, clf):
             return cross1d.overlap_1d_alpha0(model, nc, na, nb, xa, xb, clf)
@@ -249,6 +248,6 @@ class ExactBackend(PredictionBackend):
         return f"ExactBackend(arithmetic={self.arithmetic!r}, rational_max_n={self.rational_max_n}, tail={self.tail})"
 
 
-@register_backend("exact")
-def _make_exact(option: str | None) -> ExactBackend:
+def make_exact_backend(option: str | None) -> ExactBackend:
+    """The ``exact`` backend (takes no option)."""
     return ExactBackend()
