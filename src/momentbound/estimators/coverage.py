@@ -36,7 +36,7 @@ from momentbound.estimators.montecarlo import TableModel, check_arguments
 from momentbound.intervals import Interval
 from momentbound.model.cells import CellModel
 from momentbound.splitters.basic import GE, HoldOut, KFold
-from momentbound.splitters.repeated import ShuffleSplit, _tables
+from momentbound.splitters.repeated import ShuffleSplit, fold_count_tables
 
 __all__ = ["COVERAGE_METHODS", "COVERAGE_TARGETS", "CoverageResult", "interval_coverage",
            "binomial_interval", "training_tables", "sampled_errors", "proportion"]
@@ -218,7 +218,7 @@ def _nadeau_bengio(m: TableModel, N: int, J: int, ns: int, target: str, nominal:
     data = None
     for j in range(J):
         labels = rng.permuted(np.tile(test_first, (draws, 1)), axis=1)
-        both = _tables(cells, labels, 2, C)
+        both = fold_count_tables(cells, labels, 2, C)
         rates[:, j] = sampled_errors(both[:, 0], m.predictions(both[:, 1]), rng) / ns
         data = both.sum(axis=1)
     mean = rates.mean(axis=1)
