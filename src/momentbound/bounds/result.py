@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from momentbound.core import Kind, Status
+from momentbound.intervals import Enclosure
 
 from .problem import AffineMap
 
@@ -99,7 +100,7 @@ class Diagnostics:
 
 
 @dataclass(frozen=True)
-class BoundResult:
+class BoundResult(Enclosure):
     """Lower and upper bounds (or an approximation / estimate / exact value) of ``P(E)``.
 
     ``lower`` and ``upper`` are floats rounded outward from the exact values
@@ -123,8 +124,9 @@ class BoundResult:
     confidence: float | None = None
 
     @property
-    def width(self) -> float:
-        return self.upper - self.lower
+    def estimate(self) -> float | None:
+        """The point value of an approximation or exact result (``lower == upper``), else ``None``."""
+        return self.lower if self.lower == self.upper else None
 
     def contains(self, value: float | Fraction, tol: float = 0.0) -> bool:
         """Whether ``lower - tol <= value <= upper + tol``."""

@@ -22,13 +22,14 @@ import numpy as np
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.core import Kind
 from momentbound.errors import InvalidArgument
+from momentbound.intervals import Enclosure
 from momentbound.model.cells import CellModel
 
 __all__ = ["PredictionBackend", "ProbabilityInterval", "BackendOutput", "check_classifier", "check_count", "check_model"]
 
 
 @dataclass(frozen=True)
-class ProbabilityInterval:
+class ProbabilityInterval(Enclosure):
     """Guaranteed (``bound``) or confidence (``estimate``) intervals for an array of probabilities.
 
     ``lower`` and ``upper`` have the shape of the exact answer (``(K,)`` or ``(K, K)``).
@@ -51,10 +52,6 @@ class ProbabilityInterval:
         object.__setattr__(self, "upper", hi)
         if self.estimate is not None:
             object.__setattr__(self, "estimate", np.asarray(self.estimate, dtype=float))
-
-    @property
-    def width(self) -> np.ndarray:
-        return self.upper - self.lower
 
     def contains(self, value: object, tol: float = 0.0) -> bool:
         v = np.asarray(value, dtype=float)
