@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 
 import pytest
@@ -29,6 +28,7 @@ from momentbound.estimators import (
     make_engine,
     sweep,
 )
+from momentbound.probability import ProbabilityInterval
 
 # ------------------------------------------------------------------ brute-force backend
 
@@ -306,13 +306,6 @@ def test_paper_needs_overlap_term_for_more_than_two_folds():
 # ------------------------------------------------------------------ intervals
 
 
-@dataclass(frozen=True)
-class PI:
-    lower: object
-    upper: object
-    estimate: object = None
-
-
 class WidenedBackend(BruteBackend):
     """Interval backend: the exact values widened by eps (clipped to [0, 1])."""
 
@@ -326,7 +319,7 @@ class WidenedBackend(BruteBackend):
         import numpy as np
 
         a = np.array(arr, dtype=float)
-        return PI(np.clip(a - self.eps, 0, 1), np.clip(a + self.eps, 0, 1), a)
+        return ProbabilityInterval(np.clip(a - self.eps, 0, 1), np.clip(a + self.eps, 0, 1), a)
 
     def single(self, *args):
         return self._widen(super().single(*args))

@@ -19,7 +19,7 @@ from momentbound.splitters.basic import GE, Estimator, HoldOut, KFold, LeaveOneO
 from momentbound.estimators.from_predictions import (
     EstimatorMoments,
     MomentEngine,
-    _check_args,
+    check_arguments,
     estimator_moments,
     make_engine,
 )
@@ -140,7 +140,7 @@ def sweep(
     """
     configs = sweep_estimators(over, values, N=N, estimator=estimator)
     for n, est in configs:
-        _check_args(model, est, covariance)
+        check_arguments(model, est, covariance)
     if engine is None:
         engine = make_engine(model, classifier=classifier, backend=backend)
     start = time.perf_counter()
