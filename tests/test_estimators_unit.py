@@ -355,6 +355,20 @@ def test_interval_backend_encloses_exact(estimator, eps):
         assert iv.variance.width > 0
 
 
+class DuckIntervalBackend(WidenedBackend):
+    """Returns an object with lower/upper that is not a ProbabilityInterval."""
+
+    def _widen(self, arr):
+        import types
+
+        return types.SimpleNamespace(lower=arr, upper=arr, estimate=None)
+
+
+def test_backend_output_must_be_an_array_or_a_probability_interval():
+    with pytest.raises(InvalidArgument, match="ProbabilityInterval, got SimpleNamespace"):
+        estimator_moments(ONE_D, 5, GE(), classifier=Clf(), backend=DuckIntervalBackend(0.0))
+
+
 def test_interval_arithmetic():
     a, b = Interval(-1, 2), Interval(3, 4)
     assert (a * b) == Interval(-4, 8)

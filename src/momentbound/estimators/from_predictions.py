@@ -129,7 +129,13 @@ def _as_values(result: Any) -> list[Any]:
     of numbers / Intervals."""
     if isinstance(result, Enclosure):
         return result.intervals()
-    return np.asarray(result).tolist()
+    arr = np.asarray(result)
+    if arr.ndim == 0:
+        raise InvalidArgument(
+            f"a prediction backend must return an array of probabilities or a ProbabilityInterval, "
+            f"got {type(result).__name__}; wrap interval ends in momentbound.probability.ProbabilityInterval"
+        )
+    return arr.tolist()
 
 
 def _is_exact(values: Sequence[Any]) -> bool:
