@@ -219,3 +219,14 @@ def test_the_checks_catch_what_they_look_for(toy: Path) -> None:
     assert len(found) == 2
     assert any("pkg.a._hidden" in f and f.startswith("pkg/b.py:3") for f in found)
     assert any("from pkg.a import _hidden" in f and f.startswith("pkg/d.py:2") for f in found)
+
+
+@pytest.mark.parametrize("name", ["rational", "intervals", "moments.sequence", "bounds.pieces", "model.z_sampler",
+                                  "probability.naive_bayes_joint"])
+def test_docstring_examples_of_shared_modules_run(name: str) -> None:
+    import doctest
+    import importlib
+
+    module = importlib.import_module(f"momentbound.{name}")
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0, name
