@@ -42,10 +42,10 @@ class RowsBackend(ExactBackend):
     """The exact backend with the previous pair path (row method for every input pair)."""
 
     def _pair(self, model, n, x, x2, clf):
-        from momentbound.exact import fast2
+        from momentbound.exact import two_class_predictions
 
         tables = self._two_class_tables(model, (x, x2), n, clf)
-        out = fast2.pair_two_class_rows(model, n, x, x2, clf, tables, tail=self.tail)
+        out = two_class_predictions.pair_two_class_rows(model, n, x, x2, clf, tables, tail=self.tail)
         self._note_tail(model, n, tables)
         return out
 
@@ -152,8 +152,8 @@ def main() -> None:
     assert abs(exact8[0] - float(b1)) < 1e-12 and abs(exact8[1] - float(b2)) < 1e-12, (exact8, b1, b2)
     per_table = tb.cpu / nt
     print(f"brute force N=8: {nt} tables, {tb.cpu:.2f} s CPU, equals the exact backend (to 1e-12)")
-    # Var[GE]: the all-pairs dominance path (fast2.AllPairs, the backend's default for this
-    # model) against the previous row method (fast2.pair_two_class_rows), same singles
+    # Var[GE]: the all-pairs dominance path (two_class_predictions.AllPairs, the backend's default for this
+    # model) against the previous row method (two_class_predictions.pair_two_class_rows), same singles
     print("\n## Var[GE] pair terms: all-pairs dominance counting vs the row method (baseline)")
     print("| N | path | E[GE] | Var[GE] | wall s | CPU s | ratio (CPU, rows / dominance) | error bound |")
     print("|---|---|---|---|---|---|---|---|")
@@ -168,7 +168,7 @@ def main() -> None:
     print(f"| {N} | rows (old) | {m1o:.12f} | {varo:.9e} | {t_old.wall:.2f} | {t_old.cpu:.2f} | 1x | |")
     direct = per_table * math.comb(N + 7, 7)
     print(f"N=100 brute force extrapolated {direct:.3g} s CPU, ratio {direct / t_new.cpu:.3g}x")
-    from momentbound.exact.fast2 import TwoClassTables, _splits, all_pairs_two_class, split_outcomes_pair
+    from momentbound.exact.two_class_predictions import TwoClassTables, _splits, all_pairs_two_class, split_outcomes_pair
 
     N = 1000
     if args.quick:

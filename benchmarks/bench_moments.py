@@ -9,7 +9,7 @@ Workloads, all for the 2x2x2 naive Bayes statistic Z_(0,0) of the paper's second
 * engine, re-evaluation: a compiled object evaluated at a new (N, p) (new probabilities,
   so nothing is cached but the derivation; small and 6-digit denominators, float cells)
   with the multimodular kernel (moments/modular.py), against the python-flint plan
-  (moments/fastpath.py) and the engine's power-table evaluator of the same compiled
+  (moments/integer_plan.py) and the engine's power-table evaluator of the same compiled
   polynomials at the same (N, p) in the same run (ratios printed), and at a new N with the
   same p; plus the kernel's one-time loading cost in a new process.
 * bird polynomial: degree and cost of the first m moments of W against a.
@@ -36,7 +36,7 @@ from momentbound.model import CellModel, second_nb_model
 from momentbound.model.statistics import naive_bayes_statistic
 from momentbound.moments import bird_exponent, bird_moments, compile_moments, raw_moments
 from momentbound.moments import compiled as compiled_mod
-from momentbound.moments import engine as engine_mod
+from momentbound.moments import polynomial_expectation as engine_mod
 
 
 def clear_caches() -> None:
@@ -102,11 +102,11 @@ def reevaluation(z, args) -> None:
           f"{min(loads):.2f}-{max(loads):.2f} s wall")
     load_kernel()
     f = compile_moments(z, 12)
-    from momentbound.moments.engine import _BlockEvaluator, accumulate, finish, scaled_probabilities
+    from momentbound.moments.polynomial_expectation import BlockEvaluator, accumulate, finish, scaled_probabilities
 
     def old_eval(NN, probs):
         q, D = scaled_probabilities(probs)
-        evals = [_BlockEvaluator(b, q, gm) for b, gm in zip(f.layout.blocks, f.grid_max)]
+        evals = [BlockEvaluator(b, q, gm) for b, gm in zip(f.layout.blocks, f.grid_max)]
         return tuple(finish(accumulate(evals, poly), NN, D) for poly in f.splits)
 
     newp = []

@@ -258,7 +258,7 @@ def test_unknown_option_and_bad_option_values():
 
 
 def test_all_routes_each_option_to_the_methods_that_declare_it():
-    from momentbound.bounds.sampling import naive_bayes_sampler
+    from momentbound.model.z_sampler import naive_bayes_sampler
     from momentbound.model import equal_cells_model
 
     p = MomentProblem((1,), Support.grid(-147, 147), Event.gt(0),

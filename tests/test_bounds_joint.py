@@ -156,7 +156,7 @@ def test_empty_event_box() -> None:
 
 @pytest.mark.parametrize("signs", [(1, 1), (1, -1), (-1, -1)])
 def test_naive_bayes_joint_bounds_all_routes(signs: tuple[int, int]) -> None:
-    from momentbound.bounds.joint import naive_bayes_joint_bounds
+    from momentbound.probability.naive_bayes_joint import naive_bayes_joint_bounds
 
     model = CellModel((2,), ["1/5", "3/10", "3/10", "1/5"])
     N = 4
@@ -176,7 +176,7 @@ def test_naive_bayes_joint_bounds_all_routes(signs: tuple[int, int]) -> None:
 
 
 def test_naive_bayes_joint_bounds_errors() -> None:
-    from momentbound.bounds.joint import naive_bayes_joint_bounds
+    from momentbound.probability.naive_bayes_joint import naive_bayes_joint_bounds
 
     model = equal_cells_model((2,))
     with pytest.raises(InvalidArgument, match="method must be one of"):

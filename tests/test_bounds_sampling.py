@@ -20,12 +20,11 @@ from momentbound.bounds.sampling import (
     clopper_pearson,
     estimate_probability,
     event_mask,
-    naive_bayes_sampler,
-    naive_bayes_z,
 )
 from momentbound.errors import InvalidArgument
 from momentbound.model import CellModel, equal_cells_model
 from momentbound.model.statistics import naive_bayes_statistic
+from momentbound.model.z_sampler import naive_bayes_sampler, naive_bayes_z
 from momentbound.moments.enumeration import count_tables, multinomial_pmf
 
 

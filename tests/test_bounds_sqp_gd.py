@@ -206,7 +206,7 @@ def test_gd_concentrated_law_makes_progress() -> None:
     descent direction; the quadratic start gives a non-trivial, valid bound (never below sqp's)."""
     from momentbound.bounds.compare import table4_problem
     from momentbound.bounds.gd import quadratic_start
-    from momentbound.bounds.sqp import _discrete_pieces
+    from momentbound.bounds.pieces import discrete_pieces
 
     problem, _ = table4_problem(1000, 6)
     gd = bound(problem, method="gd")
@@ -215,7 +215,7 @@ def test_gd_concentrated_law_makes_progress() -> None:
     assert gd.upper < 0.95 and gd.lower > 0.05
     assert gd.upper >= sqp.upper - 1e-9 and gd.lower <= sqp.lower + 1e-9
     c = np.array([float(v) for v in problem.chebyshev_moments()])
-    pieces = _discrete_pieces(problem)
+    pieces = discrete_pieces(problem)
     zero_start = dual_descent(c, pieces, tuple(float(p.target) for p in pieces))
     assert zero_start.objective == pytest.approx(1.0)  # stuck without the start
     assert quadratic_start(c, pieces, (0.0, 0.0)) is None  # no boundary to start from

@@ -193,7 +193,7 @@ def test_negative_seed_is_refused_clearly(args):
 
 
 def test_negative_rng_in_the_api_is_refused_clearly():
-    from momentbound.bounds.sampling import naive_bayes_sampler
+    from momentbound.model.z_sampler import naive_bayes_sampler
 
     p = MomentProblem((1,), Support.grid(-147, 147), Event.gt(0),
                       statistic_sampler=naive_bayes_sampler(equal_cells_model((2, 2)), 10, (0, 0)))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 
 import pytest
@@ -29,6 +28,7 @@ from momentbound.estimators import (
     make_engine,
     sweep,
 )
+from momentbound.probability import ProbabilityInterval
 
 # ------------------------------------------------------------------ brute-force backend
 
@@ -306,13 +306,6 @@ def test_paper_needs_overlap_term_for_more_than_two_folds():
 # ------------------------------------------------------------------ intervals
 
 
-@dataclass(frozen=True)
-class PI:
-    lower: object
-    upper: object
-    estimate: object = None
-
-
 class WidenedBackend(BruteBackend):
     """Interval backend: the exact values widened by eps (clipped to [0, 1])."""
 
@@ -326,7 +319,7 @@ class WidenedBackend(BruteBackend):
         import numpy as np
 
         a = np.array(arr, dtype=float)
-        return PI(np.clip(a - self.eps, 0, 1), np.clip(a + self.eps, 0, 1), a)
+        return ProbabilityInterval(np.clip(a - self.eps, 0, 1), np.clip(a + self.eps, 0, 1), a)
 
     def single(self, *args):
         return self._widen(super().single(*args))
@@ -360,6 +353,20 @@ def test_interval_backend_encloses_exact(estimator, eps):
     assert iv.std.lower - 1e-9 <= exact.std <= iv.std.upper + 1e-9
     if eps > 0:
         assert iv.variance.width > 0
+
+
+class DuckIntervalBackend(WidenedBackend):
+    """Returns an object with lower/upper that is not a ProbabilityInterval."""
+
+    def _widen(self, arr):
+        import types
+
+        return types.SimpleNamespace(lower=arr, upper=arr, estimate=None)
+
+
+def test_backend_output_must_be_an_array_or_a_probability_interval():
+    with pytest.raises(InvalidArgument, match="ProbabilityInterval, got SimpleNamespace"):
+        estimator_moments(ONE_D, 5, GE(), classifier=Clf(), backend=DuckIntervalBackend(0.0))
 
 
 def test_interval_arithmetic():
@@ -535,7 +542,7 @@ def test_docstring_examples_run():
     import importlib
 
     for name in ("splitters.basic", "splitters.stratified", "splitters.registry", "splitters.allocation",
-                 "intervals", "estimators.symmetry", "estimators.moments", "estimators.sweep",
+                 "intervals", "estimators.symmetry", "estimators.from_predictions", "estimators.sweep",
                  "classifiers.naive_bayes", "classifiers.histogram"):
         # the package re-exports a function named `sweep`: import the modules by name
         module = importlib.import_module(f"momentbound.{name}")

@@ -1,4 +1,4 @@
-"""All-pairs two-class pair terms by 2-D dominance counting (exact.dominance, fast2.AllPairs).
+"""All-pairs two-class pair terms by 2-D dominance counting (exact.dominance, two_class_predictions.AllPairs).
 
 Witnesses: brute force over all state pairs (the kernel), the generic engine in exact rationals
 and brute force over count tables (the pair terms), the row method (large n, DFT laws,
@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from momentbound.exact import NaiveBayes, engine, fast2
+from momentbound.exact import NaiveBayes, predictions, two_class_predictions
 from momentbound.exact.dominance import joint_sign_law, prune_states
 from momentbound.model import CellModel, second_nb_model
 from momentbound.moments.enumeration import count_tables, multinomial_pmf
@@ -83,12 +83,12 @@ def test_prune_states_budget_and_accounting():
 
 
 def test_shares_component_space():
-    assert fast2.shares_component_space(second_nb_model(), (0, 0), (1, 1))
-    assert fast2.shares_component_space(MODELS[3], (0,), (1,))
+    assert two_class_predictions.shares_component_space(second_nb_model(), (0, 0), (1, 1))
+    assert two_class_predictions.shares_component_space(MODELS[3], (0,), (1,))
     m32 = CellModel.normalized((3, 2), [1] * 12, 2)
-    assert not fast2.shares_component_space(m32, (0, 0), (0, 1))
+    assert not two_class_predictions.shares_component_space(m32, (0, 0), (0, 1))
     m222 = CellModel.normalized((2, 2, 2), [1] * 16, 2)  # binary attributes: always one grid
-    assert fast2.shares_component_space(m222, (0, 0, 0), (0, 0, 1))
+    assert two_class_predictions.shares_component_space(m222, (0, 0, 0), (0, 0, 1))
 
 
 @pytest.mark.parametrize("clf", CLASSIFIERS, ids=lambda c: f"{c.ties}-a{c.alpha}")
@@ -96,11 +96,11 @@ def test_shares_component_space():
 def test_all_pairs_equal_rational_engine(model, clf):
     fm = model.to_float()
     for n in (0, 1, 2, 5):
-        ap = fast2.AllPairs(fm, n, clf)
+        ap = two_class_predictions.AllPairs(fm, n, clf)
         assert ap.pruned_mass == 0.0
         assert set(ap.result) == set(itertools.product(model.inputs(), repeat=2))
         for (x, x2), got in ap.result.items():
-            want = np.array(engine.pair_probabilities(model, n, x, x2, clf, "rational"), dtype=float)
+            want = np.array(predictions.pair_probabilities(model, n, x, x2, clf, "rational"), dtype=float)
             np.testing.assert_allclose(got, want, rtol=0, atol=1e-14)
 
 
@@ -119,7 +119,7 @@ def test_all_pairs_equal_brute_force_over_count_tables(ties):
         g = {x: clf.predict_proba(t, x) for x in inputs}
         for x, x2 in want:
             want[(x, x2)] += p * np.outer(np.array(g[x], dtype=object), np.array(g[x2], dtype=object))
-    ap = fast2.AllPairs(model.to_float(), n, clf)
+    ap = two_class_predictions.AllPairs(model.to_float(), n, clf)
     for pair, w in want.items():
         assert all(isinstance(v, Fraction) for v in w.ravel())
         np.testing.assert_allclose(ap.result[pair], w.astype(float), rtol=0, atol=1e-14)
@@ -128,9 +128,9 @@ def test_all_pairs_equal_brute_force_over_count_tables(ties):
 @pytest.mark.parametrize("clf", [NaiveBayes("random", 0), NaiveBayes("first", 1)], ids=["random-a0", "first-a1"])
 def test_all_pairs_equal_row_method_at_larger_n(clf):
     model = second_nb_model()
-    ap = fast2.AllPairs(model, 40, clf)
+    ap = two_class_predictions.AllPairs(model, 40, clf)
     for x, x2 in itertools.combinations(model.inputs(), 2):
-        rows = fast2.pair_two_class_rows(model, 40, x, x2, clf)
+        rows = two_class_predictions.pair_two_class_rows(model, 40, x, x2, clf)
         np.testing.assert_allclose(ap.result[(x, x2)], rows, rtol=0, atol=1e-13)
         np.testing.assert_allclose(ap.result[(x2, x)], rows.T, rtol=0, atol=1e-13)
 
@@ -138,9 +138,9 @@ def test_all_pairs_equal_row_method_at_larger_n(clf):
 def test_all_pairs_on_dft_laws_equal_the_recursion(monkeypatch):
     clf = NaiveBayes("random", 0)
     model = second_nb_model()
-    rec = fast2.AllPairs(model, 30, clf).result
-    monkeypatch.setattr(fast2.TwoClassTables, "RECURSION_MAX", 5)
-    ap = fast2.AllPairs(model, 30, clf)
+    rec = two_class_predictions.AllPairs(model, 30, clf).result
+    monkeypatch.setattr(two_class_predictions.TwoClassTables, "RECURSION_MAX", 5)
+    ap = two_class_predictions.AllPairs(model, 30, clf)
     assert ap.tables.laws is None  # DFT powers were used
     for pair, want in rec.items():
         np.testing.assert_allclose(ap.result[pair], want, rtol=0, atol=1e-13)
@@ -150,8 +150,8 @@ def test_pruning_within_reported_bound_and_backend_reports_it():
     clf = NaiveBayes("random", 0)
     model = second_nb_model()
     n = 60
-    full = fast2.AllPairs(model, n, clf, tail=0.0)
-    cut = fast2.AllPairs(model, n, clf, tail=1e-6)
+    full = two_class_predictions.AllPairs(model, n, clf, tail=0.0)
+    cut = two_class_predictions.AllPairs(model, n, clf, tail=1e-6)
     assert 0 < cut.pruned_mass <= 1e-6 * (1 + 1e-9)
     assert cut.dropped_mass_bound >= cut.pruned_mass
     worst = max(np.abs(cut.result[p] - full.result[p]).max() for p in full.result)
@@ -167,9 +167,9 @@ def test_pair_dispatch_and_consistency_with_singles():
     model = second_nb_model()
     n = 25
     for x, x2 in itertools.product(model.inputs(), repeat=2):
-        p = fast2.pair_two_class(model, n, x, x2, clf)
-        np.testing.assert_allclose(p.sum(axis=1), fast2.single_two_class(model, n, x, clf), rtol=0, atol=1e-13)
-        np.testing.assert_allclose(p.sum(axis=0), fast2.single_two_class(model, n, x2, clf), rtol=0, atol=1e-13)
+        p = two_class_predictions.pair_two_class(model, n, x, x2, clf)
+        np.testing.assert_allclose(p.sum(axis=1), two_class_predictions.single_two_class(model, n, x, clf), rtol=0, atol=1e-13)
+        np.testing.assert_allclose(p.sum(axis=0), two_class_predictions.single_two_class(model, n, x2, clf), rtol=0, atol=1e-13)
 
 
 @pytest.mark.parametrize("buckets", [1, 3, 50])

@@ -9,9 +9,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from momentbound.exact import NaiveBayes, engine
+from momentbound.exact import NaiveBayes, predictions
 from momentbound.exact.cross1d import cross_1d_alpha0
-from momentbound.exact.fast2 import pair_two_class, single_two_class
+from momentbound.exact.two_class_predictions import pair_two_class, single_two_class
 from momentbound.model import CellModel
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
@@ -39,9 +39,9 @@ def test_two_class_paths_equal_generic_engine(model, clf, n, data):
     x2 = data.draw(st.sampled_from(inputs))
     fm = model.to_float()
     s = single_two_class(fm, n, x, clf)
-    np.testing.assert_allclose(s, engine.single_probabilities(fm, n, x, clf, "float"), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(s, predictions.single_probabilities(fm, n, x, clf, "float"), rtol=0, atol=1e-12)
     p = pair_two_class(fm, n, x, x2, clf)
-    np.testing.assert_allclose(p, engine.pair_probabilities(fm, n, x, x2, clf, "float"), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(p, predictions.pair_probabilities(fm, n, x, x2, clf, "float"), rtol=0, atol=1e-12)
     np.testing.assert_allclose(p.sum(axis=1), s, rtol=0, atol=1e-12)
     np.testing.assert_allclose(p.sum(), 1.0, rtol=0, atol=1e-12)
 
@@ -55,7 +55,7 @@ def test_cross_1d_equals_generic_engine(model, ties, nc, na, nb, data):
     pb = data.draw(st.sampled_from(points))
     fm = model.to_float()
     got = cross_1d_alpha0(fm, nc, na, nb, pa, pb, clf)
-    want = engine.cross_probabilities(fm, nc, na, nb, pa, pb, clf, "float")
+    want = predictions.cross_probabilities(fm, nc, na, nb, pa, pb, clf, "float")
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
     # the cross term's margins: E[g_A(a)] over everything
     np.testing.assert_allclose(got.sum(), 1.0, rtol=0, atol=1e-12)
@@ -66,7 +66,7 @@ def test_cross_1d_equals_generic_engine(model, ties, nc, na, nb, data):
 def test_three_class_consistency(model, clf, n):
     inputs = list(model.inputs())[:2]
     for x, x2 in itertools.product(inputs, repeat=2):
-        p = engine.pair_probabilities(model, n, x, x2, clf, "rational")
-        s = engine.single_probabilities(model, n, x, clf, "rational")
+        p = predictions.pair_probabilities(model, n, x, x2, clf, "rational")
+        s = predictions.single_probabilities(model, n, x, clf, "rational")
         assert list(p.sum(axis=1)) == list(s)
         assert sum(s) == 1

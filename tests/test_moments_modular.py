@@ -19,9 +19,9 @@ from momentbound.model import CellModel, equal_cells_model, second_nb_model
 from momentbound.model.statistics import Feature, Statistic, cell_statistic, naive_bayes_statistic
 from momentbound.moments import compile_moments, load_kernel
 from momentbound.moments import compiled as compiled_mod
-from momentbound.moments.engine import scaled_probabilities
+from momentbound.moments.polynomial_expectation import scaled_probabilities
 from momentbound.moments.modular import ModularPlan, _basis, _prime_list
-from test_moments_fastpath import enum_moments, normalized
+from test_moments_integer_plan import enum_moments, normalized
 
 
 def both(f, N, probs):

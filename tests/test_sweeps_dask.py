@@ -10,6 +10,7 @@ from fractions import Fraction
 import pytest
 
 from momentbound.errors import InvalidArgument
+from momentbound.intervals import Enclosure
 from momentbound.studies.distributed import result_to_row, run_sweep
 
 
@@ -31,7 +32,7 @@ class Colour(Enum):
 
 
 @dataclass(frozen=True)
-class Box:
+class Box(Enclosure):
     lower: float
     upper: float
 

@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Union
 
+import numpy as np
+
 from momentbound.errors import InvalidArgument, SolverFailed
 
 __all__ = [
+    "Enclosure",
     "Interval",
     "Value",
     "Number",
@@ -43,8 +46,49 @@ def _up(value: Any) -> Any:
     return math.nextafter(value, math.inf) if isinstance(value, float) else value
 
 
+class Enclosure:
+    """An enclosure ``[lower, upper]`` of an unknown quantity, with an optional point ``estimate``.
+
+    The one interval type of the package. :class:`Interval` (numbers, with sound arithmetic),
+    :class:`momentbound.probability.ProbabilityInterval` (arrays of prediction probabilities) and
+    :class:`momentbound.bounds.BoundResult` (bounds on a probability, with their certificate) are
+    enclosures: code that accepts any of them tests ``isinstance(value, Enclosure)`` and reads
+    them as :class:`Interval` objects with :meth:`intervals`.
+
+    Examples
+    --------
+    >>> Enclosure.intervals(Interval(0, 1)) == Interval(0, 1)
+    True
+    """
+
+    __slots__ = ()
+    lower: Any
+    upper: Any
+    estimate: Any
+
+    @property
+    def width(self) -> Any:
+        return self.upper - self.lower
+
+    def intervals(self) -> Any:
+        """The enclosure as :class:`Interval` objects: one for scalar ends, nested lists of the
+        shape of the ends for array ends (each with its entry of ``estimate``)."""
+        lo, hi = np.asarray(self.lower), np.asarray(self.upper)
+        if lo.ndim == 0:
+            return Interval(self.lower, self.upper, self.estimate)
+        est = None if self.estimate is None else np.asarray(self.estimate).tolist()
+        return _zip_intervals(lo.tolist(), hi.tolist(), est)
+
+
+def _zip_intervals(lo: Any, hi: Any, est: Any) -> Any:
+    if isinstance(lo, list):
+        ests = est if est is not None else [None] * len(lo)
+        return [_zip_intervals(a, b, e) for a, b, e in zip(lo, hi, ests)]
+    return Interval(lo, hi, est)
+
+
 @dataclass(frozen=True)
-class Interval:
+class Interval(Enclosure):
     """A closed interval ``[lower, upper]`` enclosing an unknown moment (sound arithmetic).
 
     Produced when the prediction probabilities come with intervals: guaranteed bounds
@@ -69,9 +113,9 @@ class Interval:
         if not self.lower <= self.upper:
             raise InvalidArgument(f"Interval needs lower <= upper, got [{self.lower}, {self.upper}]")
 
-    @property
-    def width(self) -> Any:
-        return self.upper - self.lower
+    def intervals(self) -> Interval:
+        """Itself (see :meth:`Enclosure.intervals`)."""
+        return self
 
     @property
     def midpoint(self) -> float:

@@ -45,6 +45,7 @@ import numpy as np
 
 from momentbound.errors import InvalidArgument, SolverFailed
 from momentbound.quiet import quiet_native_output
+from momentbound.rational import to_fmpq
 
 from .api import bound, get_method
 from .basis import PolyBasis, choose_basis
@@ -360,7 +361,7 @@ class _WarmLP:
             cols = [self.pb.values_exact(x) for x in basis]
             B = flint.fmpq_mat(m1, m1, [cols[j][k] for k in range(m1) for j in range(m1)])
             try:
-                w = B.solve(flint.fmpq_mat(m1, 1, [flint.fmpq(t.numerator, t.denominator) for t in self.pb.moments]))
+                w = B.solve(flint.fmpq_mat(m1, 1, [to_fmpq(t) for t in self.pb.moments]))
             except ZeroDivisionError:
                 self._w[key] = None
             else:

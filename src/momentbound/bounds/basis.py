@@ -18,6 +18,7 @@ import numpy as np
 from numpy.polynomial import chebyshev as _cheb
 
 from momentbound.errors import InvalidArgument
+from momentbound.rational import to_fmpq
 
 __all__ = [
     "chebyshev_table",
@@ -233,11 +234,11 @@ class PolyBasis:
         import flint
 
         mono = self.monomial_in_v(coeffs)
-        p = flint.fmpq_poly([flint.fmpq(c.numerator, c.denominator) for c in mono])
+        p = flint.fmpq_poly([to_fmpq(c) for c in mono])
         # v = (x - s)/h = (w * scale + shift - s) / h = a w + b
         a = Fraction(scale) / self.scale
         b = (Fraction(shift) - self.shift) / self.scale
-        lin = flint.fmpq_poly([flint.fmpq(b.numerator, b.denominator), flint.fmpq(a.numerator, a.denominator)])
+        lin = flint.fmpq_poly([to_fmpq(b), to_fmpq(a)])
         q = p(lin) if p.degree() >= 0 else p
         return tuple(Fraction(int(c.p), int(c.q)) for c in q.coeffs()) or (Fraction(0),)
 

@@ -25,6 +25,7 @@ from fractions import Fraction
 import flint
 
 from momentbound.errors import InvalidArgument
+from momentbound.rational import to_fmpq, to_fraction
 
 from .basis import chebyshev_to_monomial_coeffs
 from .problem import AffineMap, Event, MomentProblem, Support, SupportKind
@@ -59,12 +60,8 @@ class Verification:
     violations: tuple[Fraction, ...] = ()
 
 
-def _fmpq(v: Fraction) -> flint.fmpq:
-    return flint.fmpq(v.numerator, v.denominator)
 
 
-def _frac(v: flint.fmpq) -> Fraction:
-    return Fraction(int(v.p), int(v.q))
 
 
 def _arb_interval(a: flint.arb) -> tuple[Fraction, Fraction]:
@@ -83,7 +80,7 @@ def exact_u_poly(coefficients: Sequence[Fraction | float], basis: str) -> flint.
         mono = tuple(Fraction(c) for c in coefficients)
     else:
         raise InvalidArgument(f"basis must be 'chebyshev' or 'monomial', got {basis!r}")
-    return flint.fmpq_poly([_fmpq(c) for c in mono])
+    return flint.fmpq_poly([to_fmpq(c) for c in mono])
 
 
 def _critical_balls(r: flint.fmpq_poly, prec: int) -> list[tuple[Fraction, Fraction]]:
@@ -115,7 +112,7 @@ def _integer_piece_min(
     """Exact minimum of ``r(u(x))`` over integers ``lo..hi``; returns (min, argmin, negatives, how)."""
 
     def val(x: int) -> Fraction:
-        return _frac(r(_fmpq(amap.to_unit(x))))
+        return to_fraction(r(to_fmpq(amap.to_unit(x))))
 
     if hi - lo + 1 <= _DENSE_LIMIT:
         cands = set(range(lo, hi + 1))
@@ -160,12 +157,12 @@ def _continuous_piece_min(
     uhi = None if hi is None else amap.to_unit(hi)
     for end in (ulo, uhi):
         if end is not None:
-            v = _frac(r(_fmpq(end)))
+            v = to_fraction(r(to_fmpq(end)))
             if best is None or v < best:
                 best, arg = v, amap.from_unit(end)
     deg = r.degree()
     if deg >= 1:
-        lead = _frac(r.coeffs()[-1])
+        lead = to_fraction(r.coeffs()[-1])
         if uhi is None and lead < 0:
             return Fraction(-(10**30)), None
         if ulo is None and (lead if deg % 2 == 0 else -lead) < 0:
@@ -178,10 +175,10 @@ def _continuous_piece_min(
         irrational = flint.fmpq_poly([1])
         for f, mult in factors:
             if f.degree() == 1:
-                c1, c0 = _frac(f.coeffs()[1]), _frac(f.coeffs()[0])
+                c1, c0 = to_fraction(f.coeffs()[1]), to_fraction(f.coeffs()[0])
                 z = -c0 / c1
                 if (ulo is None or z >= ulo) and (uhi is None or z <= uhi):
-                    v = _frac(r(_fmpq(z)))
+                    v = to_fraction(r(to_fmpq(z)))
                     if best is None or v < best:
                         best, arg = v, amap.from_unit(z)
             else:
@@ -197,14 +194,14 @@ def _continuous_piece_min(
             a = ua if ulo is None else max(ua, ulo)
             b = ub if uhi is None else min(ub, uhi)
             mid, rad = (a + b) / 2, (b - a) / 2
-            ball = flint.arb(_fmpq(mid), _fmpq(rad)) if rad > 0 else flint.arb(_fmpq(mid))
+            ball = flint.arb(to_fmpq(mid), to_fmpq(rad)) if rad > 0 else flint.arb(to_fmpq(mid))
             lower = _arb_interval(ar(ball))[0]
             if best is None or lower < best:
                 best, arg = lower, amap.from_unit(mid)
     finally:
         flint.ctx.prec = old
     if best is None:  # whole real line with a constant or even polynomial and no critical point
-        best = _frac(r(flint.fmpq(0)))
+        best = to_fraction(r(flint.fmpq(0)))
         arg = amap.from_unit(0)
     return best, arg
 
@@ -220,7 +217,7 @@ def polynomial_minimum(poly: flint.fmpq_poly, lo: Fraction | None, hi: Fraction 
     Fraction(0, 1)
     """
     if lo is not None and hi is not None and lo == hi:
-        return _frac(poly(_fmpq(lo)))
+        return to_fraction(poly(to_fmpq(lo)))
     value, _ = _continuous_piece_min(poly, lo, hi, AffineMap(Fraction(0), Fraction(1)))
     return value
 
@@ -241,7 +238,7 @@ def slack_minimum(
         vals = []
         for x in support.points:  # type: ignore[union-attr]
             r = _slack_poly(p, int(event.indicator(x)), side)
-            vals.append((_frac(r(_fmpq(amap.to_unit(x)))), x))
+            vals.append((to_fraction(r(to_fmpq(amap.to_unit(x)))), x))
         vals.sort()
         neg = tuple(x for v, x in vals if v < 0)[:16]
         return Verification(vals[0][0] >= 0, vals[0][0], vals[0][1], "points", neg)

@@ -27,21 +27,7 @@ from .api import available_methods, bound
 from .problem import Event, MomentProblem, Support
 from .result import BoundResult, Kind, Status
 
-__all__ = ["CompareRow", "CompareTable", "compare_methods", "table4_problem", "PAPER_TABLE4"]
-
-#: The paper's reported times (Table 4) and bounds (Section 7.3) for N = 10, 100, 1000.
-PAPER_TABLE4: dict[str, dict[str, str]] = {
-    "direct": {"time": "25 h / 200 centuries / 200 billion years", "bounds": "exact, just under 0.5"},
-    "series": {"time": "instantaneous", "bounds": "0.5 (normal)"},
-    "lp": {"time": "3.5 s / 2 min / 2.5 h", "bounds": "0.34 - 0.62"},
-    "gd": {"time": "0.13 s", "bounds": "sensitive to initialization"},
-    "prekopa": {"time": "1 s / 25 s / 5 min", "bounds": "-"},
-    "gdts": {"time": "3.5 s", "bounds": "-"},
-    "sqp": {"time": "3.5 s", "bounds": "0.34 - 0.64"},
-    "sdp": {"time": "0.1 s", "bounds": "0.33 - 0.62"},
-    "sampling": {"time": "0.08 s (100) / 0.65 s (1000) / 6.3 s (10000 samples)", "bounds": "Table 5"},
-}
-
+__all__ = ["CompareRow", "CompareTable", "compare_methods", "table4_problem"]
 
 @dataclass(frozen=True)
 class CompareRow:
@@ -124,7 +110,7 @@ def table4_problem(N: int, order: int = 6, *, x: tuple[int, ...] = (0, 0)) -> tu
     from momentbound.model.statistics import naive_bayes_statistic
     from momentbound.moments.core import raw_moments
 
-    from .sampling import naive_bayes_sampler
+    from momentbound.model.z_sampler import naive_bayes_sampler
 
     if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 1:
         raise InvalidArgument(f"N must be a positive integer, got {N!r}")

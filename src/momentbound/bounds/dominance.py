@@ -43,6 +43,7 @@ import numpy as np
 from momentbound.quiet import quiet_native_output
 
 from momentbound.errors import InfeasibleMoments, InvalidArgument, SolverFailed
+from momentbound.rational import to_fmpq
 
 from .certificate import polynomial_minimum
 
@@ -51,8 +52,6 @@ __all__ = ["Stretch", "DominanceProgram", "DominanceSolution", "solve_dominance"
 Matrix = tuple[tuple[Fraction, ...], ...]
 
 
-def _q(v: Fraction) -> flint.fmpq:
-    return flint.fmpq(v.numerator, v.denominator)
 
 
 @dataclass(frozen=True)
@@ -73,8 +72,8 @@ class Stretch:
     @cached_property
     def _exact(self) -> tuple[flint.fmpq_mat, flint.fmpq_mat]:
         rows, cols = len(self.matrix), len(self.matrix[0])
-        mat = flint.fmpq_mat(rows, cols, [_q(v) for row in self.matrix for v in row])
-        return mat, flint.fmpq_mat(rows, 1, [_q(v) for v in self.offset])
+        mat = flint.fmpq_mat(rows, cols, [to_fmpq(v) for row in self.matrix for v in row])
+        return mat, flint.fmpq_mat(rows, 1, [to_fmpq(v) for v in self.offset])
 
     @cached_property
     def floats(self) -> tuple[np.ndarray, np.ndarray]:
@@ -84,7 +83,7 @@ class Stretch:
     def polynomial(self, y: Sequence[Fraction]) -> flint.fmpq_poly:
         """The exact polynomial ``P(z)`` for exact ``y``."""
         mat, off = self._exact
-        col = mat * flint.fmpq_mat(len(y), 1, [_q(v) for v in y]) - off
+        col = mat * flint.fmpq_mat(len(y), 1, [to_fmpq(v) for v in y]) - off
         return flint.fmpq_poly([col[k, 0] for k in range(col.nrows())])
 
     def checked(self, poly: flint.fmpq_poly) -> flint.fmpq_poly | None:
@@ -92,7 +91,7 @@ class Stretch:
         if self.divisor is None:
             return poly
         d0, d1 = self.divisor
-        d = flint.fmpq_poly([_q(d0), _q(d1)])
+        d = flint.fmpq_poly([to_fmpq(d0), to_fmpq(d1)])
         quot, rem = divmod(poly, d)
         return quot if rem == 0 else None
 

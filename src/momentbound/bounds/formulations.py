@@ -22,7 +22,7 @@ and a failed check lowers the status.
 
 The builders read the problem through three accessors, :func:`moment_rows` (lower and upper
 values of each moment row: equal for known moments), :func:`support_points` (the columns of
-the LP) and the event pieces (:func:`momentbound.bounds.sdp.unit_pieces`), and write a
+the LP) and the event pieces (:func:`momentbound.bounds.pieces.unit_pieces`), and write a
 row with ``lo < hi`` as a pair of inequalities, so moment boxes need no new builder.
 """
 
@@ -42,6 +42,16 @@ from numpy.polynomial import chebyshev as _cheb
 
 from momentbound.errors import InvalidArgument, SolverFailed, UnknownMethod
 
+from .pieces import (
+    SOSSolution,
+    chebyshev_nodes,
+    discrete_pieces,
+    initial_points,
+    markov_lukacs_blocks,
+    piece_variable,
+    starting_columns,
+    unit_pieces,
+)
 from .problem import MomentProblem, SupportKind
 
 __all__ = [
@@ -231,9 +241,9 @@ def support_points(problem: MomentProblem, *, limit: int = 4096) -> tuple[Fracti
         return tuple(sup.points)  # type: ignore[arg-type]
     if sup.kind is SupportKind.GRID and (sup.size or 0) <= limit:
         return tuple(Fraction(x) for x in range(int(sup.lo), int(sup.hi) + 1))  # type: ignore[arg-type]
-    from .lp import _LP_OPTIONS, _ColumnGeneration
+    from .basis import choose_basis
 
-    return tuple(_ColumnGeneration(problem, "primal", {**_LP_OPTIONS, "dense_limit": limit}).points)
+    return tuple(starting_columns(problem, choose_basis(problem, "auto"), dense_limit=limit))
 
 
 def _check_side(side: str) -> None:
@@ -478,16 +488,14 @@ def sqp_formulation(problem: MomentProblem, side: str = "upper", *, points: Sequ
     >>> f.solve("CLARABEL"), round(float(f.problem.value) * 3, 6)
     ('optimal', 1.0)
     """
-    from .sqp import _discrete_pieces, _initial_points
-
     _check_side(side)
     if problem.support.kind is SupportKind.REAL:
         raise InvalidArgument("sqp needs a bounded support (grid, finite or interval); use 'sdp' on the real line")
     c = np.array([float(v) for v in problem.chebyshev_moments()])
     sign = 1.0 if side == "upper" else -1.0
-    pieces = _discrete_pieces(problem)
+    pieces = discrete_pieces(problem)
     if points is None:
-        us = [_initial_points(pc, problem.order) for pc in pieces]
+        us = [initial_points(pc, problem.order) for pc in pieces]
         U = np.concatenate(us)
         R = np.concatenate([np.full(len(u), sign * pc.target) for u, pc in zip(us, pieces)])
     else:
@@ -541,8 +549,6 @@ def sos_program(cheb_moments: np.ndarray, pieces: tuple[tuple[float, float, floa
     """
     import cvxpy as cp
 
-    from .sdp import _blocks, _local, _nodes
-
     c = np.asarray(cheb_moments, dtype=float)
     m = len(c) - 1
     y = cp.Variable(m + 1, name="y")
@@ -553,15 +559,15 @@ def sos_program(cheb_moments: np.ndarray, pieces: tuple[tuple[float, float, floa
         if a == b:
             constraints[f"point[{pi}]"] = _cheb.chebvander(np.array([a]), m) @ y >= r
             continue
-        nodes = _nodes(m, a, b)
+        nodes = chebyshev_nodes(m, a, b)
         rhs = 0
-        for bj, (size, weight) in enumerate(_blocks(m, a, b)):
+        for bj, (size, weight) in enumerate(markov_lukacs_blocks(m, a, b)):
             if size <= 0:
                 continue
             Q = cp.Variable((size, size), symmetric=True, name=f"gram[{pi},{bj}]")
             variables[f"gram[{pi},{bj}]"] = Q
             constraints[f"psd[{pi},{bj}]"] = Q >> 0
-            v = _cheb.chebvander(_local(nodes, a, b), size - 1)
+            v = _cheb.chebvander(piece_variable(nodes, a, b), size - 1)
             w = _cheb.chebval(nodes, weight)
             G = np.stack([w[j] * np.outer(v[j], v[j]).reshape(-1, order="F") for j in range(len(nodes))])
             rhs = rhs + G @ cp.vec(Q, order="F")
@@ -584,8 +590,6 @@ def sdp_formulation(problem: MomentProblem, side: str = "upper") -> Formulation:
     >>> f.solve("CLARABEL"), round(float(f.problem.value) * 37, 5)          # 1/37 (Bertsimas-Popescu)
     ('optimal', 1.0)
     """
-    from .sdp import unit_pieces
-
     _check_side(side)
     c = np.array([float(v) for v in problem.chebyshev_moments()])
     if problem.support.kind is SupportKind.REAL and problem.order % 2 == 1:
@@ -599,8 +603,6 @@ def sdp_formulation(problem: MomentProblem, side: str = "upper") -> Formulation:
 def solve_sos(cheb_moments: np.ndarray, pieces: tuple[tuple[float, float, float], ...], solver: str,
               tol: float, max_iter: int) -> Any:
     """:func:`momentbound.bounds.sdp.sos_dual` through cvxpy and ``solver`` (an ``SOSSolution``)."""
-    from .sdp import SOSSolution
-
     form = sos_program(cheb_moments, pieces)
     m1 = len(cheb_moments)
     try:

@@ -36,11 +36,12 @@ from numpy.polynomial import chebyshev as _cheb
 
 from momentbound.errors import InvalidArgument
 
+from .pieces import UnitPiece, bounded_support_reason, discrete_pieces
 from .problem import MomentProblem
 from .registry import BoundMethod, register
 from .result import BoundResult, Diagnostics, Kind
-from .sdp import UnitPiece, assemble, certified_side
-from .sqp import MARGIN, _check_common, _discrete_pieces, candidates_from_roots, critical_points
+from .sdp import assemble, certified_side
+from .sqp import MARGIN, candidates_from_roots, critical_points
 
 __all__ = ["GDMethod", "GDTSMethod", "DescentResult", "dual_descent", "feasible_constant", "quadratic_start"]
 
@@ -216,14 +217,14 @@ class _DescentBase(BoundMethod):
     kind = Kind.BOUND
 
     def applies(self, problem: MomentProblem) -> str | None:
-        return _check_common(problem)
+        return bounded_support_reason(problem)
 
     def _side(self, c: np.ndarray, pieces: tuple[UnitPiece, ...], offsets: tuple[float, ...], options: dict[str, Any], start: np.ndarray | None) -> DescentResult:
         raise NotImplementedError  # pragma: no cover
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:
         c = np.array([float(v) for v in problem.chebyshev_moments()])
-        pieces = _discrete_pieces(problem)
+        pieces = discrete_pieces(problem)
         sides: dict[str, tuple[Any, bool]] = {}
         iters = 0
         for side in ("upper", "lower"):

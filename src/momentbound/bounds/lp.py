@@ -40,9 +40,11 @@ import numpy as np
 
 from momentbound.errors import InfeasibleMoments, InvalidArgument, SolverFailed
 from momentbound.quiet import quiet_native_output
+from momentbound.rational import to_fmpq, to_fraction
 
 from .basis import choose_basis
 from .certificate import certify, slack_minimum
+from .pieces import INITIAL_COLUMNS, starting_columns, support_neighbours
 from .problem import Event, MomentProblem, SupportKind
 from .registry import BoundMethod, register
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status, round_down, round_up
@@ -248,7 +250,7 @@ class _ColumnGeneration:
             self.pieces: tuple[Any, ...] = ()
         else:
             self.pieces = self.event.pieces(self.support)
-        self.add_points(self._initial_points())
+        self.add_points(starting_columns(problem, self.pb, dense_limit=int(opts["dense_limit"]), initial=int(opts["initial_points"])))
 
     @property
     def elastic(self) -> bool:
@@ -274,39 +276,6 @@ class _ColumnGeneration:
                 self.points.append(x)
                 n += 1
         return n
-
-    def _initial_points(self) -> list[Fraction]:
-        sup = self.support
-        dense = int(self.opts["dense_limit"])
-        if sup.kind is SupportKind.FINITE:
-            pts = list(sup.points)  # type: ignore[arg-type]
-            if len(pts) <= dense:
-                return pts
-            idx = np.unique(np.linspace(0, len(pts) - 1, dense).round().astype(int))
-            return [pts[i] for i in idx]
-        if sup.kind is SupportKind.GRID and sup.size <= dense:  # type: ignore[operator]
-            return [Fraction(x) for x in range(int(sup.lo), int(sup.hi) + 1)]  # type: ignore[arg-type]
-        k = max(int(self.opts["initial_points"]), 2 * self.m + 2)
-        out: set[Fraction] = set()
-        for piece in self.pieces:
-            out.add(piece.lo)
-            out.add(piece.hi)
-        xs = [float(self.amap.shift) + float(self.amap.scale) * float(u) for u in np.cos(np.pi * np.arange(k + 1) / k)]
-        if self.pb.kind == "hermite":  # the bulk of the law, in standard deviations
-            xs += [float(self.pb.shift) + float(self.pb.scale) * v for v in np.linspace(-8.0, 8.0, k + 1)]
-        lo, hi = float(sup.lo), float(sup.hi)  # type: ignore[arg-type]
-        for x in xs:
-            out.update(self._snap(min(max(x, lo), hi)))
-        return sorted(out)
-
-    def _snap(self, x: float) -> list[Fraction]:
-        """Support points next to the real number ``x`` (floor/ceil on a grid)."""
-        lo, hi = self.support.lo, self.support.hi
-        if self.continuous:
-            v = Fraction(x)
-            return [min(max(v, lo), hi)]  # type: ignore[type-var]
-        f = math.floor(x)
-        return [Fraction(v) for v in (f - 1, f, f + 1, f + 2) if lo <= v <= hi]  # type: ignore[operator]
 
     def matrix(self) -> np.ndarray:
         """Column-scaled constraint matrix (scaling a column rescales its weight, not the duals)."""
@@ -356,7 +325,7 @@ class _ColumnGeneration:
                 vlo, vhi = float(pb.to_v(lo)), float(pb.to_v(hi))
                 for r in pb.real_roots(dy, vlo - 1e-9 * abs(vlo) - 1e-12, vhi + 1e-9 * abs(vhi) + 1e-12):
                     x = float(pb.shift) + float(pb.scale) * float(r)
-                    cand.update(v for v in self._snap(x) if lo <= v <= hi)
+                    cand.update(v for v in support_neighbours(self.support, x) if lo <= v <= hi)
                 pts = sorted(cand)
                 consider(np.array([float(x) for x in pts]), float(piece.target), pts, None)
         found.sort(key=lambda t: t[0])
@@ -481,12 +450,12 @@ class _ColumnGeneration:
         cols = [self.pb.values_exact(x) for x in chosen]
         B = flint.fmpq_mat(m1, m1, [cols[j][k] for k in range(m1) for j in range(m1)])
         try:
-            w = B.solve(flint.fmpq_mat(m1, 1, [_q(t) for t in self.tau_exact]))
+            w = B.solve(flint.fmpq_mat(m1, 1, [to_fmpq(t) for t in self.tau_exact]))
             cB = [int(self.event.indicator(x)) for x in chosen]
             y = B.transpose().solve(flint.fmpq_mat(m1, 1, cB))
         except ZeroDivisionError:
             return None
-        return [_f(y[k, 0]) for k in range(m1)], [_f(w[j, 0]) for j in range(m1)], chosen
+        return [to_fraction(y[k, 0]) for k in range(m1)], [to_fraction(w[j, 0]) for j in range(m1)], chosen
 
     def _rank(self, pts: Sequence[Fraction]) -> int:
         import flint
@@ -496,14 +465,8 @@ class _ColumnGeneration:
         return M.rank()
 
 
-def _q(v: Fraction) -> Any:
-    import flint
-
-    return flint.fmpq(v.numerator, v.denominator)
 
 
-def _f(v: Any) -> Fraction:
-    return Fraction(int(v.p), int(v.q))
 
 
 def _exact_primal(
@@ -519,15 +482,15 @@ def _exact_primal(
 
     m1 = cg.m + 1
     problem = cg.problem
-    tau = flint.fmpq_mat(m1, 1, [_q(t) for t in cg.tau_exact])
+    tau = flint.fmpq_mat(m1, 1, [to_fmpq(t) for t in cg.tau_exact])
     pivots = 0
     while True:
         cols = [cg.pb.values_exact(x) for x in basis]
         B = flint.fmpq_mat(m1, m1, [cols[j][k] for k in range(m1) for j in range(m1)])
         w = B.solve(tau)
         yv = B.transpose().solve(flint.fmpq_mat(m1, 1, [int(cg.event.indicator(x)) for x in basis]))
-        y = [_f(yv[k, 0]) for k in range(m1)]
-        wf = [_f(w[j, 0]) for j in range(m1)]
+        y = [to_fraction(yv[k, 0]) for k in range(m1)]
+        wf = [to_fraction(w[j, 0]) for j in range(m1)]
         if pivots >= max_pivots:
             return y, wf, basis, pivots
         ver = slack_minimum(cg.u_monomial(y), "monomial", cg.amap, problem.support, problem.event, "upper")
@@ -587,7 +550,7 @@ def solve_upper(problem: MomentProblem, formulation: str, opts: Mapping[str, Any
             cert2, _ = certify(ds.u_monomial(st.y), "upper", problem, basis="monomial",
                                allow_shift=False, how_prefix="exact-rational")
             if cert2.verified and cert2.value <= cert.value:
-                cert, w = cert2, [_f(v) for v in st.w]
+                cert, w = cert2, [to_fraction(v) for v in st.w]
         if cert.verified:
             sharp = all(v >= 0 for v in w)
             status = Status.OPTIMAL if sharp else Status.VALID
@@ -638,9 +601,9 @@ def _exact_dual_finish(problem: MomentProblem, opts: Mapping[str, Any]) -> SideR
     law: the optimal weights span more orders of magnitude than a float LP resolves).
     ``None`` when the event or support admits no such start.
     """
-    from .prekopa import _TAILS, PrekopaMethod, dual_simplex_upper, structured_start_basis
+    from .prekopa import TAIL_EVENTS, PrekopaMethod, dual_simplex_upper, structured_start_basis
 
-    if not problem.support.is_discrete or problem.event.kind not in _TAILS:
+    if not problem.support.is_discrete or problem.event.kind not in TAIL_EVENTS:
         return None
     if (problem.support.size or 0) < problem.order + 1:
         return None
@@ -710,7 +673,7 @@ _LP_OPTIONS: dict[str, Any] = {
     "exact": True,
     "exact_rounds": 8,
     "exact_pivots": 200,
-    "initial_points": 64,
+    "initial_points": INITIAL_COLUMNS,
     "dense_limit": 4096,
     "highs_options": {},
     "basis": "auto",

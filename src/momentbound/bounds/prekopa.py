@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from momentbound.errors import InfeasibleMoments, InvalidArgument, SolverFailed
+from momentbound.rational import to_fmpq, to_fraction
 
 from .basis import PolyBasis, choose_basis
 from .certificate import certify, slack_minimum
@@ -59,17 +60,11 @@ from .result import BoundResult, Certificate, Diagnostics, Kind, Status, round_d
 __all__ = ["PrekopaMethod", "DualSimplex", "structured_start_basis", "continuous_start_bases", "dual_simplex_upper",
            "exact_feasibility"]
 
-_TAILS = (EventKind.GT, EventKind.GE, EventKind.LT, EventKind.LE)
+TAIL_EVENTS = (EventKind.GT, EventKind.GE, EventKind.LT, EventKind.LE)
 
 
-def _q(v: Fraction) -> Any:
-    import flint
-
-    return flint.fmpq(v.numerator, v.denominator)
 
 
-def _f(v: Any) -> Fraction:
-    return Fraction(int(v.p), int(v.q))
 
 
 class _DiscreteSupport:
@@ -110,13 +105,13 @@ def _canonical_nodes(problem: MomentProblem, thr: Fraction, end: Fraction | None
     nu = [sum((c * mu[i + k] for i, c in enumerate(w)), Fraction(0)) for k in range(2 * n)]
     import flint
 
-    M = flint.fmpq_mat(n, n, [_q(nu[i + j]) for j in range(n) for i in range(n)])
-    rhs = flint.fmpq_mat(n, 1, [_q(-nu[n + j]) for j in range(n)])
+    M = flint.fmpq_mat(n, n, [to_fmpq(nu[i + j]) for j in range(n) for i in range(n)])
+    rhs = flint.fmpq_mat(n, 1, [to_fmpq(-nu[n + j]) for j in range(n)])
     try:
         r = M.solve(rhs)
     except ZeroDivisionError:
         return []
-    coeffs = [float(_f(r[i, 0])) for i in range(n)] + [1.0]
+    coeffs = [float(to_fraction(r[i, 0])) for i in range(n)] + [1.0]
     roots = np.roots(coeffs[::-1])
     real = roots[np.abs(roots.imag) < 1e-9].real
     return sorted(float(amap.from_unit(Fraction(float(u)))) for u in real)
@@ -219,13 +214,13 @@ def _quasi_orthogonal_nodes(vmom: Sequence[Fraction], fixed: Sequence[Fraction],
     for f in fixed:
         w = [(w[i - 1] if i > 0 else 0) - f * (w[i] if i < len(w) else 0) for i in range(len(w) + 1)]
     nu = [sum((c * vmom[i + k] for i, c in enumerate(w)), Fraction(0)) for k in range(2 * n)]
-    M = flint.fmpq_mat(n, n, [_q(nu[i + j]) for j in range(n) for i in range(n)])
-    rhs = flint.fmpq_mat(n, 1, [_q(-nu[n + j]) for j in range(n)])
+    M = flint.fmpq_mat(n, n, [to_fmpq(nu[i + j]) for j in range(n) for i in range(n)])
+    rhs = flint.fmpq_mat(n, 1, [to_fmpq(-nu[n + j]) for j in range(n)])
     try:
         r = M.solve(rhs)
     except ZeroDivisionError:
         return None
-    coeffs = np.array([float(_f(r[i, 0])) for i in range(n)] + [1.0])
+    coeffs = np.array([float(to_fraction(r[i, 0])) for i in range(n)] + [1.0])
     if not np.all(np.isfinite(coeffs)):
         return None
     roots = np.polynomial.polynomial.polyroots(coeffs)
@@ -340,7 +335,7 @@ class DualSimplex:
         self.m = problem.order
         self.amap, _ = problem.affine_to_unit()
         self.pb = basis if basis is not None else choose_basis(problem)
-        self.tau = [_q(t) for t in self.pb.moments]
+        self.tau = [to_fmpq(t) for t in self.pb.moments]
         self.event = problem.event
         self.dense_limit = dense_limit
         self.pivots = 0
@@ -354,7 +349,7 @@ class DualSimplex:
 
     def u_monomial(self, y: Sequence[Any]) -> tuple[Fraction, ...]:
         """Exact monomial coefficients in the problem's ``u`` of the dual polynomial."""
-        return self.pb.monomial_in([_f(v) if not isinstance(v, Fraction) else v for v in y],
+        return self.pb.monomial_in([to_fraction(v) if not isinstance(v, Fraction) else v for v in y],
                                    self.amap.shift, self.amap.scale)
 
     def _matrix(self, basis: Sequence[Fraction]) -> Any:
@@ -389,8 +384,8 @@ class DualSimplex:
         """The polynomial ``sum_k c_k phi_k`` as an exact ``fmpq_poly`` in ``x`` itself."""
         import flint
 
-        mono = self.pb.monomial_in([_f(v) if not isinstance(v, Fraction) else v for v in coeffs], Fraction(0), Fraction(1))
-        return flint.fmpq_poly([_q(c) for c in mono])
+        mono = self.pb.monomial_in([to_fraction(v) if not isinstance(v, Fraction) else v for v in coeffs], Fraction(0), Fraction(1))
+        return flint.fmpq_poly([to_fmpq(c) for c in mono])
 
     def _dense_ratio(
         self, y_x: Any, L_x: Any, lo: int, hi: int, target: int, basis: set[Fraction]
@@ -417,8 +412,8 @@ class DualSimplex:
         """Candidate entering points of a long integer piece: ends, floor/ceiling of the real
         critical points of the ratio and of the roots of ``L``, neighbours of basis points."""
         pb = self.pb
-        yf = np.array([float(_f(v)) for v in y])
-        Lf = np.array([float(_f(v)) for v in L])
+        yf = np.array([float(to_fraction(v)) for v in y])
+        Lf = np.array([float(to_fraction(v)) for v in L])
         lo, hi = int(piece.lo), int(piece.hi)
         out: set[Fraction] = {Fraction(lo), Fraction(hi)}
         d = yf.copy()
@@ -457,10 +452,10 @@ class DualSimplex:
             nonlocal best
             if x in basis:
                 return
-            lv = L_x(_q(x))
+            lv = L_x(to_fmpq(x))
             if lv >= 0:
                 return
-            ratio = (y_x(_q(x)) - int(self.event.indicator(x))) / (-lv)
+            ratio = (y_x(to_fmpq(x)) - int(self.event.indicator(x))) / (-lv)
             if best is None or ratio < best[0] or (ratio == best[0] and x < best[1]):
                 best = (ratio, x)
 
@@ -517,7 +512,7 @@ class DualSimplex:
                 raise InfeasibleMoments(
                     f"no distribution on the discrete support {self.problem.support} has these moments: "
                     f"the Lagrange polynomial of the basis point {st.basis[r]} is >= 0 on the whole support "
-                    f"but its expectation is the negative weight {float(_f(st.w[r])):.3g} "
+                    f"but its expectation is the negative weight {float(to_fraction(st.w[r])):.3g} "
                     "(an exactly verified Farkas certificate)",
                     condition="discrete-support",
                 )
@@ -552,7 +547,7 @@ def _refine_basis(
     """
     pb = ds.pb
     basis = sorted(st.basis)
-    y = np.array([float(_f(v)) for v in st.y])
+    y = np.array([float(to_fraction(v)) for v in st.y])
     dy = pb.der(y)
     cpieces = ds.pieces or ()
     fpieces = fine.event.pieces(fine.support)
@@ -610,7 +605,7 @@ def _continuous_start(ds: DualSimplex, problem: MomentProblem) -> list[Fraction]
             st = ds.state(basis)
         except ZeroDivisionError:
             continue
-        value = sum((_f(w) for w, x in zip(st.w, basis) if problem.event.indicator(x)), Fraction(0))
+        value = sum((to_fraction(w) for w, x in zip(st.w, basis) if problem.event.indicator(x)), Fraction(0))
         scored.append((not all(w >= 0 for w in st.w), value, basis))
     scored.sort(key=lambda t: (t[0], t[1]))
     for _, _, basis in scored:
@@ -774,7 +769,7 @@ class PrekopaMethod(BoundMethod):
     def applies(self, problem: MomentProblem) -> str | None:
         if not problem.support.is_discrete:
             return "Prekopa's method is for discrete supports (grid or finite set)"
-        if problem.event.kind not in _TAILS:
+        if problem.event.kind not in TAIL_EVENTS:
             return "Prekopa's structures are for tail events (gt, ge, lt, le)"
         if problem.support.size < problem.order + 1:  # type: ignore[operator]
             return f"the support has fewer than m + 1 = {problem.order + 1} points"

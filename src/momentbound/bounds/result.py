@@ -4,56 +4,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import Enum
 from fractions import Fraction
 from typing import Any
+
+from momentbound.core import Kind, Status
+from momentbound.intervals import Enclosure
 
 from .problem import AffineMap
 
 __all__ = ["Kind", "Status", "Certificate", "Diagnostics", "BoundResult", "round_up", "round_down"]
-
-
-class Kind(Enum):
-    """What a result's numbers are."""
-
-    BOUND = "bound"  # guaranteed bounds
-    APPROXIMATION = "approximation"  # e.g. Gram-Charlier series: no guarantee
-    ESTIMATE = "estimate"  # Monte Carlo, with a confidence level
-    EXACT = "exact"  # the true value
-
-
-_STATUS_MESSAGES = {
-    "OPTIMAL": "sharp: verified certificate and a matching feasible distribution (exact arithmetic)",
-    "VALID": "valid: certificate verified on the whole support, sharpness not proven",
-    "SHIFTED": "valid: certificate repaired by shifting its constant term to the verified value",
-    "UNVERIFIED": "not proven: the certificate could not be verified; not a guaranteed bound",
-    "APPROXIMATE": "approximation without guarantee",
-    "ESTIMATED": "Monte Carlo estimate with a confidence interval",
-    "EXACT": "exact value",
-    "FAILED": "the method failed; see the message",
-}
-
-
-class Status(Enum):
-    """Outcome of a bound computation; ``.message`` explains each member."""
-
-    OPTIMAL = "optimal"
-    VALID = "valid"
-    SHIFTED = "shifted"
-    UNVERIFIED = "unverified"
-    APPROXIMATE = "approximate"
-    ESTIMATED = "estimated"
-    EXACT = "exact"
-    FAILED = "failed"
-
-    @property
-    def message(self) -> str:
-        return _STATUS_MESSAGES[self.name]
-
-    @property
-    def is_proven(self) -> bool:
-        """Whether numbers with this status are mathematically guaranteed."""
-        return self in (Status.OPTIMAL, Status.VALID, Status.SHIFTED, Status.EXACT)
 
 
 def round_up(value: Fraction | float) -> float:
@@ -141,7 +100,7 @@ class Diagnostics:
 
 
 @dataclass(frozen=True)
-class BoundResult:
+class BoundResult(Enclosure):
     """Lower and upper bounds (or an approximation / estimate / exact value) of ``P(E)``.
 
     ``lower`` and ``upper`` are floats rounded outward from the exact values
@@ -165,8 +124,9 @@ class BoundResult:
     confidence: float | None = None
 
     @property
-    def width(self) -> float:
-        return self.upper - self.lower
+    def estimate(self) -> float | None:
+        """The point value of an approximation or exact result (``lower == upper``), else ``None``."""
+        return self.lower if self.lower == self.upper else None
 
     def contains(self, value: float | Fraction, tol: float = 0.0) -> bool:
         """Whether ``lower - tol <= value <= upper + tol``."""

@@ -11,9 +11,8 @@ Two intervals are reported for the hit fraction ``p_hat`` of ``n`` draws:
   (the default for ``lower``/``upper``).
 
 Results have kind ESTIMATE: they hold with the stated confidence, not with certainty.
-The naive Bayes statistic ``Z_x`` is evaluated vectorised from the count array by
-:func:`naive_bayes_z` (the same polynomial as
-:func:`momentbound.model.statistics.naive_bayes_statistic`).
+A problem's statistic is drawn by its ``statistic_sampler`` (for the naive Bayes statistic:
+:func:`momentbound.model.z_sampler.naive_bayes_sampler`).
 
 References
 ----------
@@ -24,7 +23,7 @@ Biometrika 26 (1934).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,8 +38,6 @@ from .result import BoundResult, Diagnostics, Kind, Status
 __all__ = [
     "SamplingEstimate",
     "SamplingMethod",
-    "naive_bayes_z",
-    "naive_bayes_sampler",
     "estimate_probability",
     "clopper_pearson",
     "chebyshev_interval",
@@ -164,71 +161,6 @@ def event_mask(event: Event, values: np.ndarray) -> np.ndarray:
     return inside if k is EventKind.BETWEEN else ~inside
 
 
-def naive_bayes_z(model: Any, counts: np.ndarray, x: Sequence[int] | int, classes: Sequence[int] = (0, 1)) -> np.ndarray:
-    """``Z_x^{k,l}`` for every row of ``counts`` (shape ``(draws, n_cells)``), exact integers.
-
-    ``Z = N_l^(d-1) prod_j N^j_{x^j,k} - N_k^(d-1) prod_j N^j_{x^j,l}`` (docs/mathematics.md,
-    section 'The decision statistic Z').
-    Uses int64 when ``N^(2d-1)`` fits, Python integers otherwise.
-
-    Example
-    -------
-    >>> from momentbound.model import equal_cells_model
-    >>> naive_bayes_z(equal_cells_model((2, 2)), np.array([[1, 0, 0, 0, 0, 0, 0, 0]]), (0, 0)).tolist()
-    [0]
-    """
-    xt = model.check_input(x)
-    k, l = (int(c) for c in classes)
-    if k == l or not (0 <= k < model.n_classes and 0 <= l < model.n_classes):
-        raise InvalidArgument(f"classes must be two different class indices in 0..{model.n_classes - 1}, got {classes!r}")
-    c = np.asarray(counts)
-    if c.ndim != 2 or c.shape[1] != model.n_cells:
-        raise InvalidArgument(f"counts must have shape (draws, {model.n_cells}), got {c.shape}")
-    d = model.d
-    N = int(c[0].sum()) if len(c) else 0
-    big = N > 0 and (2 * d - 1) * math.log2(max(N, 2)) + 2 > 62
-    arr = c.astype(object) if big else c.astype(np.int64)
-    cube = arr.reshape((len(c),) + tuple(model.arities) + (model.n_classes,))
-    axes = tuple(range(1, d + 1))
-
-    def agree(j: int, cls: int) -> np.ndarray:
-        sl = cube[(slice(None),) + tuple(xt[j] if i == j else slice(None) for i in range(d)) + (cls,)]
-        return sl.reshape(len(c), -1).sum(axis=1)
-
-    n_k = cube[..., k].sum(axis=axes)
-    n_l = cube[..., l].sum(axis=axes)
-    prod_k = np.ones(len(c), dtype=arr.dtype)
-    prod_l = np.ones(len(c), dtype=arr.dtype)
-    for j in range(d):
-        prod_k = prod_k * agree(j, k)
-        prod_l = prod_l * agree(j, l)
-    return n_l ** (d - 1) * prod_k - n_k ** (d - 1) * prod_l
-
-
-def naive_bayes_sampler(model: Any, N: int, x: Sequence[int] | int, classes: Sequence[int] = (0, 1)) -> Callable[[np.random.Generator, int], np.ndarray]:
-    """A ``(rng, size) -> samples of Z_x`` callable for :attr:`MomentProblem.statistic_sampler`.
-
-    Count tables are drawn with ``rng.multinomial(N, p, size)`` (no datasets are generated).
-
-    Example
-    -------
-    >>> from momentbound.model import equal_cells_model
-    >>> s = naive_bayes_sampler(equal_cells_model((2, 2)), 10, (0, 0))
-    >>> s(np.random.default_rng(0), 5).shape
-    (5,)
-    """
-    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 0:
-        raise InvalidArgument(f"N must be a non-negative integer, got {N!r}")
-    model.check_input(x)
-    probs = np.array([float(p) for p in model.cells])
-    probs = probs / probs.sum()
-
-    def sample(rng: np.random.Generator, size: int) -> np.ndarray:
-        return naive_bayes_z(model, rng.multinomial(int(N), probs, size=int(size)), x, classes)
-
-    return sample
-
-
 @dataclass(frozen=True)
 class SamplingEstimate:
     """Hit count of the event in ``draws`` samples and both confidence intervals."""
@@ -279,7 +211,7 @@ def estimate_probability(
 class SamplingMethod(BoundMethod):
     """Monte Carlo estimate with a confidence interval (paper's RS; kind ESTIMATE).
 
-    Needs ``problem.statistic_sampler`` (e.g. :func:`naive_bayes_sampler`).
+    Needs ``problem.statistic_sampler`` (e.g. :func:`momentbound.model.z_sampler.naive_bayes_sampler`).
 
     Options
     -------
@@ -295,6 +227,7 @@ class SamplingMethod(BoundMethod):
     Example
     -------
     >>> from momentbound.model import equal_cells_model
+    >>> from momentbound.model.z_sampler import naive_bayes_sampler
     >>> from momentbound.bounds import MomentProblem, Support, Event, bound
     >>> p = MomentProblem((1,), Support.grid(-147, 147), Event.gt(0),
     ...                   statistic_sampler=naive_bayes_sampler(equal_cells_model((2, 2)), 10, (0, 0)))

@@ -34,7 +34,6 @@ optimization approach", SIAM J. Optim. 15 (2005); Dhurandhar & Dobra, Section 7.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -45,117 +44,31 @@ from numpy.polynomial import chebyshev as _cheb
 from momentbound.errors import InvalidArgument, SolverFailed
 from momentbound.quiet import quiet_native_output
 
+from .pieces import SOSSolution, UnitPiece, chebyshev_nodes, markov_lukacs_blocks, piece_variable, unit_pieces
 from .problem import MomentProblem, SupportKind
 from .registry import BoundMethod, register
 from .result import BoundResult, Diagnostics, Kind, Status, round_down, round_up
 
 __all__ = ["SDPMethod", "UnitPiece", "unit_pieces", "sos_dual"]
 
-_INF = math.inf
 #: constant added to the solver's polynomial before verification (its feasibility is ~tol)
 MARGIN = 1e-9
 
 
-@dataclass(frozen=True)
-class UnitPiece:
-    """A closed piece ``[a, b]`` of the scaled support (``-inf``/``inf`` for unbounded ends)
-    on which the event indicator equals ``target``; ``step`` is the grid spacing in ``u``
-    (0 for a continuum), used by the exchange methods to stay on the grid."""
-
-    a: float
-    b: float
-    target: int
-    step: float = 0.0
-
-
-def unit_pieces(problem: MomentProblem, *, relax_finite: bool = True) -> tuple[UnitPiece, ...]:
-    """The pieces of constant indicator of ``problem``'s support, in the scaled variable ``u``.
-
-    Grid pieces keep their integer ends (the event boundary moves to the neighbouring
-    integers) and their spacing ``step``; continuum pieces are closed (closures); a finite
-    support is split into the hulls of its runs of points with the same indicator.
-
-    Example
-    -------
-    >>> from momentbound.bounds.problem import Event, Support
-    >>> p = MomentProblem((1, 0, 1), Support.grid(-2, 2), Event.gt(0))
-    >>> [(q.a, q.b, q.target) for q in unit_pieces(p)]
-    [(-1.0, 0.0, 0), (0.5, 1.0, 1)]
-    """
-    amap, _ = problem.affine_to_unit()
-    sup = problem.support
-    out: list[UnitPiece] = []
-    if sup.kind is SupportKind.FINITE:
-        if not relax_finite:
-            raise InvalidArgument("finite supports are handled point by point")
-        runs: list[list[Any]] = []
-        for x in sup.points:  # type: ignore[union-attr]
-            t = int(problem.event.indicator(x))
-            if runs and runs[-1][2] == t:
-                runs[-1][1] = x
-            else:
-                runs.append([x, x, t])
-        for lo, hi, t in runs:
-            out.append(UnitPiece(float(amap.to_unit(lo)), float(amap.to_unit(hi)), t))
-        return tuple(out)
-    step = float(1 / amap.scale) if sup.kind is SupportKind.GRID else 0.0
-    for piece in problem.event.pieces(sup):
-        a = -_INF if piece.lo is None else float(amap.to_unit(piece.lo))
-        b = _INF if piece.hi is None else float(amap.to_unit(piece.hi))
-        out.append(UnitPiece(a, b, piece.target, step if piece.integer else 0.0))
-    return tuple(out)
-
-
 # ----------------------------------------------------------------------------- conic data
-def _nodes(m: int, a: float, b: float) -> np.ndarray:
-    """``m + 1`` distinct interpolation nodes on the piece: Chebyshev extrema of ``[a, b]``;
-    for unbounded pieces, extrema of a window of width 4 starting at the finite end."""
-    theta = np.pi * np.arange(m + 1) / max(m, 1)
-    t = np.cos(theta) if m > 0 else np.zeros(1)
-    if math.isinf(a) and math.isinf(b):
-        return 2.0 * t
-    if math.isinf(a):
-        return b - 2.0 + 2.0 * t
-    if math.isinf(b):
-        return a + 2.0 + 2.0 * t
-    return (a + b) / 2 + (b - a) / 2 * t
-
-
-def _local(u: np.ndarray, a: float, b: float) -> np.ndarray:
-    """The Gram basis variable: the piece mapped onto ``[-1, 1]`` (identity if unbounded)."""
-    if math.isinf(a) or math.isinf(b):
-        return u
-    return (2 * u - a - b) / (b - a)
-
-
 def _gram_rows(size: int, nodes: np.ndarray, a: float, b: float, weight: np.ndarray) -> np.ndarray:
     """Rows ``j``: coefficients of ``svec(Q)`` in ``weight(u_j) * v(u_j)^T Q v(u_j)``.
 
     ``v_i = T_i(L(u))`` is the Chebyshev basis of the piece; ``svec`` is Clarabel's scaled
     upper triangle (column major, off-diagonals times sqrt 2).
     """
-    v = _cheb.chebvander(_local(nodes, a, b), size - 1)
+    v = _cheb.chebvander(piece_variable(nodes, a, b), size - 1)
     w = _cheb.chebval(nodes, weight)
     cols = []
     for j in range(size):
         for i in range(j + 1):
             cols.append(w * v[:, i] * v[:, j] * (1.0 if i == j else math.sqrt(2.0)))
     return np.array(cols).T
-
-
-def _blocks(m: int, a: float, b: float) -> list[tuple[int, np.ndarray]]:
-    """(Gram size, weight) pairs of the Markov-Lukacs representation on the piece ``[a, b]``."""
-    lin_a = np.array([-a, 1.0]) if not math.isinf(a) else None  # u - a
-    lin_b = np.array([b, -1.0]) if not math.isinf(b) else None  # b - u
-    one = np.array([1.0])
-    if lin_a is None and lin_b is None:
-        return [(m // 2 + 1, one)]
-    if lin_a is None or lin_b is None:
-        lin = lin_a if lin_a is not None else lin_b
-        return [(m // 2 + 1, one), ((m - 1) // 2 + 1, lin)]  # type: ignore[list-item]
-    if m % 2 == 0:
-        return [(m // 2 + 1, one), (m // 2, _cheb.chebmul(lin_a, lin_b))]
-    return [((m - 1) // 2 + 1, lin_a), ((m - 1) // 2 + 1, lin_b)]
 
 
 @lru_cache(maxsize=256)
@@ -176,8 +89,8 @@ def _structure(m: int, pieces: tuple[tuple[float, float], ...]) -> tuple[Any, li
         if a == b:
             points.append((pi, a))
             continue
-        node_sets[pi] = _nodes(m, a, b)
-        for size, weight in _blocks(m, a, b):
+        node_sets[pi] = chebyshev_nodes(m, a, b)
+        for size, weight in markov_lukacs_blocks(m, a, b):
             if size > 0:
                 blocks.append((pi, size, _gram_rows(size, node_sets[pi], a, b, weight)))
     widths = [blk[2].shape[1] for blk in blocks]
@@ -215,16 +128,6 @@ _CLARABEL_OK = {"Solved", "AlmostSolved", "optimal"}  # (the last: cvxpy's name,
 # statuses whose (finite) iterate is still worth verifying as a candidate certificate
 _CANDIDATE_OK = {"NumericalError", "MaxIterations", "MaxTime", "InsufficientProgress", "AlmostSolved",
                  "optimal_inaccurate", "user_limit"}
-
-
-@dataclass(frozen=True)
-class SOSSolution:
-    """Candidate dual polynomial from the conic solver (floating point, unverified)."""
-
-    coefficients: tuple[float, ...]
-    objective: float
-    solver_status: str
-    iterations: int
 
 
 def sos_dual(

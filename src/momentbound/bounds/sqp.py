@@ -37,10 +37,11 @@ from numpy.polynomial import chebyshev as _cheb
 from momentbound.errors import SolverFailed
 from momentbound.quiet import quiet_native_output
 
-from .problem import MomentProblem, SupportKind
+from .pieces import UnitPiece, bounded_support_reason, discrete_pieces, grid_neighbours, initial_points
+from .problem import MomentProblem
 from .registry import BoundMethod, register
 from .result import BoundResult, Diagnostics, Kind
-from .sdp import UnitPiece, assemble, certified_side, tol_and_max_iter, unit_pieces
+from .sdp import assemble, certified_side, tol_and_max_iter
 
 __all__ = ["SQPMethod", "piece_candidates", "local_minima", "ExchangeResult", "exchange_dual"]
 
@@ -61,16 +62,6 @@ _HIGHS_LADDER = (
 MARGIN = 1e-12
 
 
-def _on_grid(points: np.ndarray, piece: UnitPiece) -> np.ndarray:
-    """The grid points of ``piece`` next to each of ``points`` (floor and ceiling)."""
-    if piece.step <= 0 or points.size == 0:
-        return points
-    n = round((piece.b - piece.a) / piece.step)
-    k = np.floor((points - piece.a) / piece.step)
-    ks = np.clip(np.concatenate([k, k + 1]), 0, n)
-    return piece.a + ks * piece.step
-
-
 def critical_points(coefficients: np.ndarray) -> np.ndarray:
     """Real roots of ``p'`` (floating point; exact checks happen in the verifier)."""
     y = np.trim_zeros(np.asarray(coefficients, dtype=float), "b")
@@ -86,7 +77,7 @@ def candidates_from_roots(real: np.ndarray, piece: UnitPiece) -> np.ndarray:
     if piece.a == piece.b:
         return np.array([piece.a])
     inside = real[(real > piece.a) & (real < piece.b)]
-    cands = np.concatenate([[piece.a, piece.b], _on_grid(inside, piece)])
+    cands = np.concatenate([[piece.a, piece.b], grid_neighbours(inside, piece)])
     return np.unique(cands) if piece.step > 0 else cands
 
 
@@ -108,15 +99,6 @@ def local_minima(coefficients: np.ndarray, piece: UnitPiece, offset: float) -> t
     """Candidate points of ``piece`` and the slack ``p(u) - offset`` there."""
     u = piece_candidates(coefficients, piece)
     return u, _cheb.chebval(u, np.asarray(coefficients, dtype=float)) - offset
-
-
-def _initial_points(piece: UnitPiece, m: int) -> np.ndarray:
-    if piece.a == piece.b:
-        return np.array([piece.a])
-    k = 2 * m + 2
-    t = np.cos(np.pi * (np.arange(k) + 0.5) / k)
-    pts = np.concatenate([[piece.a, piece.b], (piece.a + piece.b) / 2 + (piece.b - piece.a) / 2 * t])
-    return np.unique(_on_grid(pts, piece))
 
 
 @dataclass(frozen=True)
@@ -165,7 +147,7 @@ def _exchange(
 ) -> ExchangeResult:
     c = np.asarray(cheb_moments, dtype=float)
     m = len(c) - 1
-    base_u = [_initial_points(pc, m) for pc in pieces]
+    base_u = [initial_points(pc, m) for pc in pieces]
     base = (np.concatenate(base_u), np.concatenate([np.full(len(p), off) for p, off in zip(base_u, offsets)]))
     extra_u = np.zeros(0)  # exchanged points: only the active ones are kept (keeps the LP well posed)
     extra_r = np.zeros(0)
@@ -304,12 +286,6 @@ def _solve_lp(c: np.ndarray, V: np.ndarray, R: np.ndarray, m: int, box: float = 
     return None
 
 
-def _check_common(problem: MomentProblem) -> str | None:
-    if not problem.support.is_bounded:
-        return "needs a bounded support (grid, finite or interval); use 'sdp' or 'closed-form' on the real line"
-    return None
-
-
 @register
 class SQPMethod(BoundMethod):
     """Exchange / sequential-LP solution of the semi-infinite dual, certified.
@@ -335,7 +311,7 @@ class SQPMethod(BoundMethod):
     options = {"tol": 1e-9, "max_iter": 100, "solver": None}
 
     def applies(self, problem: MomentProblem) -> str | None:
-        return _check_common(problem)
+        return bounded_support_reason(problem)
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:
         tol, max_iter = tol_and_max_iter(options)
@@ -345,7 +321,7 @@ class SQPMethod(BoundMethod):
 
             solver = check_solver(options["solver"])
         c = np.array([float(v) for v in problem.chebyshev_moments()])
-        pieces = _discrete_pieces(problem)
+        pieces = discrete_pieces(problem)
         sides: dict[str, tuple[Any, bool]] = {}
         iters, npts, notes, states = 0, 0, [], []
         for side in ("upper", "lower"):
@@ -363,15 +339,3 @@ class SQPMethod(BoundMethod):
         diag = Diagnostics(solver="highs-exchange" if solver is None else f"cvxpy:{solver}-exchange",
                            solver_status="/".join(states), iterations=iters, columns=npts, notes=tuple(notes))
         return assemble(problem, self.name, sides, diag)
-
-
-def _discrete_pieces(problem: MomentProblem) -> tuple[UnitPiece, ...]:
-    """Pieces for the exchange methods: a finite support becomes one point-piece per point
-    (exact), other supports use :func:`unit_pieces` (grids keep their spacing)."""
-    if problem.support.kind is SupportKind.FINITE:
-        amap, _ = problem.affine_to_unit()
-        return tuple(
-            UnitPiece(float(amap.to_unit(x)), float(amap.to_unit(x)), int(problem.event.indicator(x)))
-            for x in problem.support.points  # type: ignore[union-attr]
-        )
-    return unit_pieces(problem)

@@ -76,7 +76,7 @@ def _row(result: Any) -> dict[str, Any]:
 def _model_problem(model: Any, N: int, x: tuple[int, ...], order: int, ev: Any) -> Any:
     """MomentProblem for Z_x of a naive Bayes model, with a sampler for the sampling method."""
     from momentbound.bounds import MomentProblem, Support
-    from momentbound.bounds.sampling import naive_bayes_sampler
+    from momentbound.model.z_sampler import naive_bayes_sampler
     from momentbound.model.statistics import naive_bayes_statistic
     from momentbound.moments.core import raw_moments
 

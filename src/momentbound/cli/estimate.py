@@ -122,7 +122,7 @@ def check_seed(backend: str, seed: int | None) -> None:
 
 def build_backend(backend: str, seed: int | None) -> Any:
     """The backend object for a name (checked now, before any work), seeded when --seed is given."""
-    from momentbound.estimators.moments import resolve_backend
+    from momentbound.estimators.from_predictions import resolve_backend
 
     check_seed(backend, seed)
     if backend == "montecarlo":

@@ -29,7 +29,7 @@ from momentbound.splitters.bootstrap import (
     Resubstitution,
     bootstrap_extra_variance,
 )
-from momentbound.estimators.moments import (
+from momentbound.estimators.from_predictions import (
     COVARIANCE_RULES,
     EstimatorMoments,
     MomentEngine,
@@ -37,6 +37,7 @@ from momentbound.estimators.moments import (
     make_engine,
 )
 from momentbound.estimators.montecarlo import MonteCarloMoments, monte_carlo_moments
+from momentbound.estimators.results import ErrorMoments
 from momentbound.estimators.coverage import CoverageResult, interval_coverage  # noqa: E402
 from momentbound.estimators.comparison import ComparisonResult, compare_classifiers  # noqa: E402
 from momentbound.estimators.symmetry import input_symmetries
@@ -68,6 +69,7 @@ __all__ = [
     "Approximation",
     "EstimatorAccuracy",
     "estimator_accuracy",
+    "ErrorMoments",
     "EstimatorMoments",
     "Interval",
     "MomentEngine",

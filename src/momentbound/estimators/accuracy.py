@@ -213,7 +213,7 @@ def _corr(cov: Any, a: Any, b: Any) -> float | None:
 
 
 def _exact(model: CellModel, N: int, estimator: Estimator, classifier: Any, engine: Any) -> dict[str, Any]:
-    from momentbound.estimators.moments import make_engine
+    from momentbound.estimators.from_predictions import make_engine
 
     if engine is None:
         engine = make_engine(model, classifier=classifier, backend="exact")

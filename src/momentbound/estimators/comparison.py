@@ -42,7 +42,7 @@ from momentbound.estimators.coverage import (
 from momentbound.estimators.montecarlo import MIN_DRAWS
 from momentbound.intervals import Interval
 from momentbound.model.cells import CellModel
-from momentbound.splitters.repeated import _tables
+from momentbound.splitters.repeated import fold_count_tables
 
 __all__ = ["COMPARISON_TESTS", "MCNEMAR_VARIANTS", "ComparisonResult", "SubsetNaiveBayes",
            "compare_classifiers", "mcnemar_rejects"]
@@ -242,7 +242,7 @@ def _five_by_two(model: CellModel, p: np.ndarray, A: SubsetNaiveBayes, B: Subset
     w = np.asarray(p).reshape(-1, model.n_classes)
     err = (w.sum(axis=1, keepdims=True) - w).ravel()  # P[X = x, Y != y] per cell
     for i in range(5):
-        both = _tables(cells, rng.permuted(np.tile(first, (draws, 1)), axis=1), 2, C)
+        both = fold_count_tables(cells, rng.permuted(np.tile(first, (draws, 1)), axis=1), 2, C)
         for j in range(2):
             train, test = both[:, 1 - j], both[:, j]
             ga, gb = A.predict_tables(model, train), B.predict_tables(model, train)

@@ -39,7 +39,7 @@ from momentbound.estimators.montecarlo import TableModel, check_arguments
 from momentbound.intervals import Interval
 from momentbound.model.cells import CellModel
 from momentbound.splitters.basic import GE, HoldOut, KFold
-from momentbound.splitters.repeated import ShuffleSplit, StratifiedShuffleSplit, _redraw_unsplittable, _tables
+from momentbound.splitters.repeated import ShuffleSplit, StratifiedShuffleSplit, fold_count_tables, redraw_unsplittable
 from momentbound.splitters.stratified import StratifiedKFold, stratified_fold_tables
 
 __all__ = ["COVERAGE_METHODS", "COVERAGE_TARGETS", "CoverageResult", "interval_coverage",
@@ -224,12 +224,12 @@ def _nadeau_bengio(m: TableModel, N: int, splitter: Any, ns: int, target: str, n
     C = m.p.size
     cells = rng.choice(C, size=(draws, N), p=m.p)
     if splitter.stratified:
-        cells = _redraw_unsplittable(m, cells, N, ns, rng)
+        cells = redraw_unsplittable(m, cells, N, ns, rng)
     rates = np.empty((draws, J))
     data = None
     for j in range(J):
         labels = splitter._labels(cells % m.K, m.K, N, ns, rng)  # label 0: test, 1: train
-        both = _tables(cells, labels, 2, C)
+        both = fold_count_tables(cells, labels, 2, C)
         rates[:, j] = sampled_errors(both[:, 0], m.predictions(both[:, 1]), rng) / ns
         data = both.sum(axis=1)
     mean = rates.mean(axis=1)
@@ -291,7 +291,7 @@ def interval_coverage(
     (True, True)
     """
     from momentbound.classifiers import NaiveBayes, as_classifier
-    from momentbound.estimators.moments import estimator_moments, make_engine
+    from momentbound.estimators.from_predictions import estimator_moments, make_engine
     from momentbound.exact.shuffle_split import shuffle_split_ge_joint
     from momentbound.exact.stratified import stratified_ge_joint
 

@@ -51,6 +51,7 @@ from momentbound.splitters.basic import (  # KFold, LeaveOneOut: used by the doc
     LeaveOneOut,
     check_model_and_estimator,
 )
+from momentbound.estimators.results import ErrorMoments
 from momentbound.intervals import Interval
 from momentbound.model.cells import CellModel
 
@@ -90,11 +91,11 @@ class _IidFolds:
         return np.stack([self.model.draw(rng, s, (r,)) for s in self.sizes], axis=1)
 
 
-@dataclass(frozen=True)
-class MonteCarloMoments:
+@dataclass(frozen=True, kw_only=True)
+class MonteCarloMoments(ErrorMoments):
     """Monte Carlo moments of an error estimator (frozen result of :func:`monte_carlo_moments`).
 
-    Same field names as :class:`~momentbound.estimators.EstimatorMoments`; every moment is an
+    The fields of :class:`~momentbound.estimators.results.ErrorMoments`; every moment is an
     :class:`~momentbound.estimators.Interval` ``[lower, upper]`` (confidence interval at level
     ``confidence``) carrying the point ``estimate``.
 
@@ -121,33 +122,8 @@ class MonteCarloMoments:
         of repetitions grows); ``None`` otherwise.
     """
 
-    estimator: Estimator
-    N: int
-    mean: Interval
-    variance: Interval
-    std: Interval
-    mean_plus_std: Interval
-    train_size: int
-    test_size: int | None
-    folds: int | None
-    fold_sizes: tuple[int, ...]
-    fold_variance: Interval | None
-    fold_covariance: Interval | None
-    ge_mean: Interval
-    ge_variance: Interval
-    backend: str
-    kind: Any
-    covariance: str
-    classifier: Any
-    seconds: float
     draws: int
     confidence: float
-    single_variance: Interval | None = None
-    repetition_covariance: Interval | None = None
-
-    @property
-    def is_interval(self) -> bool:
-        return True
 
 
 #: per-draw results larger than this (bytes) are refused before any work

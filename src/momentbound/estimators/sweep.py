@@ -1,6 +1,6 @@
 """Plain (single-process) sweeps of estimator moments over hold-out sizes, fold counts or N.
 
-All rows share one :class:`~momentbound.estimators.moments.MomentEngine`, so training sizes and
+All rows share one :class:`~momentbound.estimators.from_predictions.MomentEngine`, so training sizes and
 fold-size pairs that recur across the sweep are computed once (a CV sweep over ``v = 2..N``
 needs only about ``2 sqrt(N)`` distinct fold sizes).
 """
@@ -16,10 +16,10 @@ import numpy as np
 
 from momentbound.errors import InvalidArgument
 from momentbound.splitters.basic import GE, Estimator, HoldOut, KFold, LeaveOneOut, check_size
-from momentbound.estimators.moments import (
+from momentbound.estimators.from_predictions import (
     EstimatorMoments,
     MomentEngine,
-    _check_args,
+    check_arguments,
     estimator_moments,
     make_engine,
 )
@@ -121,7 +121,7 @@ def sweep(
     estimator:
         For ``over="N"``: the estimator at each size (default ``GE()``).
     classifier, backend, covariance:
-        As in :func:`~momentbound.estimators.moments.estimator_moments`.
+        As in :func:`~momentbound.estimators.from_predictions.estimator_moments`.
     progress:
         Called as ``progress(done, total)`` after each row (the CLI draws a progress bar with it).
     engine:
@@ -140,7 +140,7 @@ def sweep(
     """
     configs = sweep_estimators(over, values, N=N, estimator=estimator)
     for n, est in configs:
-        _check_args(model, est, covariance)
+        check_arguments(model, est, covariance)
     if engine is None:
         engine = make_engine(model, classifier=classifier, backend=backend)
     start = time.perf_counter()

@@ -4,8 +4,8 @@ Sits below ``momentbound.bounds`` (imports only ``model`` and ``moments``).
 
 * :class:`NaiveBayes`: the classifier, evaluated exactly from training counts.
 * :func:`z_distribution`, :func:`prob_z_positive`: the law of the two-class statistic ``Z_x``.
-* :mod:`momentbound.exact.engine` (any ``d``, ``K``, ``alpha``, tie rule; exact rationals or
-  floats), :mod:`~momentbound.exact.fast2` (two classes, vectorised) and
+* :mod:`momentbound.exact.predictions` (any ``d``, ``K``, ``alpha``, tie rule; exact rationals or
+  floats), :mod:`~momentbound.exact.two_class_predictions` (two classes, vectorised) and
   :mod:`~momentbound.exact.cross1d` (one attribute, ``alpha = 0``): prediction probabilities
   used by the ``exact`` backend of :mod:`momentbound.probability`.
 """

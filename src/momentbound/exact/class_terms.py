@@ -38,7 +38,7 @@ import numpy as np
 
 from momentbound.errors import InvalidArgument
 from momentbound.classifiers.naive_bayes import NaiveBayes
-from momentbound.exact.engine import decide_grid
+from momentbound.exact.predictions import decide_grid
 from momentbound.model.cells import CellModel
 
 __all__ = ["ClassCountTerms", "MODES"]

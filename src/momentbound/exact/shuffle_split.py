@@ -32,7 +32,7 @@ import numpy as np
 from momentbound.errors import ImpossibleSplit, InvalidArgument
 from momentbound.exact.class_terms import ClassCountTerms
 from momentbound.classifiers.naive_bayes import NaiveBayes
-from momentbound.exact.engine import class_count_splits
+from momentbound.exact.predictions import class_count_splits
 from momentbound.exact.stratified import (
     GEJoint,
     Number,

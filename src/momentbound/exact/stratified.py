@@ -39,7 +39,7 @@ import numpy as np
 from momentbound.errors import ImpossibleSplit, InvalidArgument, InvalidModel
 from momentbound.exact.class_terms import ClassCountTerms
 from momentbound.classifiers.naive_bayes import NaiveBayes
-from momentbound.exact.engine import class_count_splits
+from momentbound.exact.predictions import class_count_splits
 from momentbound.model.cells import CellModel
 from momentbound.splitters.allocation import Allocation, AllocationLaw
 

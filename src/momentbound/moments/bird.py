@@ -345,19 +345,15 @@ def bird_moments(
     >>> b.a, b.r, b.degree
     (2, 1, 4)
     """
-    from momentbound.model.statistics import _check_N
-    from momentbound.moments.core import (
-        MomentSequence,
-        _check_model,
-        _check_order,
-        _exact_joint_moments,
-        _resolve_exact,
-    )
+    from momentbound._validate import as_int
+    from momentbound.moments.arguments import check_order, check_statistic_model, resolve_exact
+    from momentbound.moments.core import exact_joint_moments
+    from momentbound.moments.sequence import MomentSequence
 
-    _check_model(stat_x, model, "stat_x")
-    _check_model(stat_y, model, "stat_y")
-    N = _check_N(N)
-    order = _check_order(order)
+    check_statistic_model(stat_x, model, "stat_x")
+    check_statistic_model(stat_y, model, "stat_y")
+    N = as_int(N, "N", minimum=0)
+    order = check_order(order)
     if isinstance(degree_cap, bool) or not isinstance(degree_cap, int) or degree_cap < 1:
         raise InvalidArgument(f"degree_cap must be a positive integer, got {degree_cap!r}")
     if a is None:
@@ -391,12 +387,12 @@ def bird_moments(
                 acc[key] = acc.get(key, 0) + c1 * c2
         powers.append(acc)
     pairs = sorted({ij for p in powers for ij in p})
-    joint = _exact_joint_moments(stat_x, stat_y, model, N, pairs)  # one engine run
+    joint = exact_joint_moments(stat_x, stat_y, model, N, pairs)  # one engine run
     values = []
     for p in powers:
         total = sum((c * joint[ij] for ij, c in p.items()), start=joint[(0, 0)] * 0)
         values.append(total)
-    ex = _resolve_exact(model, exact)
+    ex = resolve_exact(model, exact)
     vals = tuple(values) if ex else tuple(float(v) for v in values)
     return BirdMoments(
         a, r, degree, MomentSequence(vals, N, ex, f"W(a={a}, r={r})", rational=tuple(values))

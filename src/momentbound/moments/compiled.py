@@ -4,8 +4,8 @@ The derivation (powers of the statistic in its features, the block layout, the
 per-block exponent lists and the coefficient tables of the closed-form block vectors)
 depends only on the statistic and the order; it is cached. Two exact evaluators share it:
 
-* the integer plan of :mod:`momentbound.moments.fastpath` (python-flint; same mathematics
-  as :mod:`momentbound.moments.engine`, whose power-table evaluator is kept as the
+* the integer plan of :mod:`momentbound.moments.integer_plan` (python-flint; same mathematics
+  as :mod:`momentbound.moments.polynomial_expectation`, whose power-table evaluator is kept as the
   independent witness in the tests) builds ``N``-independent integer vectors per
   probability vector and caches them, so sweeps over ``N`` cost only the final sums;
 * the multimodular kernel of :mod:`momentbound.moments.modular` (numba) evaluates one new
@@ -21,11 +21,13 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Optional
 
+from momentbound._validate import as_int
 from momentbound.errors import InvalidArgument, InvalidProbability
-from momentbound.model.statistics import Exponents, Statistic, _check_N
-from momentbound.moments.engine import StatisticLayout, finish, layout, scaled_probabilities
-from momentbound.moments.fastpath import FastPlan
+from momentbound.model.statistics import Exponents, Statistic
+from momentbound.moments.integer_plan import FastPlan
 from momentbound.moments.modular import ModularPlan
+from momentbound.moments.polynomial_expectation import StatisticLayout, finish, layout, scaled_probabilities
+from momentbound.moments.sequence import MomentSequence
 
 __all__ = ["CompiledMoments", "compile_moments", "load_kernel", "KERNEL_AFTER"]
 
@@ -120,9 +122,7 @@ class CompiledMoments:
         :func:`load_kernel`), when it has paid for its loading time.
         """
         from momentbound.model.cells import parse_number
-        from momentbound.moments.core import MomentSequence
-
-        N = _check_N(N)
+        N = as_int(N, "N", minimum=0)
         if engine not in ("auto", "modular", "flint"):
             raise InvalidArgument(f"engine must be 'auto', 'modular' or 'flint', got {engine!r}")
         if len(probs) != self.statistic.n_cells:

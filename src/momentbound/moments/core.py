@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional
 
+from momentbound._validate import as_int
 from momentbound.errors import InvalidArgument
-from momentbound.model.statistics import Statistic, _check_N
-from momentbound.moments.engine import expectation_vector, finish, layout, scaled_probabilities
+from momentbound.model.statistics import Statistic
+from momentbound.moments.arguments import check_order, check_statistic_model, resolve_exact
+from momentbound.moments.compiled import compile_moments
+from momentbound.moments.polynomial_expectation import expectation_vector, finish, layout, scaled_probabilities
+from momentbound.moments.sequence import MomentSequence, Value, central_moments, cumulants, standardized_moments
 
 if TYPE_CHECKING:
     from momentbound.model.cells import CellModel
@@ -26,168 +29,6 @@ __all__ = [
     "expectation",
 ]
 
-Value = Union[Fraction, float]
-
-
-def _check_order(order: object, name: str = "order") -> int:
-    from momentbound._validate import as_int
-
-    return as_int(order, name, minimum=0)
-
-
-def _check_model(stat: Statistic, model: "CellModel", name: str = "statistic") -> None:
-    from momentbound.model.cells import CellModel
-
-    if not isinstance(stat, Statistic):
-        raise InvalidArgument(f"{name} must be a Statistic, got {type(stat).__name__}")
-    if not isinstance(model, CellModel):
-        raise InvalidArgument(f"model must be a CellModel, got {type(model).__name__}")
-    if stat.n_cells != model.n_cells:
-        raise InvalidArgument(
-            f"{name} has {stat.n_cells} cells but the model has {model.n_cells}; build the "
-            f"statistic from the same model"
-        )
-
-
-def _resolve_exact(model: "CellModel", exact: Optional[bool]) -> bool:
-    if exact is None:
-        return model.is_exact
-    if exact and not model.is_exact:
-        # float cells are exact dyadic rationals: the result is the exact moment of them
-        return True
-    return bool(exact)
-
-
-def central_moments(raw: Sequence[Value]) -> list[Value]:
-    """``E[(X - mu)^k]`` from raw moments ``m0 = 1, m1, ...`` (exact for Fractions).
-
-    Examples
-    --------
-    >>> central_moments([Fraction(1), Fraction(1), Fraction(3)])
-    [Fraction(1, 1), Fraction(0, 1), Fraction(2, 1)]
-    """
-    if not raw:
-        return []
-    m0 = raw[0]
-    if m0 == 0:
-        raise InvalidArgument("raw moments must have m0 != 0")
-    mu = raw[1] / m0 if len(raw) > 1 else 0 * m0
-    out = []
-    for k in range(len(raw)):
-        s = 0 * m0
-        for i in range(k + 1):
-            s += math.comb(k, i) * raw[i] * (-mu) ** (k - i)
-        out.append(s / m0 if k else m0 / m0)
-    return out
-
-
-def standardized_moments(raw: Sequence[Value]) -> list[float]:
-    """``E[((X - mu) / sigma)^k]`` as floats (computed from exact central moments).
-
-    Raises ``InvalidArgument`` when the variance is zero.
-    """
-    cm = central_moments(raw)
-    if len(cm) < 3:
-        raise InvalidArgument("standardized moments need raw moments up to order >= 2")
-    var = cm[2]
-    if var <= 0:
-        raise InvalidArgument("standardized moments are undefined: the variance is zero")
-    out = []
-    for k, c in enumerate(cm):
-        if isinstance(c, Fraction):
-            # exact ratio, one rounding: c / var^(k/2)
-            if k % 2 == 0:
-                out.append(float(c / var ** (k // 2)))
-            else:
-                out.append(float(c / var ** (k // 2)) / math.sqrt(var))
-        else:
-            out.append(float(c) / float(var) ** (k / 2))
-    return out
-
-
-def cumulants(raw: Sequence[Value]) -> list[Value]:
-    """Cumulants ``kappa_1..kappa_n`` (``kappa_0 = 0``) from raw moments by the recursion
-    ``kappa_n = m_n - sum_{i=1}^{n-1} C(n-1, i-1) kappa_i m_{n-i}``.
-
-    Examples
-    --------
-    >>> cumulants([Fraction(1), Fraction(2), Fraction(5)])
-    [Fraction(0, 1), Fraction(2, 1), Fraction(1, 1)]
-    """
-    if not raw:
-        return []
-    m0 = raw[0]
-    if m0 != 1:
-        raise InvalidArgument(f"cumulants need a probability measure (m0 = 1), got m0 = {m0}")
-    k: list[Value] = [0 * m0]
-    for n in range(1, len(raw)):
-        s = raw[n]
-        for i in range(1, n):
-            s -= math.comb(n - 1, i - 1) * k[i] * raw[n - i]
-        k.append(s)
-    return k
-
-
-@dataclass(frozen=True)
-class MomentSequence:
-    """Raw moments ``m_0 .. m_order`` of a statistic under ``Multinomial(N, p)``.
-
-    ``values`` are exact ``Fraction`` when ``exact`` is true, else floats (each the
-    correctly rounded exact moment of the float cell probabilities).
-    """
-
-    values: tuple[Value, ...]
-    N: int
-    exact: bool
-    statistic: str = ""
-    #: the exact rational moments behind float ``values`` (derived quantities such as
-    #: central moments are computed from these, then rounded once: no cancellation)
-    rational: Optional[tuple[Fraction, ...]] = field(default=None, repr=False, compare=False)
-    #: how the exact values were computed ("flint", "modular", "engine", ...); the values
-    #: do not depend on it
-    engine: str = field(default="", repr=False, compare=False)
-
-    def _base(self) -> tuple[Value, ...]:
-        return self.rational if self.rational is not None else self.values
-
-    def _out(self, vals: Sequence[Value]) -> tuple[Value, ...]:
-        from momentbound._validate import to_float
-
-        return tuple(vals) if self.exact else tuple(to_float(v, f"moment {k}") for k, v in enumerate(vals))
-
-    @property
-    def order(self) -> int:
-        return len(self.values) - 1
-
-    def __getitem__(self, k: int) -> Value:
-        return self.values[k]
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-    @property
-    def mean(self) -> Value:
-        return self.values[1]
-
-    @property
-    def variance(self) -> Value:
-        return self.central()[2]
-
-    def central(self) -> tuple[Value, ...]:
-        """Central moments (from the exact moments; floats rounded once at the end)."""
-        return self._out(central_moments(self._base()))
-
-    def standardized(self) -> tuple[float, ...]:
-        return tuple(standardized_moments(self._base()))
-
-    def cumulants(self) -> tuple[Value, ...]:
-        return self._out(cumulants(self._base()))
-
-    def as_floats(self) -> tuple[float, ...]:
-        from momentbound._validate import to_float
-
-        return tuple(to_float(v, f"moment {k}", fix="keep the exact values") for k, v in enumerate(self.values))
-
 
 def expectation(stat: Statistic, model: "CellModel", N: int, *, exact: Optional[bool] = None) -> Value:
     """``E[stat]`` under ``Multinomial(N, model.cells)``.
@@ -200,14 +41,14 @@ def expectation(stat: Statistic, model: "CellModel", N: int, *, exact: Optional[
     >>> expectation(naive_bayes_statistic(m, (0, 0)) ** 2, m, 4)
     Fraction(123, 16)
     """
-    _check_model(stat, model)
-    N = _check_N(N)
+    check_statistic_model(stat, model)
+    N = as_int(N, "N", minimum=0)
     q, D = scaled_probabilities(model.cells)
     (gamma,) = expectation_vector(layout(stat), [stat.terms], q)
     val = finish(gamma, N, D)
     from momentbound._validate import to_float
 
-    return val if _resolve_exact(model, exact) else to_float(val, "the expectation")
+    return val if resolve_exact(model, exact) else to_float(val, "the expectation")
 
 
 #: :func:`raw_moments` refuses orders whose derivation is estimated to take longer than this
@@ -274,13 +115,11 @@ def raw_moments(
     >>> raw_moments(naive_bayes_statistic(m, (0, 0)), m, 4, 2).values
     (Fraction(1, 1), Fraction(0, 1), Fraction(123, 16))
     """
-    _check_model(statistic, model)
-    N = _check_N(N)
-    order = _check_order(order)
+    check_statistic_model(statistic, model)
+    N = as_int(N, "N", minimum=0)
+    order = check_order(order)
     _check_work(statistic, order, max_seconds)
-    from momentbound.moments.compiled import compile_moments
-
-    return compile_moments(statistic, order)(N, model.cells, exact=_resolve_exact(model, exact))
+    return compile_moments(statistic, order)(N, model.cells, exact=resolve_exact(model, exact))
 
 
 @dataclass(frozen=True)
@@ -300,7 +139,7 @@ class JointMoments:
         return (len(self.values), len(self.values[0]))
 
 
-def _exact_joint_moments(
+def exact_joint_moments(
     stat_x: Statistic, stat_y: Statistic, model: "CellModel", N: int, pairs: Sequence[tuple[int, int]]
 ) -> dict[tuple[int, int], Any]:
     """Exact ``E[X^i Y^j]`` for each ``(i, j)`` in ``pairs``, in one engine run (inputs validated)."""
@@ -366,14 +205,14 @@ def joint_moments(
     >>> t[1, 1]
     Fraction(0, 1)
     """
-    _check_model(stat_x, model, "stat_x")
-    _check_model(stat_y, model, "stat_y")
-    N = _check_N(N)
-    max_i = _check_order(max_i, "max_i")
-    max_j = _check_order(max_j, "max_j")
+    check_statistic_model(stat_x, model, "stat_x")
+    check_statistic_model(stat_y, model, "stat_y")
+    N = as_int(N, "N", minimum=0)
+    max_i = check_order(max_i, "max_i")
+    max_j = check_order(max_j, "max_j")
     pairs = [(i, j) for i in range(max_i + 1) for j in range(max_j + 1)]
-    joint = _exact_joint_moments(stat_x, stat_y, model, N, pairs)
-    ex = _resolve_exact(model, exact)
+    joint = exact_joint_moments(stat_x, stat_y, model, N, pairs)
+    ex = resolve_exact(model, exact)
     vals = [joint[ij] for ij in pairs]
     if not ex:
         from momentbound._validate import to_float

@@ -1,6 +1,6 @@
 """Exact moments at a new ``(N, p)`` by multimodular arithmetic in a compiled kernel.
 
-Same mathematics as :mod:`momentbound.moments.fastpath` (closed-form class vectors, the
+Same mathematics as :mod:`momentbound.moments.integer_plan` (closed-form class vectors, the
 class-total chains, the products over blocks and the final sum over falling factorials),
 evaluated modulo a set of primes below ``2**24`` by one numba kernel, then reassembled
 with the Chinese remainder theorem:
@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from momentbound.moments.engine import stirling2_row
+from momentbound.moments.polynomial_expectation import stirling2_row
 
 __all__ = ["ModularPlan", "PRIME_BITS"]
 
@@ -105,15 +105,15 @@ class _BlockTables:
     """Prime-independent integer tables of one block for the kernel."""
 
     def __init__(self, blk: Any, fast_block: Any, max_e0: Sequence[int], base: Sequence[int]):
-        from momentbound.moments import fastpath as fp
+        from momentbound.moments import integer_plan as fp
 
         cells = tuple(blk.cells)
-        if isinstance(fast_block, fp._Block2):
+        if isinstance(fast_block, fp.TwoGridBlock):
             hsets = [fast_block.cells1, fast_block.cells2, fast_block.cells12]
             recipes = [(a, b, int(sym)) for a, b, sym in fast_block.base_recipes]
             monos = list(fast_block.mono_recipes)
             slots = fast_block.terms  # per slot: per m: (coefs, mono indices)
-        elif isinstance(fast_block, fp._Block1):
+        elif isinstance(fast_block, fp.OneGridBlock):
             hsets = [fast_block.cells, (), ()]
             top = max(fast_block.egs)
             recipes = [(m, 0, 0) for m in range(top + 1)]
@@ -122,7 +122,7 @@ class _BlockTables:
             for e in fast_block.egs:
                 row = stirling2_row(e)
                 slots.append([((row[m],), (m,)) if row[m] else ((), ()) for m in range(e + 1)])
-        elif isinstance(fast_block, fp._Block0):
+        elif isinstance(fast_block, fp.NoGridBlock):
             hsets = [(), (), ()]
             recipes = [(0, 0, 0)]
             monos = [(0, 0)]
@@ -201,7 +201,7 @@ class _Unit:
 
 
 class ModularPlan:
-    """Multimodular evaluation of a :class:`~momentbound.moments.fastpath.FastPlan`."""
+    """Multimodular evaluation of a :class:`~momentbound.moments.integer_plan.FastPlan`."""
 
     def __init__(self, fast: Any, statistic: Any):
         blocks = list(fast.blocks)
@@ -244,9 +244,9 @@ class ModularPlan:
 
     @staticmethod
     def supported(fast: Any) -> bool:
-        from momentbound.moments import fastpath as fp
+        from momentbound.moments import integer_plan as fp
 
-        ok = (fp._Block0, fp._Block1, fp._Block2)
+        ok = (fp.NoGridBlock, fp.OneGridBlock, fp.TwoGridBlock)
         return 1 <= len(fast.blocks) <= 2 and all(isinstance(b, ok) for b in fast.blocks)
 
     def zmax(self, N: int) -> int:

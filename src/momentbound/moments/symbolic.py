@@ -19,7 +19,7 @@ from typing import Any
 
 from momentbound.errors import InvalidArgument
 from momentbound.model.statistics import Statistic
-from momentbound.moments.engine import stirling2_row
+from momentbound.moments.polynomial_expectation import stirling2_row
 
 __all__ = ["symbolic_moment", "cell_probability_symbols", "N_SYMBOL", "substitute"]
 

@@ -15,22 +15,21 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Union
+from typing import Any, ClassVar, Union
 
 import numpy as np
 
-from momentbound.errors import InvalidArgument
 from momentbound.classifiers.naive_bayes import NaiveBayes
+from momentbound.core import Kind
+from momentbound.errors import InvalidArgument
+from momentbound.intervals import Enclosure
 from momentbound.model.cells import CellModel
 
-if TYPE_CHECKING:  # pragma: no cover
-    from momentbound.bounds.result import Kind
-
-__all__ = ["PredictionBackend", "ProbabilityInterval", "BackendOutput", "check_count"]
+__all__ = ["PredictionBackend", "ProbabilityInterval", "BackendOutput", "check_classifier", "check_count", "check_model"]
 
 
 @dataclass(frozen=True)
-class ProbabilityInterval:
+class ProbabilityInterval(Enclosure):
     """Guaranteed (``bound``) or confidence (``estimate``) intervals for an array of probabilities.
 
     ``lower`` and ``upper`` have the shape of the exact answer (``(K,)`` or ``(K, K)``).
@@ -54,10 +53,6 @@ class ProbabilityInterval:
         if self.estimate is not None:
             object.__setattr__(self, "estimate", np.asarray(self.estimate, dtype=float))
 
-    @property
-    def width(self) -> np.ndarray:
-        return self.upper - self.lower
-
     def contains(self, value: object, tol: float = 0.0) -> bool:
         v = np.asarray(value, dtype=float)
         return bool(np.all(self.lower - tol <= v) and np.all(v <= self.upper + tol))
@@ -74,7 +69,8 @@ def check_count(value: object, name: str, *, minimum: int = 0) -> int:
     return int(value)
 
 
-def _check_classifier(classifier: object) -> NaiveBayes:
+def check_classifier(classifier: object) -> NaiveBayes:
+    """``classifier`` if it is a :class:`NaiveBayes`, else ``InvalidArgument``."""
     if not isinstance(classifier, NaiveBayes):
         raise InvalidArgument(
             f"classifier must be a NaiveBayes(ties=..., alpha=...) instance, got {classifier!r}"
@@ -82,7 +78,8 @@ def _check_classifier(classifier: object) -> NaiveBayes:
     return classifier
 
 
-def _check_model(model: object) -> CellModel:
+def check_model(model: object) -> CellModel:
+    """``model`` if it is a :class:`CellModel`, else ``InvalidArgument``."""
     if not isinstance(model, CellModel):
         raise InvalidArgument(f"model must be a CellModel, got {type(model).__name__}")
     return model
@@ -100,16 +97,14 @@ class PredictionBackend(abc.ABC):
     """Base class: validates arguments, then calls ``_single`` / ``_pair`` / ``_cross``.
 
     Subclasses set ``name`` and ``kind_name`` (``"EXACT"``, ``"BOUND"``, ``"ESTIMATE"``,
-    ``"APPROXIMATION"``: a member of ``momentbound.bounds.result.Kind``).
+    ``"APPROXIMATION"``: a member of :class:`momentbound.core.Kind`).
     """
 
     name: ClassVar[str] = ""
     kind_name: ClassVar[str] = ""
 
     @property
-    def kind(self) -> "Kind":
-        from momentbound.bounds.result import Kind  # bounds sits below probability
-
+    def kind(self) -> Kind:
         return Kind[self.kind_name]
 
     # ------------------------------------------------------------------ public template
@@ -121,10 +116,10 @@ class PredictionBackend(abc.ABC):
         Returns an array of shape ``(K,)`` (Fractions for exact rational computations) or a
         :class:`ProbabilityInterval`.
         """
-        model = _check_model(model)
+        model = check_model(model)
         n = check_count(n_train, "n_train")
         xt = model.check_input(x, name="x")
-        return self._single(model, n, xt, _check_classifier(classifier))
+        return self._single(model, n, xt, check_classifier(classifier))
 
     def pair(
         self,
@@ -135,11 +130,11 @@ class PredictionBackend(abc.ABC):
         classifier: NaiveBayes = NaiveBayes(),
     ) -> BackendOutput:
         """``E[g_x(y | T) g_x2(y' | T)]``, shape ``(K, K)``; same training set, independent coins."""
-        model = _check_model(model)
+        model = check_model(model)
         n = check_count(n_train, "n_train")
         xt = model.check_input(x, name="x")
         x2t = model.check_input(x2, name="x2")
-        return self._pair(model, n, xt, x2t, _check_classifier(classifier))
+        return self._pair(model, n, xt, x2t, check_classifier(classifier))
 
     def cross(
         self,
@@ -155,13 +150,13 @@ class PredictionBackend(abc.ABC):
 
         ``C``, ``A'``, ``B'`` are independent iid samples of sizes ``n_common``, ``n_a``, ``n_b``.
         """
-        model = _check_model(model)
+        model = check_model(model)
         nc = check_count(n_common, "n_common")
         na = check_count(n_a, "n_a")
         nb = check_count(n_b, "n_b")
         pa = _check_point(model, point_a, "point_a")
         pb = _check_point(model, point_b, "point_b")
-        return self._cross(model, nc, na, nb, pa, pb, _check_classifier(classifier))
+        return self._cross(model, nc, na, nb, pa, pb, check_classifier(classifier))
 
     # ------------------------------------------------------------------ implementations
     @abc.abstractmethod

@@ -8,13 +8,12 @@ from typing import ClassVar
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.exact import cross1d, engine, fast2
+from momentbound.exact import cross1d, predictions, two_class_predictions
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
-from momentbound.probability.base import PredictionBackend, _check_classifier, _check_model, check_count
-from momentbound.probability.registry import register_backend
+from momentbound.probability.base import PredictionBackend, check_classifier, check_count, check_model
 
-__all__ = ["ExactBackend", "ARITHMETICS"]
+__all__ = ["ExactBackend", "ARITHMETICS", "make_exact_backend"]
 
 ARITHMETICS = ("auto", "rational", "float")
 
@@ -68,10 +67,10 @@ class ExactBackend(PredictionBackend):
             raise InvalidArgument(f"max_work must be a positive number, got {max_work!r}")
         self.max_work = float(max_work)
         self.dropped_mass_bound = 0.0
-        self._tables: dict[tuple[object, ...], fast2.TwoClassTables] = {}
+        self._tables: dict[tuple[object, ...], two_class_predictions.TwoClassTables] = {}
 
     def _check_work(self, model: CellModel, kind: str, sizes: tuple[int, ...], inputs: tuple[tuple[int, ...], ...]) -> None:
-        work = engine.work_estimate(model, kind, sizes, inputs)
+        work = predictions.work_estimate(model, kind, sizes, inputs)
         if work > self.max_work:
             raise InvalidArgument(
                 f"the exact {kind} term for this model (d = {model.d}, K = {model.n_classes}, sizes {sizes}) "
@@ -82,26 +81,26 @@ class ExactBackend(PredictionBackend):
 
     def _two_class_tables(
         self, model: CellModel, inputs: tuple[tuple[int, ...], ...], n: int, clf: NaiveBayes
-    ) -> fast2.TwoClassTables:
-        space = engine.ComponentSpace(model.arities, inputs)
+    ) -> two_class_predictions.TwoClassTables:
+        space = predictions.ComponentSpace(model.arities, inputs)
         key = (model, space.comps, space.implicit, clf.alpha_exact)
         cached = self._tables.get(key)
-        if cached is not None and cached.n_max >= n and (cached.laws is None) == (n > fast2.TwoClassTables.RECURSION_MAX):
+        if cached is not None and cached.n_max >= n and (cached.laws is None) == (n > two_class_predictions.TwoClassTables.RECURSION_MAX):
             cached_inputs = cached.inputs
             if all(x in cached_inputs for x in inputs):
                 return cached
         n_build = n
-        if cached is not None and n <= fast2.TwoClassTables.RECURSION_MAX:
+        if cached is not None and n <= two_class_predictions.TwoClassTables.RECURSION_MAX:
             # growing sizes (sweeps): build ahead so the tables are not rebuilt for every n
-            n_build = min(fast2.TwoClassTables.RECURSION_MAX, max(n, 2 * cached.n_max))
-        tables = fast2.TwoClassTables(model, inputs, n_build, clf, tail=self.tail)
+            n_build = min(two_class_predictions.TwoClassTables.RECURSION_MAX, max(n, 2 * cached.n_max))
+        tables = two_class_predictions.TwoClassTables(model, inputs, n_build, clf, tail=self.tail)
         if len(self._tables) >= 8:
             self._tables.pop(next(iter(self._tables)))
         self._tables[key] = tables
         return tables
 
     def _fast(self, model: CellModel, n: int, clf: NaiveBayes, mode: str) -> bool:
-        return mode == "float" and model.n_classes == 2 and fast2.fits_int64(model, n, clf)
+        return mode == "float" and model.n_classes == 2 and two_class_predictions.fits_int64(model, n, clf)
 
     def mode(self, model: CellModel, n: int) -> str:
         """``"rational"`` or ``"float"`` for a computation with total sample size ``n``."""
@@ -118,15 +117,15 @@ class ExactBackend(PredictionBackend):
 
     def _single(self, model: CellModel, n: int, x: tuple[int, ...], clf: NaiveBayes) -> np.ndarray:
         mode = self.mode(model, n)
-        if mode == "float" and model.n_classes == 2 and clf.alpha_exact == 0 and n > fast2.TwoClassTables.RECURSION_MAX:
+        if mode == "float" and model.n_classes == 2 and clf.alpha_exact == 0 and n > two_class_predictions.TwoClassTables.RECURSION_MAX:
             return self._single_from_z(model, n, x, clf)
         if self._fast(model, n, clf, mode):
             tables = self._two_class_tables(model, (x,), n, clf)
-            out = fast2.single_two_class(model, n, x, clf, tables, tail=self.tail)
+            out = two_class_predictions.single_two_class(model, n, x, clf, tables, tail=self.tail)
             self._note_tail(model, n, tables)
             return out
         self._check_work(model, "single", (n,), (x,))
-        return engine.single_probabilities(model, n, x, clf, mode)
+        return predictions.single_probabilities(model, n, x, clf, mode)
 
     def estimated_seconds(self, model: CellModel, n: int, clf: NaiveBayes) -> float:
         """A rough estimate of the wall-clock seconds of the pair terms at training size ``n``.
@@ -140,30 +139,30 @@ class ExactBackend(PredictionBackend):
         """
         import math
 
-        from momentbound.exact.zlaw import _fast_len
+        from momentbound.exact.dft_laws import fast_fft_length
 
-        if model.n_classes != 2 or self.mode(model, n) != "float" or not fast2.fits_int64(model, n, clf):
+        if model.n_classes != 2 or self.mode(model, n) != "float" or not two_class_predictions.fits_int64(model, n, clf):
             return 0.0
         x0, x1 = (0,) * model.d, (1,) * model.d
-        D = engine.ComponentSpace(model.arities, (x0, x1)).dim
+        D = predictions.ComponentSpace(model.arities, (x0, x1)).dim
         n_pairs = model.n_inputs * (model.n_inputs + 1) / 2
         if D == 1:
             return 1e-3 * n_pairs * n**0.75
         size = n + 1
-        if n > fast2.TwoClassTables.RECURSION_MAX:
-            size = _fast_len(n + 1)
+        if n > two_class_predictions.TwoClassTables.RECURSION_MAX:
+            size = fast_fft_length(n + 1)
             if self.tail > 0:
                 w = math.sqrt(n * math.log(4.0 * D / self.tail) / 2.0)
                 if 2 * w + 2 < size:
-                    size = _fast_len(int(2 * w) + 2)
+                    size = fast_fft_length(int(2 * w) + 2)
         return 2.6e-7 * 3.0 ** (D - 2) * n_pairs * (n + 1) * float(size) ** D
 
-    def _note_tail(self, model: CellModel, n: int, tables: fast2.TwoClassTables) -> None:
+    def _note_tail(self, model: CellModel, n: int, tables: two_class_predictions.TwoClassTables) -> None:
         """Error bound: dropped class splits, plus (DFT windows) twice the outside mass of
         each of the two class laws."""
-        from momentbound.exact.zlaw import _hoeffding_window
+        from momentbound.exact.dft_laws import hoeffding_window
 
-        bound = _hoeffding_window(n, float(model.prior(0)), self.tail)[2] + 4.0 * tables.max_outside
+        bound = hoeffding_window(n, float(model.prior(0)), self.tail)[2] + 4.0 * tables.max_outside
         self.dropped_mass_bound = max(self.dropped_mass_bound, bound)
 
     def _single_from_z(self, model: CellModel, n: int, x: tuple[int, ...], clf: NaiveBayes) -> np.ndarray:
@@ -185,11 +184,11 @@ class ExactBackend(PredictionBackend):
         mode = self.mode(model, n)
         if self._fast(model, n, clf, mode):
             tables = self._two_class_tables(model, (x, x2), n, clf)
-            out = fast2.pair_two_class(model, n, x, x2, clf, tables, tail=self.tail)
+            out = two_class_predictions.pair_two_class(model, n, x, x2, clf, tables, tail=self.tail)
             self._note_tail(model, n, tables)
             return out
         self._check_work(model, "pair", (n,), (x, x2))
-        return engine.pair_probabilities(model, n, x, x2, clf, mode)
+        return predictions.pair_probabilities(model, n, x, x2, clf, mode)
 
     def _cross(
         self,
@@ -205,7 +204,7 @@ class ExactBackend(PredictionBackend):
         if mode == "float" and cross1d.applies(model, clf):
             return cross1d.cross_1d_alpha0(model, n_common, n_a, n_b, point_a, point_b, clf)
         self._check_work(model, "cross", (n_common, n_a, n_b), (point_a[0], point_b[0]))
-        return engine.cross_probabilities(model, n_common, n_a, n_b, point_a, point_b, clf, mode)
+        return predictions.cross_probabilities(model, n_common, n_a, n_b, point_a, point_b, clf, mode)
 
     def overlap(
         self,
@@ -232,23 +231,23 @@ class ExactBackend(PredictionBackend):
         >>> ExactBackend().overlap(independent_1d_model("2/5"), 1, 0, 0, (0,), (0,)).sum()
         Fraction(1, 1)
         """
-        model = _check_model(model)
+        model = check_model(model)
         nc = check_count(n_common, "n_common")
         na = check_count(n_a, "n_a")
         nb = check_count(n_b, "n_b")
         xa = model.check_input(x_a, name="x_a")
         xb = model.check_input(x_b, name="x_b")
-        clf = _check_classifier(classifier)
+        clf = check_classifier(classifier)
         mode = self.mode(model, nc + na + nb)
         if mode == "float" and cross1d.applies(model, clf):
             return cross1d.overlap_1d_alpha0(model, nc, na, nb, xa, xb, clf)
         self._check_work(model, "cross", (nc, na, nb), (xa, xb))
-        return engine.overlap_probabilities(model, nc, na, nb, xa, xb, clf, mode)
+        return predictions.overlap_probabilities(model, nc, na, nb, xa, xb, clf, mode)
 
     def __repr__(self) -> str:
         return f"ExactBackend(arithmetic={self.arithmetic!r}, rational_max_n={self.rational_max_n}, tail={self.tail})"
 
 
-@register_backend("exact")
-def _make_exact(option: str | None) -> ExactBackend:
+def make_exact_backend(option: str | None) -> ExactBackend:
+    """The ``exact`` backend (takes no option)."""
     return ExactBackend()

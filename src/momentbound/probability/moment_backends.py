@@ -37,9 +37,8 @@ from momentbound.errors import InvalidArgument, UnknownMethod
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
 from momentbound.probability.base import PredictionBackend, ProbabilityInterval, check_count
-from momentbound.probability.registry import register_backend
 
-__all__ = ["MomentBoundBackend", "SeriesBackend", "empty_class_corrections", "JOINT_MODES"]
+__all__ = ["MomentBoundBackend", "SeriesBackend", "empty_class_corrections", "JOINT_MODES", "make_bound_backend", "make_series_backend"]
 
 #: pair terms: Frechet bounds from the single intervals, or those intersected with the
 #: bivariate moment-SDP bounds of ``bounds/joint.py`` on the joint sign events of (Z_x, Z_x2)
@@ -328,13 +327,13 @@ class SeriesBackend(MomentBoundBackend):
         return f"SeriesBackend(order={self.order})"
 
 
-@register_backend("bound")
-def _make_bound(option: str | None) -> MomentBoundBackend:
+def make_bound_backend(option: str | None) -> MomentBoundBackend:
+    """The ``bound:<method>`` backend; ``option`` names the cdf method."""
     if not option:
         raise InvalidArgument("name the cdf method: backend='bound:<method>', e.g. 'bound:lp'")
     return MomentBoundBackend(option)
 
 
-@register_backend("series")
-def _make_series(option: str | None) -> SeriesBackend:
+def make_series_backend(option: str | None) -> SeriesBackend:
+    """The ``series`` backend (takes no option)."""
     return SeriesBackend()

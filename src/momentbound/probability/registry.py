@@ -6,11 +6,19 @@ from collections.abc import Callable
 
 from momentbound.errors import UnknownMethod
 from momentbound.probability.base import PredictionBackend
+from momentbound.probability.exact_backend import make_exact_backend
+from momentbound.probability.moment_backends import make_bound_backend, make_series_backend
+from momentbound.probability.sampling_backend import make_sampling_backend
 
 __all__ = ["BACKENDS", "register_backend", "get_backend", "backend_names"]
 
 # name -> factory(option string after "name:" or None) ; insertion order = preference order
-BACKENDS: dict[str, Callable[[str | None], PredictionBackend]] = {}
+BACKENDS: dict[str, Callable[[str | None], PredictionBackend]] = {
+    "exact": make_exact_backend,
+    "sampling": make_sampling_backend,
+    "bound": make_bound_backend,
+    "series": make_series_backend,
+}
 
 
 def register_backend(name: str) -> Callable[[Callable[[str | None], PredictionBackend]], Callable[[str | None], PredictionBackend]]:
@@ -37,7 +45,6 @@ def get_backend(name: "str | PredictionBackend") -> PredictionBackend:
         return name
     if not isinstance(name, str):
         raise UnknownMethod(f"backend must be a name or a PredictionBackend, got {name!r}")
-    _load()
     head, sep, option = name.partition(":")
     factory = BACKENDS.get(head)
     if factory is None or (head == "bound") != bool(sep):
@@ -46,9 +53,3 @@ def get_backend(name: "str | PredictionBackend") -> PredictionBackend:
         )
     return factory(option if sep else None)
 
-
-def _load() -> None:
-    # importing the modules registers them
-    from momentbound.probability import exact_backend  # noqa: F401
-    from momentbound.probability import sampling_backend  # noqa: F401
-    from momentbound.probability import moment_backends  # noqa: F401

@@ -19,9 +19,8 @@ from momentbound.errors import InvalidArgument
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
 from momentbound.probability.base import PredictionBackend, ProbabilityInterval, check_count
-from momentbound.probability.registry import register_backend
 
-__all__ = ["SamplingBackend"]
+__all__ = ["SamplingBackend", "make_sampling_backend"]
 
 
 class SamplingBackend(PredictionBackend):
@@ -108,6 +107,6 @@ class SamplingBackend(PredictionBackend):
         return f"SamplingBackend(draws={self.draws}, confidence={self.confidence})"
 
 
-@register_backend("sampling")
-def _make_sampling(option: str | None) -> SamplingBackend:
+def make_sampling_backend(option: str | None) -> SamplingBackend:
+    """The ``sampling`` backend (takes no option)."""
     return SamplingBackend()

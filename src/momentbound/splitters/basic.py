@@ -120,7 +120,7 @@ class Splitter(Protocol):
     """What momentbound needs from an error estimator (see the module docstring).
 
     ``assemble(engine, N, covariance)`` gets a
-    :class:`~momentbound.estimators.moments.MomentEngine` (exact, bound and series backends) and
+    :class:`~momentbound.estimators.from_predictions.MomentEngine` (exact, bound and series backends) and
     returns :class:`ExactParts`; ``simulate(sim, N)`` gets a
     :class:`~momentbound.estimators.montecarlo.Simulation` (Monte Carlo backend) and returns its
     parts. A splitter without exact terms raises ``InvalidArgument`` in ``assemble`` naming

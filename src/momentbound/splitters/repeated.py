@@ -61,7 +61,7 @@ def _rows(sim: Any, N: int, r: int, rng: np.random.Generator) -> np.ndarray:
     return rng.choice(sim.p.size, size=(r, N), p=sim.p)
 
 
-def _tables(cells: np.ndarray, labels: np.ndarray, v: int, n_cells: int) -> np.ndarray:
+def fold_count_tables(cells: np.ndarray, labels: np.ndarray, v: int, n_cells: int) -> np.ndarray:
     """Fold count tables ``(r, v, cells)`` from cell indices and fold labels (both ``(r, N)``)."""
     r = cells.shape[0]
     flat = (np.arange(r)[:, None] * v + labels) * n_cells + cells
@@ -147,7 +147,7 @@ class RepeatedKFold:
         def sample(r: int, rng: np.random.Generator) -> np.ndarray:
             cells = _rows(sim, N, r, rng)
             first, second = self._labels(cells % K, K, N, rng)
-            return np.stack([_tables(cells, first, v, n_cells), _tables(cells, second, v, n_cells)], axis=1)
+            return np.stack([fold_count_tables(cells, first, v, n_cells), fold_count_tables(cells, second, v, n_cells)], axis=1)
 
         return sim.repeated(sizes, v, sample, self.repeats)
 
@@ -257,9 +257,9 @@ class ShuffleSplit:
         def sample(r: int, rng: np.random.Generator) -> np.ndarray:
             cells = _rows(sim, N, r, rng)
             if self.stratified:
-                cells = _redraw_unsplittable(sim, cells, N, ns, rng)
+                cells = redraw_unsplittable(sim, cells, N, ns, rng)
             y = cells % K
-            parts = [_tables(cells, self._labels(y, K, N, ns, rng), 2, n_cells) for _ in range(2)]
+            parts = [fold_count_tables(cells, self._labels(y, K, N, ns, rng), 2, n_cells) for _ in range(2)]
             return np.stack(parts, axis=1)
 
         return sim.repeated((ns, N - ns), 1, sample, self.splits)
@@ -300,7 +300,7 @@ def _splittable(counts: np.ndarray, N: int, ns: int) -> np.ndarray:
     return ~(counts == 1).any(axis=1) & (N - ns >= present) & (ns >= present)
 
 
-def _redraw_unsplittable(sim: Any, cells: np.ndarray, N: int, ns: int, rng: np.random.Generator) -> np.ndarray:
+def redraw_unsplittable(sim: Any, cells: np.ndarray, N: int, ns: int, rng: np.random.Generator) -> np.ndarray:
     K = sim.K
     for _ in range(10_000):
         counts = np.stack([(cells % K == k).sum(axis=1) for k in range(K)], axis=1)

@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from momentbound.errors import InvalidArgument
+from momentbound.intervals import Enclosure
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -36,7 +37,7 @@ def as_float(value: Any, *, name: str = "value") -> float:
     Interval-valued results (with ``lower``/``upper``) are rejected: a study plots one curve
     per quantity and must not silently pick a point inside a guaranteed interval.
     """
-    if hasattr(value, "lower") and hasattr(value, "upper"):
+    if isinstance(value, Enclosure):
         raise InvalidArgument(
             f"{name} is an interval [{value.lower}, {value.upper}]; the studies plot point values, "
             f"so use a point backend ('exact', 'sampling' or 'series')"
@@ -71,7 +72,7 @@ def check_int_grid(values: Iterable[Any], *, name: str, minimum: int, maximum: i
 
 def estimator_row(res: Any) -> dict[str, float | None]:
     """The numeric fields of an ``EstimatorMoments`` result as floats (None when absent)."""
-    from momentbound.estimators.moments import MOMENT_FIELDS
+    from momentbound.estimators.from_predictions import MOMENT_FIELDS
 
     row: dict[str, float | None] = {}
     for field in MOMENT_FIELDS:
@@ -146,14 +147,14 @@ def interval_row(res: Any) -> dict[str, float | None]:
     ``estimate``) gives its point estimate and confidence interval; an exact (point) result gives
     ``lower == upper == value``, so exact and Monte Carlo rows share one set of columns.
     """
-    from momentbound.estimators.moments import MOMENT_FIELDS
+    from momentbound.estimators.from_predictions import MOMENT_FIELDS
 
     row: dict[str, float | None] = {}
     for field in MOMENT_FIELDS:
         value = getattr(res, field, None)
         if value is None:
             row[field] = row[f"{field}_lower"] = row[f"{field}_upper"] = None
-        elif hasattr(value, "lower") and hasattr(value, "upper"):
+        elif isinstance(value, Enclosure):
             if value.estimate is None:
                 raise InvalidArgument(f"{field} is a guaranteed bound without a point estimate; "
                                       f"use backend 'exact' or 'montecarlo'")

@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from momentbound.errors import InvalidArgument
+from momentbound.intervals import Enclosure
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -66,7 +67,7 @@ def result_to_row(result: Any, *, prefix: str = "") -> dict[str, Any]:
     row: dict[str, Any] = {}
     for key, value in items:
         name = prefix + key
-        if hasattr(value, "lower") and hasattr(value, "upper") and not isinstance(value, (str, Enum)):
+        if isinstance(value, Enclosure):
             row[name + "_lower"] = _scalar(value.lower)
             row[name + "_upper"] = _scalar(value.upper)
         else:

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from momentbound.errors import InvalidArgument
+from momentbound.intervals import Enclosure
 from momentbound.studies._common import Progress, check_mc_options, check_positive_int, new_figure
 from momentbound.studies.claims import fmt
 from momentbound.studies.result import ClaimCheck, CurveSource, StudyResult, Verdict
@@ -80,7 +81,7 @@ def estimator_list(N: int, holdout_sizes: Sequence[int]) -> tuple[tuple[str, Any
 def _triple(value: Any) -> tuple[float, float, float]:
     if value is None:
         return (math.nan, math.nan, math.nan)
-    if hasattr(value, "lower") and hasattr(value, "upper"):
+    if isinstance(value, Enclosure):
         return (float(value.estimate), float(value.lower), float(value.upper))
     v = float(value)
     return (v, v, v)

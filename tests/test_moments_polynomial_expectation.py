@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import momentbound.moments.compiled as compiled_module
 import momentbound.moments.core as core_module
-import momentbound.moments.engine as engine_module
+import momentbound.moments.polynomial_expectation as engine_module
 from momentbound.errors import InvalidArgument
 from momentbound.model import CellModel, equal_cells_model, second_nb_model
 from momentbound.model.statistics import cell_statistic, naive_bayes_statistic

@@ -186,7 +186,7 @@ def scaled_probabilities(probs: Sequence[Any]) -> tuple[tuple[int, ...], int]:
 
 
 # ---------------------------------------------------------------- block vectors
-class _BlockEvaluator:
+class BlockEvaluator:
     """Power table of ``H`` for one block at fixed probabilities, and its block vectors."""
 
     def __init__(self, block: Block, q: Sequence[int], grid_max: tuple[int, ...]):
@@ -238,8 +238,8 @@ class _BlockEvaluator:
         return tuple(out)
 
 
-def _poly_beta(ev: "_BlockEvaluator", e0: int, eg: tuple[int, ...]):
-    """``beta`` as a flint polynomial; same recursion as :meth:`_BlockEvaluator.beta`
+def _poly_beta(ev: "BlockEvaluator", e0: int, eg: tuple[int, ...]):
+    """``beta`` as a flint polynomial; same recursion as :meth:`BlockEvaluator.beta`
     (``v' = P x v + x v'(x)``, i.e. ``v'[u] = P v[u-1] + u v[u]``), in C."""
     key = (e0, eg)
     hit = ev._poly_cache.get(key)
@@ -256,7 +256,7 @@ def _poly_beta(ev: "_BlockEvaluator", e0: int, eg: tuple[int, ...]):
 
 
 def accumulate(
-    evals: Sequence["_BlockEvaluator"],
+    evals: Sequence["BlockEvaluator"],
     poly: Sequence[tuple[tuple[tuple[int, tuple[int, ...]], ...], int]],
 ) -> list[int]:
     """``gamma = sum_terms coef * conv_b beta_b`` (polynomial products in flint)."""
@@ -289,7 +289,7 @@ def expectation_vector(
                 for j, e in enumerate(sp[b][1]):
                     mx[j] = max(mx[j], e)
         grid_max.append(tuple(mx))
-    evals = [_BlockEvaluator(lay.blocks[b], q, grid_max[b]) for b in range(nb)]
+    evals = [BlockEvaluator(lay.blocks[b], q, grid_max[b]) for b in range(nb)]
     return [accumulate(evals, poly) for poly in splits]
 
 

@@ -37,7 +37,9 @@ from momentbound.splitters.basic import (  # KFold: used by the doctests
     KFold,
     check_model_and_estimator,
 )
+from momentbound.estimators.results import MOMENT_FIELDS, ErrorMoments
 from momentbound.intervals import (
+    Enclosure,
     Interval,
     Value,
     clip_nonneg,
@@ -50,6 +52,7 @@ from momentbound.model.cells import CellModel
 
 __all__ = [
     "EstimatorMoments",
+    "MOMENT_FIELDS",
     "Interval",
     "MomentEngine",
     "estimator_moments",
@@ -64,116 +67,14 @@ MAX_SECONDS = 120.0
 
 
 # ----------------------------------------------------------------------------- result
-#: the numeric fields of :class:`EstimatorMoments`, in table order
-MOMENT_FIELDS = (
-    "mean",
-    "variance",
-    "std",
-    "mean_plus_std",
-    "fold_variance",
-    "fold_covariance",
-    "ge_mean",
-    "ge_variance",
-)
+@dataclass(frozen=True, kw_only=True)
+class EstimatorMoments(ErrorMoments):
+    """Mean and variance of an error estimator from prediction probabilities (frozen result of
+    :func:`estimator_moments`); the fields are those of :class:`~momentbound.estimators.results.ErrorMoments`.
 
-
-@dataclass(frozen=True)
-class EstimatorMoments:
-    """Mean and variance of an error estimator (frozen result of :func:`estimator_moments`).
-
-    Attributes
-    ----------
-    estimator:
-        The estimator object (``GE()``, ``HoldOut(...)``, ``KFold(v)``, ``LeaveOneOut()``).
-    N:
-        Dataset size.
-    mean, variance:
-        ``E`` and ``Var`` of the estimator. ``Fraction`` when computed in exact rationals, ``float``
-        otherwise, :class:`Interval` for interval backends.
-    std, mean_plus_std:
-        ``sqrt(variance)`` and ``mean + std`` (floats, or intervals).
-    train_size:
-        Training size of the classifier(s): ``N`` for GE, ``N - Ns`` for hold-out, and for
-        cross-validation ``N - N // v`` (the training size of the folds with ``N // v`` points).
-    test_size:
-        Hold-out test size ``Ns``; ``None`` otherwise.
-    folds, fold_sizes:
-        Number of folds and their sizes (cross-validation); ``None`` / ``()`` otherwise.
-    fold_variance:
-        ``Var(HE_i)`` (mean over folds when their sizes differ); ``None`` unless cross-validation.
-    fold_covariance:
-        ``Cov(HE_i, HE_j)``, ``i != j`` (mean over ordered pairs of folds); ``None`` unless CV.
-    ge_mean, ge_variance:
-        Moments of the generalization error of the classifier trained on ``train_size`` points.
-    backend, kind:
-        Name of the prediction-probability backend and what its numbers are (``Kind``).
-    covariance:
-        ``"exact"`` or ``"paper"`` (the printed, incorrect Lemma 2; docs/mathematics.md, section
-        'Cross-validation').
-    classifier:
-        The classifier whose errors are analysed.
-    seconds:
-        Wall-clock time of the computation (cached sub-results make later sweep rows faster).
-    single_variance, repetition_covariance:
-        Repeated splitters: ``Var`` of one partition's estimate, and the covariance of the estimates of
-        two independent partitions of the same data (what repetition cannot remove); else ``None``.
-    split_probability:
-        Splitters scikit-learn may refuse (stratified): the probability that it can split the data; the
-        moments are conditional on it. ``None`` for splitters that split every dataset.
+    ``mean``, ``variance`` and the other moments are ``Fraction`` when computed in exact rationals,
+    ``float`` otherwise, :class:`Interval` for interval backends.
     """
-
-    estimator: Estimator
-    N: int
-    mean: Value
-    variance: Value
-    std: Union[float, Interval]
-    mean_plus_std: Union[float, Interval]
-    train_size: int
-    test_size: int | None
-    folds: int | None
-    fold_sizes: tuple[int, ...]
-    fold_variance: Value | None
-    fold_covariance: Value | None
-    ge_mean: Value
-    ge_variance: Value
-    backend: str
-    kind: Any
-    covariance: str
-    classifier: Any
-    seconds: float
-    single_variance: Value | None = None
-    repetition_covariance: Value | None = None
-    split_probability: Value | None = None
-
-    @property
-    def is_interval(self) -> bool:
-        return isinstance(self.mean, Interval)
-
-    def as_row(self) -> dict[str, Any]:
-        """A flat row (estimator name, sizes and every moment as float or lower/upper floats)."""
-        row: dict[str, Any] = {
-            "estimator": self.estimator.name,
-            "N": self.N,
-            "train_size": self.train_size,
-            "test_size": self.test_size,
-            "folds": self.folds,
-        }
-        for name in MOMENT_FIELDS:
-            value = getattr(self, name)
-            if isinstance(value, Interval):
-                row[f"{name}_lower"] = float(value.lower)
-                row[f"{name}_upper"] = float(value.upper)
-            else:
-                row[name] = None if value is None else float(value)
-        row.update(
-            {
-                "backend": self.backend,
-                "kind": getattr(self.kind, "value", str(self.kind)),
-                "covariance": self.covariance,
-                "seconds": self.seconds,
-            }
-        )
-        return row
 
 
 # ----------------------------------------------------------------------------- backend access
@@ -224,23 +125,17 @@ def exact_form_of(model: CellModel, classifier: Any, backend_name: str) -> tuple
 
 
 def _as_values(result: Any) -> list[Any]:
-    """A backend's array (or ProbabilityInterval) as nested lists of numbers / Intervals."""
-    lower = getattr(result, "lower", None)
-    upper = getattr(result, "upper", None)
-    if lower is not None and upper is not None:
-        lo = np.asarray(lower).tolist()
-        hi = np.asarray(upper).tolist()
-        estimate = getattr(result, "estimate", None)
-        est = None if estimate is None else np.asarray(estimate).tolist()
-        return _zip_intervals(lo, hi, est)
-    return np.asarray(result).tolist()
-
-
-def _zip_intervals(lo: Any, hi: Any, est: Any) -> Any:
-    if isinstance(lo, list):
-        ests = est if est is not None else [None] * len(lo)
-        return [_zip_intervals(a, b, e) for a, b, e in zip(lo, hi, ests)]
-    return Interval(lo, hi, est)
+    """A backend's array (or :class:`~momentbound.probability.ProbabilityInterval`) as nested lists
+    of numbers / Intervals."""
+    if isinstance(result, Enclosure):
+        return result.intervals()
+    arr = np.asarray(result)
+    if arr.ndim == 0:
+        raise InvalidArgument(
+            f"a prediction backend must return an array of probabilities or a ProbabilityInterval, "
+            f"got {type(result).__name__}; wrap interval ends in momentbound.probability.ProbabilityInterval"
+        )
+    return arr.tolist()
 
 
 def _is_exact(values: Sequence[Any]) -> bool:
@@ -440,7 +335,8 @@ class MomentEngine:
 
 
 # ----------------------------------------------------------------------------- public entry
-def _check_args(model: object, estimator: object, covariance: object) -> None:
+def check_arguments(model: object, estimator: object, covariance: object) -> None:
+    """Refuse a bad model, estimator or covariance rule before any work (``InvalidArgument``, ``UnknownMethod``)."""
     check_model_and_estimator(model, estimator)
     if covariance not in COVARIANCE_RULES:
         raise UnknownMethod(
@@ -566,7 +462,7 @@ def estimator_moments(
     from momentbound.splitters.registry import as_splitter
 
     estimator = as_splitter(estimator)
-    _check_args(model, estimator, covariance)
+    check_arguments(model, estimator, covariance)
     if isinstance(backend, str) and backend == "montecarlo":
         from momentbound.estimators.montecarlo import monte_carlo_moments
 

@@ -1,6 +1,6 @@
 """Vectorised exact prediction probabilities for two classes (floating-point sums).
 
-Same sums as :mod:`momentbound.exact.engine`, organised for speed when ``K = 2``: for each
+Same sums as :mod:`momentbound.exact.predictions`, organised for speed when ``K = 2``: for each
 class split ``(n_0, n_1)`` the two classes are independent, so
 
 * ``single``: ``P[u > v]``, ``P[u = v]`` with ``u``, ``v`` the integer score keys of the classes,
@@ -23,7 +23,8 @@ import math
 import numpy as np
 
 from momentbound.classifiers.naive_bayes import NaiveBayes, keys_fit_int64, tie_shares
-from momentbound.exact.engine import ComponentSpace, class_laws
+from momentbound.exact.dft_laws import PowerLaw, class_point_law, fast_fft_length, hoeffding_window
+from momentbound.exact.predictions import ComponentSpace, class_laws
 from momentbound.model.cells import CellModel
 
 __all__ = [
@@ -85,17 +86,15 @@ class TwoClassTables:
             self.laws = [class_laws(model, self.space, k, n_max, "float") for k in range(2)]
             self._power = None
         else:
-            from momentbound.exact.zlaw import _fast_len, _point_law, _PowerLaw
-
-            size = _fast_len(n_max + 1)
+            size = fast_fft_length(n_max + 1)
             if tail > 0:
                 # windows holding all but tail/(2D) of every binomial marginal (read modulo size)
                 w = math.sqrt(n_max * math.log(4.0 * self.space.dim / tail) / 2.0)
                 if 2 * w + 2 < size:
-                    size = _fast_len(int(2 * w) + 2)
+                    size = fast_fft_length(int(2 * w) + 2)
             self.laws = None
             self._power = [
-                _PowerLaw(_point_law(model, self.space, k), size) if float(model.prior(k)) > 0 else None
+                PowerLaw(class_point_law(model, self.space, k), size) if float(model.prior(k)) > 0 else None
                 for k in range(2)
             ]
 
@@ -159,10 +158,8 @@ def _splits(model: CellModel, n: int, tail: float = 0.0) -> tuple[list[tuple[int
 
     With ``tail > 0`` only a window whose Hoeffding tail bound is at most ``tail`` is kept.
     """
-    from momentbound.exact.zlaw import _hoeffding_window
-
     probs = binomial_pmf(n, float(model.prior(0)))
-    lo, hi, dropped = _hoeffding_window(n, float(model.prior(0)), tail)
+    lo, hi, dropped = hoeffding_window(n, float(model.prior(0)), tail)
     return [(n0, float(probs[n0])) for n0 in range(lo, hi + 1)], dropped
 
 
@@ -402,8 +399,6 @@ class AllPairs:
     """
 
     def __init__(self, model: CellModel, n: int, clf: NaiveBayes, tail: float = 0.0) -> None:
-        from momentbound.exact.zlaw import _hoeffding_window
-
         inputs = tuple(model.inputs())
         self.inputs = inputs
         self.clf = clf
@@ -423,7 +418,7 @@ class AllPairs:
             self.result[(inputs[b], inputs[a])] = val.T.copy()
         self.max_outside = self.tables.max_outside
         self.dropped_mass_bound = (
-            _hoeffding_window(n, float(model.prior(0)), tail)[2] + 4.0 * self.max_outside + self.pruned_mass
+            hoeffding_window(n, float(model.prior(0)), tail)[2] + 4.0 * self.max_outside + self.pruned_mass
         )
 
     def add_split(self, n0: int, n1: int, ps: float, allowance: float) -> None:

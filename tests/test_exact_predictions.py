@@ -247,11 +247,11 @@ def test_fast_1d_cross_equals_rational_engine(model, ties):
 
 
 def test_fast_1d_cross_larger_n_against_generic_float_engine():
-    from momentbound.exact import engine
+    from momentbound.exact import predictions
 
     clf = NaiveBayes("first", 0)
     pa, pb = ((0,), 1), ((2,), 0)
-    want = engine.cross_probabilities(MODEL_1D_SKEW.to_float(), 9, 3, 2, pa, pb, clf, "float")
+    want = predictions.cross_probabilities(MODEL_1D_SKEW.to_float(), 9, 3, 2, pa, pb, clf, "float")
     got = ExactBackend(arithmetic="float").cross(MODEL_1D_SKEW, 9, 3, 2, pa, pb, clf)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-13)
 
@@ -259,7 +259,7 @@ def test_fast_1d_cross_larger_n_against_generic_float_engine():
 def test_large_n_single_paths_agree(monkeypatch):
     """At n > RECURSION_MAX the alpha=0 single comes from the law of Z (+ empty-class terms);
     it must equal the vectorised path that compares class scores directly."""
-    from momentbound.exact.fast2 import TwoClassTables, single_two_class
+    from momentbound.exact.two_class_predictions import TwoClassTables, single_two_class
 
     monkeypatch.setattr(TwoClassTables, "RECURSION_MAX", 40)
     model = second_nb_model()
@@ -274,28 +274,28 @@ def test_large_n_single_paths_agree(monkeypatch):
 
 
 def test_dft_power_laws_equal_the_recursion(monkeypatch):
-    from momentbound.exact import fast2
+    from momentbound.exact import two_class_predictions
 
     clf = NaiveBayes("random", 0)
     model = second_nb_model()
-    rec_s = fast2.single_two_class(model, 30, (0, 1), clf)
-    rec_p = fast2.pair_two_class(model, 30, (0, 1), (1, 1), clf)
-    monkeypatch.setattr(fast2.TwoClassTables, "RECURSION_MAX", 5)
-    np.testing.assert_allclose(fast2.single_two_class(model, 30, (0, 1), clf), rec_s, rtol=0, atol=1e-13)
-    np.testing.assert_allclose(fast2.pair_two_class(model, 30, (0, 1), (1, 1), clf), rec_p, rtol=0, atol=1e-13)
+    rec_s = two_class_predictions.single_two_class(model, 30, (0, 1), clf)
+    rec_p = two_class_predictions.pair_two_class(model, 30, (0, 1), (1, 1), clf)
+    monkeypatch.setattr(two_class_predictions.TwoClassTables, "RECURSION_MAX", 5)
+    np.testing.assert_allclose(two_class_predictions.single_two_class(model, 30, (0, 1), clf), rec_s, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(two_class_predictions.pair_two_class(model, 30, (0, 1), (1, 1), clf), rec_p, rtol=0, atol=1e-13)
 
 
 def test_windowed_dft_laws_within_reported_bound(monkeypatch):
     """Large-n laws read on windows modulo the DFT size: the error stays within the reported
     bound (split tail + 4 * mass outside the windows)."""
-    from momentbound.exact import fast2
+    from momentbound.exact import two_class_predictions
 
     clf = NaiveBayes("first", 0)
     model = second_nb_model()
     full = ExactBackend(arithmetic="float", tail=0.0)
     want_s = full.single(model, 120, (0, 1), NaiveBayes("first", 1))
     want_p = full.pair(model, 120, (0, 1), (1, 1), clf)
-    monkeypatch.setattr(fast2.TwoClassTables, "RECURSION_MAX", 20)
+    monkeypatch.setattr(two_class_predictions.TwoClassTables, "RECURSION_MAX", 20)
     cut = ExactBackend(arithmetic="float", tail=1e-9)
     got_s = cut.single(model, 120, (0, 1), NaiveBayes("first", 1))
     got_p = cut.pair(model, 120, (0, 1), (1, 1), clf)

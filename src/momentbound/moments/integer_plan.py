@@ -3,7 +3,7 @@
 :class:`momentbound.moments.compiled.CompiledMoments` derives the ``p``-independent
 structure once; this module evaluates the ``p``-dependent integer vectors ``gamma`` with
 as few Python-level operations as possible. Same mathematics as
-:mod:`momentbound.moments.engine` (exact integers throughout), two changes:
+:mod:`momentbound.moments.polynomial_expectation` (exact integers throughout), two changes:
 
 * **Closed-form block vectors.** For a block with two grid features ``A, B`` (every
   ``d = 2`` naive Bayes class) the conditional factorial-moment vector
@@ -38,7 +38,7 @@ from functools import lru_cache
 from operator import itemgetter, mul
 from typing import Any
 
-from momentbound.moments.engine import Block, StatisticLayout, _BlockEvaluator, stirling2_row
+from momentbound.moments.polynomial_expectation import Block, BlockEvaluator, StatisticLayout, stirling2_row
 
 __all__ = ["FastPlan"]
 
@@ -52,7 +52,7 @@ def _touchard_derivative_table(e: int, j: int) -> tuple[int, ...]:
     return tuple(row[a + j] * math.comb(a + j, j) for a in range(e - j + 1))
 
 
-class _Block2:
+class TwoGridBlock:
     """Closed-form ``c`` vectors of a block with two grid features (see module doc)."""
 
     def __init__(self, block: Block, egs: Sequence[tuple[int, ...]]):
@@ -128,7 +128,7 @@ class _Block2:
         return [[sum(map(mul, coefs, get(mono))) for coefs, get in entry] for entry in self.plan]
 
 
-class _Block1:
+class OneGridBlock:
     """One grid feature: ``c[m] = S(e, m) h^m``."""
 
     def __init__(self, block: Block, egs: Sequence[tuple[int, ...]]):
@@ -141,7 +141,9 @@ class _Block1:
         return [list(map(mul, stirling2_row(e), pw)) for e in self.egs]
 
 
-class _Block0:
+class NoGridBlock:
+    """No grid feature: ``c = 1``."""
+
     def __init__(self, block: Block, egs: Sequence[tuple[int, ...]]):
         self.n = len(egs)
 
@@ -149,7 +151,7 @@ class _Block0:
         return [[1] for _ in range(self.n)]
 
 
-class _BlockGeneral:
+class GeneralBlock:
     """Three or more grid features: the engine's power-table evaluator."""
 
     def __init__(self, block: Block, egs: Sequence[tuple[int, ...]], grid_max: tuple[int, ...]):
@@ -158,7 +160,7 @@ class _BlockGeneral:
         self.grid_max = grid_max
 
     def vectors(self, q: Sequence[int]) -> list[list[int]]:
-        ev = _BlockEvaluator(self.block, q, self.grid_max)
+        ev = BlockEvaluator(self.block, q, self.grid_max)
         return [list(ev.c_vector(eg)) for eg in self.egs]
 
 
@@ -174,7 +176,7 @@ class FastPlan:
 
     ``gammas(q)`` returns, for every polynomial of ``splits``, integers ``gamma_w`` with
     ``E[poly] = sum_w (N)_w gamma_w / D^w`` where ``p_c = q_c / D``; exactly the
-    numbers of :func:`momentbound.moments.engine.accumulate`.
+    numbers of :func:`momentbound.moments.polynomial_expectation.accumulate`.
     """
 
     def __init__(
@@ -198,13 +200,13 @@ class FastPlan:
         for b, blk in enumerate(lay.blocks):
             g = len(blk.grid)
             if g == 0:
-                self.blocks.append(_Block0(blk, self.egs[b]))
+                self.blocks.append(NoGridBlock(blk, self.egs[b]))
             elif g == 1:
-                self.blocks.append(_Block1(blk, self.egs[b]))
+                self.blocks.append(OneGridBlock(blk, self.egs[b]))
             elif g == 2:
-                self.blocks.append(_Block2(blk, self.egs[b]))
+                self.blocks.append(TwoGridBlock(blk, self.egs[b]))
             else:
-                self.blocks.append(_BlockGeneral(blk, self.egs[b], tuple(grid_max[b])))
+                self.blocks.append(GeneralBlock(blk, self.egs[b], tuple(grid_max[b])))
         # offset of grid exponent s of block b in the flat chain list of that block
         self.base = []
         for b in range(nb):

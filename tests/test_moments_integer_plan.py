@@ -1,7 +1,7 @@
-"""The fast re-evaluation path of compiled moments (moments/fastpath.py).
+"""The fast re-evaluation path of compiled moments (moments/integer_plan.py).
 
 Witnesses: brute-force enumeration of all count tables (exact), and the engine's
-independent power-table evaluator (``engine._BlockEvaluator`` / ``engine.accumulate``,
+independent power-table evaluator (``engine.BlockEvaluator`` / ``engine.accumulate``,
 which shares no code with the closed-form block vectors), at many probability vectors
 evaluated one after another on the same compiled object.
 """
@@ -15,21 +15,21 @@ from hypothesis import strategies as st
 from momentbound.model import CellModel, equal_cells_model, second_nb_model
 from momentbound.model.statistics import cell_statistic, naive_bayes_statistic
 from momentbound.moments import compile_moments, raw_moments
-from momentbound.moments.engine import (
-    _BlockEvaluator,
+from momentbound.moments.polynomial_expectation import (
+    BlockEvaluator,
     accumulate,
     finish,
     layout,
     scaled_probabilities,
 )
 from momentbound.moments.enumeration import count_tables, multinomial_pmf
-from momentbound.moments.fastpath import FastPlan, _Block1, _Block2, _BlockGeneral
+from momentbound.moments.integer_plan import FastPlan, GeneralBlock, OneGridBlock, TwoGridBlock
 
 
 def reference_gammas(f, probs):
     """The engine's power-table evaluation of the same compiled polynomials."""
     q, D = scaled_probabilities(probs)
-    evals = [_BlockEvaluator(b, q, gm) for b, gm in zip(f.layout.blocks, f.grid_max)]
+    evals = [BlockEvaluator(b, q, gm) for b, gm in zip(f.layout.blocks, f.grid_max)]
     return [accumulate(evals, poly) for poly in f.splits], D
 
 
@@ -55,7 +55,7 @@ def test_block_kinds_cover_d_1_2_3():
         m = equal_cells_model(arities)
         f = compile_moments(naive_bayes_statistic(m, (0,) * len(arities)), 4)
         kinds.append({type(b) for b in f.plan.blocks})
-    assert kinds == [{_Block1}, {_Block2}, {_BlockGeneral}]
+    assert kinds == [{OneGridBlock}, {TwoGridBlock}, {GeneralBlock}]
 
 
 @pytest.mark.parametrize(
@@ -176,7 +176,7 @@ def test_two_grid_features_with_unequal_exponents():
     terms = {(0, 1, 2, 1, 0, 0): 1, (0, 0, 1, 3, 0, 1): -3, (1, 0, 0, 0, 0, 2): 2, (0, 0, 0, 0, 0, 0): 5}
     stat = Statistic.from_terms(m.n_cells, z.features, terms, name="custom")
     f = compile_moments(stat, 3)
-    assert any(isinstance(b, _Block2) for b in f.plan.blocks)
+    assert any(isinstance(b, TwoGridBlock) for b in f.plan.blocks)
     probs = normalized([2, 7, 1, 8, 2, 8, 1, 8])
     q, _ = scaled_probabilities(probs)
     assert f.plan.gammas(q) == reference_gammas(f, probs)[0]

@@ -1,0 +1,232 @@
+"""The package's layout: no module imports another module's private names, and the import graph
+of ``src/momentbound`` has no cycles.
+
+Both checks read the source with :mod:`ast` (nothing is imported). An import counts wherever it
+stands, at module level or inside a function: a deferred import still ties the two modules
+together. Imports under ``if TYPE_CHECKING:`` do not run and are not counted. An import names the
+module it loads: ``from momentbound.exact import zlaw`` is an edge to ``momentbound.exact.zlaw``,
+``from momentbound.exact import NaiveBayes`` an edge to the package ``momentbound.exact``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = "momentbound"
+
+#: Cycles known today, each with the modules it runs through. The test fails if one of them
+#: grows or disappears (then delete it here) and if any other cycle appears.
+KNOWN_CYCLES: dict[frozenset[str], str] = {
+    frozenset({
+        "momentbound.estimators.montecarlo",
+        "momentbound.splitters.bootstrap",
+        "momentbound.splitters.registry",
+    }): "the bootstrap splitters simulate with the Monte Carlo engine, which resolves splitters "
+        "through the splitter registry",
+}
+
+
+def module_files(src: Path, package: str = PACKAGE) -> dict[str, Path]:
+    """``{dotted module name: file}`` for every module of ``package`` under ``src``."""
+    out = {}
+    for f in sorted((src / package).rglob("*.py")):
+        parts = f.relative_to(src).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = f
+    return out
+
+
+def _imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement that runs, at any depth, skipping ``if TYPE_CHECKING:`` blocks.
+
+    Imports are statements, so only statement lists are walked (bodies, ``else``, ``finally``,
+    exception handlers, ``match`` cases)."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in getattr(node, field, None) or ():
+                if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                    stack.append(ast.Module(body=child.orelse, type_ignores=[]))
+                elif isinstance(child, (ast.Import, ast.ImportFrom)):
+                    yield child
+                else:
+                    stack.append(child)
+
+
+@lru_cache(maxsize=None)
+def _parse(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(), str(path))
+
+
+def _base(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The absolute module an ``ImportFrom`` reads from."""
+    if not node.level:
+        return node.module or ""
+    parts = module.split(".") if is_package else module.split(".")[:-1]
+    parts = parts[: len(parts) - (node.level - 1)]
+    return ".".join(parts + ([node.module] if node.module else []))
+
+
+def _owner(name: str, modules: dict[str, Path]) -> str | None:
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def import_edges(src: Path, package: str = PACKAGE) -> dict[str, set[str]]:
+    """``{module: modules it imports}`` within ``package``."""
+    modules = module_files(src, package)
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for module, path in modules.items():
+        for node in _imports(_parse(path)):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                base = _base(module, path.name == "__init__.py", node)
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            for target in targets:
+                owner = _owner(target, modules)
+                if owner is not None and owner != module:
+                    graph[module].add(owner)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[frozenset[str]] = []
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = set()
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        comp.add(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(frozenset(comp))
+    return out
+
+
+def private_imports(src: Path, package: str = PACKAGE) -> list[str]:
+    """Places where a module takes a ``_private`` name of another module: ``from M import _x``
+    (``_x`` not a submodule) or ``alias._x`` with ``alias`` an imported module of the package."""
+    modules = module_files(src, package)
+    found = []
+    for module, path in modules.items():
+        tree = _parse(path)
+        module_aliases: dict[str, str] = {}
+        for node in _imports(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname and a.name in modules:
+                        module_aliases[a.asname] = a.name
+                continue
+            base = _base(module, path.name == "__init__.py", node)
+            if _owner(base, modules) is None:
+                continue
+            for a in node.names:
+                full = f"{base}.{a.name}"
+                if full in modules:
+                    module_aliases[a.asname or a.name] = full
+                elif a.name.startswith("_") and not a.name.startswith("__") and base != module:
+                    found.append(f"{path.relative_to(src)}:{node.lineno}: from {base} import {a.name}")
+        for node in ast.walk(tree) if module_aliases else ():
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in module_aliases and node.attr.startswith("_")
+                    and not node.attr.startswith("__") and module_aliases[node.value.id] != module):
+                found.append(f"{path.relative_to(src)}:{node.lineno}: {module_aliases[node.value.id]}.{node.attr}")
+    return found
+
+
+def test_no_module_imports_a_private_name_of_another_module() -> None:
+    found = private_imports(SRC)
+    assert not found, "make the shared piece public in a module of its own:\n" + "\n".join(found)
+
+
+def test_import_graph_has_no_cycles() -> None:
+    graph = import_edges(SRC)
+    assert len(graph) > 100 and "momentbound.moments.core" in graph["momentbound.moments"]
+    found = set(cycles(graph))
+    new = [sorted(c) for c in found - set(KNOWN_CYCLES)]
+    assert not new, f"import cycles: {new}"
+    gone = [sorted(c) for c in set(KNOWN_CYCLES) - found]
+    assert not gone, f"these cycles are gone or changed; update KNOWN_CYCLES: {gone}"
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+@pytest.fixture
+def toy(tmp_path: Path) -> Path:
+    return _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/a.py": "from pkg.b import helper\n_hidden = 1\n",
+        "pkg/b.py": "def helper():\n    from pkg import a\n    return a._hidden\n",
+        "pkg/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.d import X\n",
+        "pkg/d.py": "from . import c\nfrom .a import _hidden\nfrom pkg import _private_module\n",
+        "pkg/_private_module.py": "",
+    })
+
+
+def test_the_checks_catch_what_they_look_for(toy: Path) -> None:
+    graph = import_edges(toy, "pkg")
+    assert graph["pkg.a"] == {"pkg.b"} and graph["pkg.b"] == {"pkg.a"}
+    assert graph["pkg.c"] == set()  # TYPE_CHECKING imports do not run
+    assert graph["pkg.d"] == {"pkg.c", "pkg.a", "pkg._private_module"}
+    assert cycles(graph) == [frozenset({"pkg.a", "pkg.b"})]
+    found = private_imports(toy, "pkg")
+    assert len(found) == 2
+    assert any("pkg.a._hidden" in f and f.startswith("pkg/b.py:3") for f in found)
+    assert any("from pkg.a import _hidden" in f and f.startswith("pkg/d.py:2") for f in found)
+
+
+@pytest.mark.parametrize("name", ["rational", "intervals", "moments.sequence", "bounds.pieces", "model.z_sampler",
+                                  "probability.naive_bayes_joint"])
+def test_docstring_examples_of_shared_modules_run(name: str) -> None:
+    import doctest
+    import importlib
+
+    module = importlib.import_module(f"momentbound.{name}")
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0, name
