@@ -23,6 +23,8 @@ and sound interval arithmetic (:class:`Interval`) when the backend returns guara
 
 from __future__ import annotations
 
+import math
+
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -500,9 +502,15 @@ def estimator_moments(
     if max_seconds is not None and estimate is not None:
         n = max(split.train_sizes)
         seconds = estimate(engine.model, n, engine.classifier)
+        cross = getattr(engine.backend, "estimated_cross_seconds", None)
+        if cross is not None and len(split.fold_sizes) > 1 and covariance == "exact":
+            # two test folds: their training sets share all but the two folds
+            n_common = split.N - split.fold_sizes[0] - split.fold_sizes[1]
+            seconds += cross(engine.model, max(n_common, 0), engine.classifier)
         if seconds > max_seconds:
+            cost = "needs more memory than its limit" if math.isinf(seconds) else f"would take about {seconds:.2g} s"
             raise InvalidArgument(
-                f"the {engine.backend.name} backend would take about {seconds:.2g} s at training size {n} "
+                f"the {engine.backend.name} backend {cost} at training size {n} "
                 f"(limit {max_seconds:g} s); use backend='montecarlo' (conditional Monte Carlo, "
                 f"confidence intervals), a smaller N, or max_seconds=None to run it anyway"
             )

@@ -228,7 +228,27 @@ def check_arguments(model: object, N: object, folds: object, classifier: object,
         raise InvalidArgument("arithmetic='rational' needs an exact model (Fraction cells); use 'float'")
     if average not in AVERAGES:
         raise InvalidArgument(f"average must be one of {AVERAGES}, got {average!r}")
+    law_bytes = cached_law_bytes(model, int(N))  # type: ignore[call-overload]
+    if law_bytes > MAX_LAW_BYTES:
+        raise InvalidArgument(
+            f"the exact class-count terms at N={int(N)} with d={model.d} would cache about "  # type: ignore[call-overload]
+            f"{law_bytes / 2**30:.3g} GiB of per-class agreement laws (limit "
+            f"{MAX_LAW_BYTES / 2**30:g} GiB); use backend='montecarlo' (estimator_moments) or a smaller N"
+        )
     return splitter, int(N), clf  # type: ignore[call-overload]
+
+
+#: limit on the per-class agreement laws the exact class-count terms keep (bytes)
+MAX_LAW_BYTES = 2 * 2**30
+
+
+def cached_law_bytes(model: CellModel, N: int) -> float:
+    """Memory of the per-class agreement laws at two inputs for every class size up to ``N``
+    (float64: ``sum_{n <= N} (n + 1)^(2d)`` cells per class and pair of inputs)."""
+    d = model.d
+    pairs = model.n_inputs * (model.n_inputs + 1) / 2
+    cells = (N + 2.0) ** (2 * d + 1) / (2 * d + 1)
+    return 8.0 * cells * model.n_classes * pairs
 
 
 def term_cache(

@@ -37,6 +37,8 @@ __all__ = ["TableLaw", "bootstrap_fast", "fast_bootstrap_applies", "table_count"
 
 #: default limit on the number of tables of one size (float arithmetic)
 MAX_TABLES = 3_000_000
+#: limit on the dense tables of the one-attribute joint term with GE_N (bytes)
+MAX_DENSE_BYTES = 2 * 2**30
 #: exact arithmetic is Python-object arithmetic: a smaller limit
 MAX_TABLES_EXACT = 20_000
 #: limit on (tables) x (bootstrap tables) x cells of the generic ideal-bootstrap sum
@@ -396,6 +398,13 @@ class TableLaw:
         """``E[err(a) GE_N]``: a test point ``a`` of a split whose classifier is trained on the other
         ``N - s`` points, and the GE of the classifier trained on all ``N`` points."""
         if not self.exact and self._fast_applies() and self.classifier.ties == "random":
+            dense = 32.0 * (N + 2) ** 2  # a few dense (N + 1) x (N + 1) float tables
+            if dense > MAX_DENSE_BYTES:
+                raise InvalidArgument(
+                    f"the exact joint term with GE_N at N={N} needs dense tables of about "
+                    f"{dense / 2**30:.3g} GiB (limit {MAX_DENSE_BYTES / 2**30:g} GiB); use "
+                    "backend='montecarlo' or a smaller N"
+                )
             return self._full_product_additive(N, s)
         U = self.ge(N)
         for m in range(N - 1, N - s, -1):  # U on size N - s + 1: E[GE(T + F)], F ~ Mult(s - 1)
