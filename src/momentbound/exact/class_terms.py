@@ -31,6 +31,7 @@ floating point (``float64`` sums of the same terms).
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -69,6 +70,8 @@ class ClassCountTerms:
     (Fraction(1, 4), Fraction(3, 4))
     """
 
+    AVERAGE_CACHE = 4096  # averaged error tables kept (a few kB each for N ~ 100)
+
     def __init__(self, model: CellModel, classifier: NaiveBayes, mode: str) -> None:
         if mode not in MODES:
             raise InvalidArgument(f"mode must be one of {MODES}, got {mode!r}")
@@ -104,6 +107,10 @@ class ClassCountTerms:
         self._err1: dict[Counts, tuple] = {}
         self._err2: dict[Counts, np.ndarray] = {}
         self._cross: dict[tuple, np.ndarray] = {}
+        # error tables averaged over private points, shared by the cross terms of neighbouring
+        # class counts (bounded: the sweep over class counts visits neighbours consecutively)
+        self._averages: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self._pair_mats: dict[tuple, tuple] = {}
 
     # ------------------------------------------------------------------ arithmetic
     def _zeros(self, shape: tuple[int, ...]) -> np.ndarray:
@@ -268,6 +275,52 @@ class ClassCountTerms:
             mats.append(self._shift(c, n_base[c], n_extra[c], x, tuple(bumps[c]), side - 1))
         return self._contract(X, mats)
 
+    def _averaged(
+        self, m: Counts, ix: int, n_base: Counts, n_extra: Sequence[int], bumps: Sequence[tuple[int, ...]]
+    ) -> np.ndarray:
+        """:meth:`_given_base` of the error table ``errors(m, ix)``, kept in a bounded cache."""
+        key = (m, ix, n_base, tuple(n_extra), tuple(bumps))
+        out = self._averages.get(key)
+        if out is not None:
+            self._averages.move_to_end(key)
+            return out
+        out = self._given_base(self.errors(m, ix)[0], n_base, n_extra, self.inputs[ix], bumps)
+        self._averages[key] = out
+        if len(self._averages) > self.AVERAGE_CACHE:
+            self._averages.popitem(last=False)
+        return out
+
+    def _pair_contract(self, X: np.ndarray, cc: Counts, pair: tuple[Input, Input]) -> np.ndarray:
+        """Apply the joint law of the shared part's agreements at ``pair`` along the class axes of ``X``.
+
+        A law with at most one nonzero per column (equal inputs: a diagonal; one binary
+        attribute: an anti-diagonal) is applied by indexing instead of a matrix product.
+        """
+        mats = []
+        for c in range(self.K):
+            key = (c, cc[c], pair)
+            if key not in self._pair_mats:
+                G = (cc[c] + 1) ** self.d
+                J = self.law(c, cc[c], pair).reshape(G, G)
+                nz = J != 0
+                if (nz.sum(axis=0) <= 1).all():
+                    rows = nz.argmax(axis=0)
+                    self._pair_mats[key] = ("monomial", rows, J[rows, np.arange(G)])
+                else:
+                    self._pair_mats[key] = ("dense", J)
+            mats.append(self._pair_mats[key])
+        if all(M[0] == "dense" for M in mats):
+            return self._contract(X, [M[1] for M in mats])
+        for c, M in enumerate(mats):
+            axis = 1 + c
+            if M[0] == "monomial":
+                shape = [1] * X.ndim
+                shape[axis] = len(M[2])
+                X = np.take(X, M[1], axis=axis) * M[2].reshape(shape)
+            else:
+                X = np.moveaxis(np.tensordot(X, M[1], axes=([axis], [0])), -1, axis)
+        return X
+
     def cross(self, common: Counts, fold_i: Counts, fold_j: Counts) -> np.ndarray:
         """``E[err_t err_u]`` for ``t`` of class ``k`` in fold ``i`` and ``u`` of class ``l`` in fold ``j``.
 
@@ -319,38 +372,37 @@ class ClassCountTerms:
         for it, xt in enumerate(self.inputs):
             if not any(self.num[k][it] for k in ks):
                 continue
-            err_1, scale = self.errors(m1, it)
+            scale = self.errors(m1, it)[1]
             for iu, xu in enumerate(self.inputs):
                 if same_point and iu != it:
                     continue
                 if not any(self.num[l][iu] for l in ls):
                     continue
-                err_2, _ = self.errors(m2, iu)
                 delta = tuple(int(xt[j] == xu[j]) for j in range(d))
                 # expected errors (every true class at once) given the shared part C: average over
                 # the private parts (B_1, and u when it is in T_1; B_2, and t when it is in T_2)
                 for l in ls:
                     if (l, it, delta) not in f_1:
-                        f_1[(l, it, delta)] = self._given_base(
-                            err_1, cc, [b1[c] - (u_in_1 and c == l) for c in range(K)], xt,
+                        f_1[(l, it, delta)] = self._averaged(
+                            m1, it, cc, [b1[c] - (u_in_1 and c == l) for c in range(K)],
                             [delta if (u_in_1 and c == l) else zero for c in range(K)],
                         )
                 for k in ks:
                     if (k, iu, delta) not in f_2:
-                        f_2[(k, iu, delta)] = self._given_base(
-                            err_2, cc, [b2[c] - (t_in_2 and c == k) for c in range(K)], xu,
+                        f_2[(k, iu, delta)] = self._averaged(
+                            m2, iu, cc, [b2[c] - (t_in_2 and c == k) for c in range(K)],
                             [delta if (t_in_2 and c == k) else zero for c in range(K)],
                         )
                 pair = (xt, xu)
-                J = [self.law(c, cc[c], pair).reshape((cc[c] + 1) ** d, -1) for c in range(K)]
                 for l in ls:
                     if not self.num[l][iu]:
                         continue
-                    X = self._contract(f_1[(l, it, delta)], J)  # (K, C-grid of the other side)
+                    X = self._pair_contract(f_1[(l, it, delta)], cc, pair)  # (K, C-grid of the other side)
                     for k in ks:
                         if not self.num[k][it] or (same_point and k != l):
                             continue
-                        val = np.sum(X[k] * f_2[(k, iu, delta)][l])
+                        other = f_2[(k, iu, delta)][l]
+                        val = np.vdot(X[k], other) if not self.exact else np.sum(X[k] * other)
                         weight = self.num[k][it] if same_point else self.num[k][it] * self.num[l][iu]
                         total[k, l] = total[k, l] + val * weight
         # every class-c point of C, B_1, B_2 and the test points appears once in the weights
