@@ -296,30 +296,28 @@ class ClassCountTerms:
         A law with at most one nonzero per column (equal inputs: a diagonal; one binary
         attribute: an anti-diagonal) is applied by indexing instead of a matrix product.
         """
-        mats = []
-        for c in range(self.K):
-            key = (c, cc[c], pair)
-            if key not in self._pair_mats:
+        key = (cc, pair)
+        plan = self._pair_mats.get(key)
+        if plan is None:
+            mats, monomial = [], True
+            for c in range(self.K):
                 G = (cc[c] + 1) ** self.d
                 J = self.law(c, cc[c], pair).reshape(G, G)
                 nz = J != 0
-                if (nz.sum(axis=0) <= 1).all():
-                    rows = nz.argmax(axis=0)
-                    self._pair_mats[key] = ("monomial", rows, J[rows, np.arange(G)])
-                else:
-                    self._pair_mats[key] = ("dense", J)
-            mats.append(self._pair_mats[key])
-        if all(M[0] == "dense" for M in mats):
-            return self._contract(X, [M[1] for M in mats])
-        for c, M in enumerate(mats):
-            axis = 1 + c
-            if M[0] == "monomial":
-                shape = [1] * X.ndim
-                shape[axis] = len(M[2])
-                X = np.take(X, M[1], axis=axis) * M[2].reshape(shape)
+                monomial = monomial and bool((nz.sum(axis=0) <= 1).all())
+                mats.append(J)
+            if monomial:  # Y[b, w] = X[b, rows(w)] prod_c J_c[rows_c(w_c), w_c]
+                rows = [(J != 0).argmax(axis=0) for J in mats]
+                vals = [J[r, np.arange(len(r))] for J, r in zip(mats, rows)]
+                weight = vals[0]
+                for v in vals[1:]:
+                    weight = np.multiply.outer(weight, v)
+                plan = self._pair_mats[key] = ("monomial", np.ix_(*rows), weight)
             else:
-                X = np.moveaxis(np.tensordot(X, M[1], axes=([axis], [0])), -1, axis)
-        return X
+                plan = self._pair_mats[key] = ("dense", mats)
+        if plan[0] == "monomial":
+            return X[(slice(None),) + plan[1]] * plan[2]
+        return self._contract(X, plan[1])
 
     def cross(self, common: Counts, fold_i: Counts, fold_j: Counts) -> np.ndarray:
         """``E[err_t err_u]`` for ``t`` of class ``k`` in fold ``i`` and ``u`` of class ``l`` in fold ``j``.

@@ -172,9 +172,7 @@ def group_moments(terms: ClassCountTerms, counts: Sequence[int], allocation: All
     K = terms.K
     n = tuple(int(c) for c in counts)
     zero: Number = Fraction(0) if terms.exact else 0.0
-    groups: dict[tuple[int, ...], list[int]] = {}
-    for i, row in enumerate(allocation.test):
-        groups.setdefault(row, []).append(i)
+    groups = dict(allocation.groups)
     keys = list(groups)
     first: list[Number] = []
     second: list[Number] = []
@@ -207,9 +205,8 @@ def group_moments(terms: ClassCountTerms, counts: Sequence[int], allocation: All
                     if cnt:
                         val = val + cnt * h[k, l]
             pairs.append((x, y, val))
-    return _GroupMoments(
-        tuple(tuple(groups[a]) for a in keys), tuple(sum(a) for a in keys), tuple(first), tuple(second), tuple(pairs)
-    )
+    return _GroupMoments(tuple(groups[a] for a in keys), tuple(sum(a) for a in keys), tuple(first), tuple(second),
+                         tuple(pairs))
 
 
 def conditional_fold_moments(terms: ClassCountTerms, counts: Sequence[int], allocation: Allocation) -> FoldErrorMoments:
