@@ -71,3 +71,20 @@ def test_local_cluster_one_and_two_workers():
     here = _numbers(_run(KFold(2)))
     assert _numbers(_run(KFold(2), scheduler="local", workers=1)) == here
     assert _numbers(_run(KFold(2), scheduler="local", workers=2)) == here
+
+
+def test_montecarlo_sweep_seeds_each_row_by_its_index():
+    from momentbound.estimators import sweep
+
+    plain = sweep(TWO_D, "folds", [2, 3], N=9, classifier=_tree(), backend="montecarlo", seed=3, draws=200)
+    spread = sweep(TWO_D, "folds", [2, 3], N=9, classifier=_tree(), backend="montecarlo", seed=3, draws=200,
+                   scheduler="threads", workers=2)
+    assert [_numbers(r) for r in spread.rows] == [_numbers(r) for r in plain.rows]
+    children = np.random.SeedSequence(3).spawn(2)
+    second = monte_carlo_moments(TWO_D, 9, KFold(3), classifier=_tree(), draws=200,
+                                 rng=np.random.default_rng(children[1]))
+    assert _numbers(plain.rows[1]) == _numbers(second)
+    frame = plain.to_frame()
+    assert list(frame["draws"]) == [200, 200] and (frame["mean_lower"] <= frame["mean"]).all()
+    with pytest.raises(InvalidArgument, match="only apply to backend='montecarlo'"):
+        sweep(TWO_D, "folds", [2], N=9, draws=200)

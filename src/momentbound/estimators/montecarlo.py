@@ -151,6 +151,19 @@ class MonteCarloMoments:
     def is_interval(self) -> bool:
         return True
 
+    def as_row(self) -> dict[str, Any]:
+        """A flat row: :meth:`EstimatorMoments.as_row`'s fields (intervals as lower/upper), the
+        point estimates under the moment names, and the draws."""
+        from momentbound.estimators.moments import MOMENT_FIELDS, EstimatorMoments
+
+        row = EstimatorMoments.as_row(self)  # type: ignore[arg-type]
+        for name in MOMENT_FIELDS:
+            value = getattr(self, name, None)
+            if isinstance(value, Interval):
+                row[name] = float(value.estimate)
+        row["draws"] = self.draws
+        return row
+
 
 #: per-draw results larger than this (bytes) are refused before any work
 MAX_MEMORY = 4 * 2**30

@@ -31,7 +31,6 @@ floating point (``float64`` sums of the same terms).
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -70,8 +69,6 @@ class ClassCountTerms:
     (Fraction(1, 4), Fraction(3, 4))
     """
 
-    AVERAGE_CACHE = 4096  # averaged error tables kept (a few kB each for N ~ 100)
-
     def __init__(self, model: CellModel, classifier: NaiveBayes, mode: str) -> None:
         if mode not in MODES:
             raise InvalidArgument(f"mode must be one of {MODES}, got {mode!r}")
@@ -107,10 +104,6 @@ class ClassCountTerms:
         self._err1: dict[Counts, tuple] = {}
         self._err2: dict[Counts, np.ndarray] = {}
         self._cross: dict[tuple, np.ndarray] = {}
-        # error tables averaged over private points, shared by the cross terms of neighbouring
-        # class counts (bounded: the sweep over class counts visits neighbours consecutively)
-        self._averages: OrderedDict[tuple, np.ndarray] = OrderedDict()
-        self._pair_mats: dict[tuple, tuple] = {}
 
     # ------------------------------------------------------------------ arithmetic
     def _zeros(self, shape: tuple[int, ...]) -> np.ndarray:
@@ -275,50 +268,6 @@ class ClassCountTerms:
             mats.append(self._shift(c, n_base[c], n_extra[c], x, tuple(bumps[c]), side - 1))
         return self._contract(X, mats)
 
-    def _averaged(
-        self, m: Counts, ix: int, n_base: Counts, n_extra: Sequence[int], bumps: Sequence[tuple[int, ...]]
-    ) -> np.ndarray:
-        """:meth:`_given_base` of the error table ``errors(m, ix)``, kept in a bounded cache."""
-        key = (m, ix, n_base, tuple(n_extra), tuple(bumps))
-        out = self._averages.get(key)
-        if out is not None:
-            self._averages.move_to_end(key)
-            return out
-        out = self._given_base(self.errors(m, ix)[0], n_base, n_extra, self.inputs[ix], bumps)
-        self._averages[key] = out
-        if len(self._averages) > self.AVERAGE_CACHE:
-            self._averages.popitem(last=False)
-        return out
-
-    def _pair_contract(self, X: np.ndarray, cc: Counts, pair: tuple[Input, Input]) -> np.ndarray:
-        """Apply the joint law of the shared part's agreements at ``pair`` along the class axes of ``X``.
-
-        A law with at most one nonzero per column (equal inputs: a diagonal; one binary
-        attribute: an anti-diagonal) is applied by indexing instead of a matrix product.
-        """
-        key = (cc, pair)
-        plan = self._pair_mats.get(key)
-        if plan is None:
-            mats, monomial = [], True
-            for c in range(self.K):
-                G = (cc[c] + 1) ** self.d
-                J = self.law(c, cc[c], pair).reshape(G, G)
-                nz = J != 0
-                monomial = monomial and bool((nz.sum(axis=0) <= 1).all())
-                mats.append(J)
-            if monomial:  # Y[b, w] = X[b, rows(w)] prod_c J_c[rows_c(w_c), w_c]
-                rows = [(J != 0).argmax(axis=0) for J in mats]
-                vals = [J[r, np.arange(len(r))] for J, r in zip(mats, rows)]
-                weight = vals[0]
-                for v in vals[1:]:
-                    weight = np.multiply.outer(weight, v)
-                plan = self._pair_mats[key] = ("monomial", np.ix_(*rows), weight)
-            else:
-                plan = self._pair_mats[key] = ("dense", mats)
-        if plan[0] == "monomial":
-            return X[(slice(None),) + plan[1]] * plan[2]
-        return self._contract(X, plan[1])
-
     def cross(self, common: Counts, fold_i: Counts, fold_j: Counts) -> np.ndarray:
         """``E[err_t err_u]`` for ``t`` of class ``k`` in fold ``i`` and ``u`` of class ``l`` in fold ``j``.
 
@@ -370,37 +319,38 @@ class ClassCountTerms:
         for it, xt in enumerate(self.inputs):
             if not any(self.num[k][it] for k in ks):
                 continue
-            scale = self.errors(m1, it)[1]
+            err_1, scale = self.errors(m1, it)
             for iu, xu in enumerate(self.inputs):
                 if same_point and iu != it:
                     continue
                 if not any(self.num[l][iu] for l in ls):
                     continue
+                err_2, _ = self.errors(m2, iu)
                 delta = tuple(int(xt[j] == xu[j]) for j in range(d))
                 # expected errors (every true class at once) given the shared part C: average over
                 # the private parts (B_1, and u when it is in T_1; B_2, and t when it is in T_2)
                 for l in ls:
                     if (l, it, delta) not in f_1:
-                        f_1[(l, it, delta)] = self._averaged(
-                            m1, it, cc, [b1[c] - (u_in_1 and c == l) for c in range(K)],
+                        f_1[(l, it, delta)] = self._given_base(
+                            err_1, cc, [b1[c] - (u_in_1 and c == l) for c in range(K)], xt,
                             [delta if (u_in_1 and c == l) else zero for c in range(K)],
                         )
                 for k in ks:
                     if (k, iu, delta) not in f_2:
-                        f_2[(k, iu, delta)] = self._averaged(
-                            m2, iu, cc, [b2[c] - (t_in_2 and c == k) for c in range(K)],
+                        f_2[(k, iu, delta)] = self._given_base(
+                            err_2, cc, [b2[c] - (t_in_2 and c == k) for c in range(K)], xu,
                             [delta if (t_in_2 and c == k) else zero for c in range(K)],
                         )
                 pair = (xt, xu)
+                J = [self.law(c, cc[c], pair).reshape((cc[c] + 1) ** d, -1) for c in range(K)]
                 for l in ls:
                     if not self.num[l][iu]:
                         continue
-                    X = self._pair_contract(f_1[(l, it, delta)], cc, pair)  # (K, C-grid of the other side)
+                    X = self._contract(f_1[(l, it, delta)], J)  # (K, C-grid of the other side)
                     for k in ks:
                         if not self.num[k][it] or (same_point and k != l):
                             continue
-                        other = f_2[(k, iu, delta)][l]
-                        val = np.vdot(X[k], other) if not self.exact else np.sum(X[k] * other)
+                        val = np.sum(X[k] * f_2[(k, iu, delta)][l])
                         weight = self.num[k][it] if same_point else self.num[k][it] * self.num[l][iu]
                         total[k, l] = total[k, l] + val * weight
         # every class-c point of C, B_1, B_2 and the test points appears once in the weights

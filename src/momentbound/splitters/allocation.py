@@ -235,7 +235,6 @@ def _allocations(counts: tuple[int, ...], v: int) -> tuple[Allocation, ...]:
     shifting = [k for k, c in enumerate(counts) if c % v]
     rest = [k for k, c in enumerate(counts) if c and not c % v]
     merged: dict[tuple[tuple[int, ...], ...], Fraction] = {}
-    groups: dict[tuple[tuple[int, ...], ...], tuple] = {}
     sub = [counts[k] for k in shifting]
     orders = first_appearance_orders(sub) if sub else iter([((), Fraction(1))])
     for rel, prob in orders:
@@ -244,25 +243,8 @@ def _allocations(counts: tuple[int, ...], v: int) -> tuple[Allocation, ...]:
         test = np.zeros((v, len(counts)), dtype=np.int64)
         test[:, order] = enc
         key = tuple(map(tuple, test.tolist()))
-        if key not in merged:
-            merged[key] = Fraction(0)
-            # the compositions of the folds: group the rows by their code (one integer per row)
-            codes = test @ np.cumprod([1] + [int(c) + 1 for c in counts[:-1]], dtype=np.int64)
-            _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
-            order = np.argsort(first)  # groups in order of their first fold
-            rank = np.empty_like(order)
-            rank[order] = np.arange(len(order))
-            folds = [[] for _ in order]
-            for i, g in enumerate(rank[inverse.reshape(-1)].tolist()):
-                folds[g].append(i)
-            groups[key] = tuple((key[f[0]], tuple(f)) for f in folds)
-        merged[key] += prob
-    out = []
-    for t, p in merged.items():
-        a = Allocation(p, t)
-        a.__dict__["groups"] = groups[t]  # the cached property, computed above
-        out.append(a)
-    return tuple(out)
+        merged[key] = merged.get(key, Fraction(0)) + prob
+    return tuple(Allocation(p, t) for t, p in merged.items())
 
 
 def fold_allocation(class_counts: np.ndarray, v: int) -> np.ndarray:
