@@ -416,7 +416,7 @@ def command(
         if scheduler is not None:
             if against is not None:
                 raise click.UsageError("--scheduler does not apply to --against ge-full")
-            options.update(scheduler=scheduler, workers=workers, progress=None if not as_json else False)
+            options.update(scheduler=scheduler, workers=workers)
     if against is not None:
         _accuracy(model, N, est, classifier, backend, covariance, options, as_json)
         return
