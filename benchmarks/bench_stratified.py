@@ -17,12 +17,14 @@ against real scikit-learn runs.
   (in standard errors), the number of datasets for a 1% relative standard error on Var(CE) (from
   the pilot's kurtosis), the extrapolated simulation time, its ratio to the exact time and the
   peak traced memory of both (``tracemalloc``).
+* ``--repeated``: exact ``RepeatedStratifiedKFold(10, 5)`` moments of the same model at N = 100
+  (ties ``random``, alpha 0): the variance of one partition and the covariance of two.
 * ``--quick``: the exact v = 10 moments, the sweep over v = 2..10, and the baseline (v = 10,
   sweep v = 2..6) with small pilots (seconds).
 
 Times are CPU seconds (``time.process_time``) and wall seconds (the machine is a shared 2-core box).
 
-Usage: ``python benchmarks/bench_stratified.py [--exact] [--sweep] [--sklearn 20000] [--baseline] [--quick] [--seed 0]``
+Usage: ``python benchmarks/bench_stratified.py [--exact] [--sweep] [--repeated] [--sklearn 20000] [--baseline] [--quick] [--seed 0]``
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ import numpy as np
 from momentbound import CellModel
 from momentbound.exact import NaiveBayes
 from momentbound.exact.class_terms import ClassCountTerms
-from momentbound.exact.stratified import stratified_cv_moments
+from momentbound.exact.stratified import repeated_stratified_cv_moments, stratified_cv_moments
 from momentbound.splitters.repeated import _labels_by_counts, _stratified_allocation
 
 PAPER = CellModel((2,), ["0.2", "0.3", "0.2", "0.3"])
@@ -71,6 +73,15 @@ def bench_sweep(last: int = 100) -> None:
                   f"(cumulative cpu {c1 - c0:.1f} s)", flush=True)
     c1, w1 = clocks()
     print(f"sweep v=2..{last} at N=100: cpu {c1 - c0:.1f} s wall {w1 - w0:.1f} s", flush=True)
+
+
+def bench_repeated() -> None:
+    c0, w0 = clocks()
+    r = repeated_stratified_cv_moments(PAPER, 100, 10, 5, classifier=NaiveBayes(ties="random", alpha=0),
+                                       arithmetic="float")
+    c1, w1 = clocks()
+    print(f"repeated stratified N=100 v=10 R=5: Var(one) {float(r.single.variance):.4e} C {float(r.repeat_covariance):.4e} "
+          f"Var(mean of 5) {float(r.variance):.4e}  cpu {c1 - c0:.1f} s wall {w1 - w0:.1f} s", flush=True)
 
 
 def simulate_stratified(model: CellModel, N: int, v: int, R: int, rng: np.random.Generator,
@@ -190,6 +201,7 @@ def main() -> None:
     ap.add_argument("--sweep", action="store_true")
     ap.add_argument("--sklearn", type=int, default=0, metavar="R")
     ap.add_argument("--baseline", action="store_true")
+    ap.add_argument("--repeated", action="store_true")
     ap.add_argument("--quick", action="store_true", help="exact, sweep v=2..20 and a small baseline (seconds)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
@@ -202,6 +214,8 @@ def main() -> None:
         bench_exact()
     if args.sweep:
         bench_sweep()
+    if args.repeated:
+        bench_repeated()
     if args.baseline:
         bench_baseline(200_000, 100, 20_000, args.seed)
     if args.sklearn:

@@ -75,12 +75,19 @@ SUCCEEDS: dict[str, list[str]] = {
                          "--test-size", "2", "--classifier", "sklearn:sklearn.tree.DecisionTreeClassifier",
                          "--param", "random_state=0", "--backend", "montecarlo", "--draws", "200", "--seed", "1",
                          "--json"],
+    "estimate-sklearn-dask": ["estimate", *MODEL, "--N", "8", "--estimator", "shuffle-split", "--splits", "2",
+                              "--test-size", "2", "--classifier", "sklearn:sklearn.tree.DecisionTreeClassifier",
+                              "--param", "random_state=0", "--backend", "montecarlo", "--draws", "200", "--seed",
+                              "1", "--scheduler", "threads", "--workers", "2", "--json"],
     "coverage": ["coverage", "--cells", "0.3,0.2,0.15,0.35", "--N", "10", "--method", "clopper-pearson",
                  "--test-size", "5", "--target", "ge-train", "--json"],
     "compare-classifiers": ["compare-classifiers", "--arities", "2,2", "--cells", "0.1,0.15,0.15,0.1,0.05,0.2,0.15,0.1",
                             "--N", "10", "--test", "mcnemar", "--attributes-a", "0", "--attributes-b", "1",
                             "--test-size", "5", "--json"],
     "sweep-exact": ["sweep", *MODEL, "--N", "6", "--over", "folds", "--values", "2-3,loo", "--json"],
+    "sweep-sklearn-dask": ["sweep", *MODEL, "--N", "8", "--over", "folds", "--values", "2,4", "--classifier",
+                           "sklearn:sklearn.tree.DecisionTreeClassifier", "--param", "random_state=0", "--backend",
+                           "montecarlo", "--draws", "200", "--seed", "3", "--scheduler", "threads", "--json"],
     "sweep-bound-lp": ["sweep", *MODEL, "--over", "N", "--values", "4,5", "--backend", "bound:lp", "--json"],
     "bound-series-warning": ["bound", "--moments", "1,0,1,1,2", "--support", "real", "--event", "ge:1",
                              "--method", "series", "--json"],
@@ -97,7 +104,11 @@ USAGE_ERRORS: dict[str, list[str]] = {
     "bound-no-moments": ["bound", "--support", "grid:0:6", "--method", "lp", "--json"],
     "bound-unknown-option": ["bound", *MOMENTS_FORM, "--nope", "--json"],
     "estimate-no-folds": ["estimate", *MODEL, "--N", "5", "--estimator", "cv", "--json"],
+    "estimate-scheduler-exact": ["estimate", *MODEL, "--N", "5", "--estimator", "cv", "--folds", "2",
+                                 "--scheduler", "threads", "--json"],
     "sweep-no-N": ["sweep", *MODEL, "--over", "folds", "--values", "2", "--json"],
+    "sweep-workers-exact": ["sweep", *MODEL, "--N", "6", "--over", "folds", "--values", "2", "--workers", "3",
+                            "--json"],
     "compare-N0": ["compare", "--N", "0", "--json"],
     "bird-not-an-int": ["bird", "--a", "x", "--json"],
     "reproduce-unknown": ["reproduce", "nosuch", "--out", "{tmp}", "--json"],
@@ -274,6 +285,17 @@ def test_estimate_numbers_are_floats_and_rationals_strings(runs):
     mc = _assert_clean_success(runs["estimate-montecarlo"])
     assert mc["mean_lower"] <= mc["mean"] <= mc["mean_upper"] and mc["draws"] == 2000
     assert mc["mean_exact"] is None and small["draws"] is None
+
+
+def test_sklearn_draws_on_dask_give_the_same_numbers(runs):
+    """`--scheduler threads --workers 2` fits the tree's draws on dask; the seed fixes the tables."""
+    plain = _assert_clean_success(runs["estimate-sklearn"])
+    dask = _assert_clean_success(runs["estimate-sklearn-dask"])
+    keys = [k for k in plain if k.startswith(("mean", "variance", "ge_")) and k != "seconds"]
+    assert keys and {k: dask[k] for k in keys} == {k: plain[k] for k in keys}
+    rows = _assert_clean_success(runs["sweep-sklearn-dask"])["rows"]
+    assert [r["draws"] for r in rows] == [200, 200] and all(r["mean_lower"] <= r["mean"] <= r["mean_upper"]
+                                                            for r in rows)
 
 
 def test_a_warning_is_one_line_on_stderr(runs):

@@ -12,9 +12,11 @@ Inputs are encoded as ordinal integers (``encoding="ordinal"``: attribute ``j`` 
 predicts that class (scikit-learn classifiers either do so or refuse to fit one class); an
 empty training set predicts class 0.
 
-Fits are independent across tables, so :func:`predict_tables` can spread them over a Dask
-cluster (``scheduler=``); the tables are drawn before, in the calling process, so a fixed seed
-gives the same numbers however many workers run.
+Fits are independent across tables, so :meth:`SklearnClassifier.predict_tables` can spread them
+over Dask (``scheduler=``: one of dask's local schedulers ``"threads"``, ``"processes"``,
+``"synchronous"``, a ``distributed.Client`` or a scheduler address); the tables are drawn before,
+in the calling process, and each fit depends on its table only, so a fixed seed gives the same
+numbers however many workers run (and the same as without Dask).
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ from momentbound.classifiers.base import ExactForm, check_tables
 from momentbound.errors import InvalidArgument
 from momentbound.model.cells import CellModel
 
-__all__ = ["SklearnClassifier", "ENCODINGS", "load_estimator"]
+__all__ = ["SklearnClassifier", "ENCODINGS", "LOCAL_SCHEDULERS", "load_estimator"]
 
 ENCODINGS = ("ordinal", "onehot")
+#: dask's single-machine schedulers (``dask.compute(..., scheduler=name)``)
+LOCAL_SCHEDULERS = ("threads", "processes", "synchronous")
 
 
 def load_estimator(path: str, params: dict[str, Any] | None = None) -> Any:
@@ -139,15 +143,21 @@ class SklearnClassifier:
         fitted = clone(self.estimator).fit(X, labels)
         return np.asarray(fitted.predict(rows), dtype=np.int64)
 
-    def predict_tables(self, model: CellModel, tables: np.ndarray, *, scheduler: Any = None) -> np.ndarray:
+    def predict_tables(
+        self, model: CellModel, tables: np.ndarray, *, scheduler: Any = None, workers: int = 2
+    ) -> np.ndarray:
         """One-hot predictions ``(R, n_inputs, K)`` for count tables ``(R, n_cells)``.
 
-        ``scheduler``: ``None`` fits in this process; a Dask client or scheduler address spreads
-        the tables over its workers in chunks (same results in the same order).
+        ``scheduler``: ``None`` fits in this process; ``"threads"``, ``"processes"`` or
+        ``"synchronous"`` use dask's local scheduler of that name with ``workers`` workers; a
+        ``distributed.Client`` or a scheduler address spreads the tables over its workers. The
+        tables go out in chunks and come back in order: the results do not depend on the scheduler.
         """
         arr = check_tables(model, tables)
-        if scheduler is None:
+        if scheduler is None or len(arr) == 0:
             labels = np.stack([self.predict_one(model, t) for t in arr]) if len(arr) else np.zeros((0, model.n_inputs), dtype=np.int64)
+        elif isinstance(scheduler, str) and scheduler in LOCAL_SCHEDULERS:
+            labels = _predict_local(self, model, arr, scheduler, workers)
         else:
             labels = _predict_dask(self, model, arr, scheduler)
         out = np.zeros((arr.shape[0], model.n_inputs, model.n_classes))
@@ -157,6 +167,14 @@ class SklearnClassifier:
 
 def _predict_chunk(clf: SklearnClassifier, model: CellModel, chunk: np.ndarray) -> np.ndarray:
     return np.stack([clf.predict_one(model, t) for t in chunk])
+
+
+def _predict_local(clf: SklearnClassifier, model: CellModel, arr: np.ndarray, scheduler: str, workers: int) -> np.ndarray:
+    import dask
+
+    chunks = [c for c in np.array_split(arr, max(1, min(len(arr), 4 * int(workers)))) if len(c)]
+    tasks = [dask.delayed(_predict_chunk, pure=False)(clf, model, c) for c in chunks]
+    return np.concatenate(dask.compute(*tasks, scheduler=scheduler, num_workers=int(workers)))
 
 
 def _predict_dask(clf: SklearnClassifier, model: CellModel, arr: np.ndarray, scheduler: Any) -> np.ndarray:

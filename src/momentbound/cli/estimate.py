@@ -377,13 +377,20 @@ def check_montecarlo(backend: str, covariance: str, draws: int | None) -> None:
               "all N points (bias, RMS, covariance and correlation).")
 @click.option("--draws", type=int, default=None,
               help="Number of sampled table draws for --backend montecarlo (default 10000).")
+@click.option("--scheduler", default=None, metavar="local|threads|processes|ADDRESS",
+              help="Fit a sklearn: classifier's draws on Dask (--backend montecarlo): local (a local cluster), "
+              "threads or processes (dask's local schedulers), or an existing scheduler, e.g. tcp://host:8786. "
+              "Same numbers as without it for a given --seed.")
+@click.option("--workers", type=int, default=2, show_default=True,
+              help="Workers for --scheduler local, threads or processes.")
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
 @library_errors
 def command(
     arities: str, cells: str, n_classes: int | None, classifier_name: str, params: tuple[str, ...], ties: str,
     alpha: str, backend: str, seed: int | None, covariance: str, N: int, estimator: str, folds: int | None,
     repeats: str | None, splits: str | None, test_size: int | None, test_fraction: float | None,
-    bootstraps: int | None, against: str | None, draws: int | None, as_json: bool,
+    bootstraps: int | None, against: str | None, draws: int | None, scheduler: str | None, workers: int,
+    as_json: bool,
 ) -> None:
     """Mean, variance and fold covariance of an error estimator, without simulation.
 
@@ -394,6 +401,10 @@ def command(
     if N < 1:
         raise UserError(f"--N must be a positive integer, got {N}")
     check_montecarlo(backend, covariance, draws)
+    if (scheduler is not None or workers != 2) and backend != "montecarlo":
+        raise click.UsageError("--scheduler and --workers only apply to --backend montecarlo")
+    if workers < 1:
+        raise UserError(f"--workers must be at least 1, got {workers}")
     model = build_model(arities, cells, n_classes)
     est = build_estimator(estimator, N, folds, test_size, test_fraction, repeats, splits, bootstraps)
     est.split(N)  # ImpossibleSplit before any work
@@ -402,6 +413,10 @@ def command(
     options: dict[str, Any] = {}
     if backend == "montecarlo":
         options = {"rng": seed} if draws is None else {"rng": seed, "draws": draws}
+        if scheduler is not None:
+            if against is not None:
+                raise click.UsageError("--scheduler does not apply to --against ge-full")
+            options.update(scheduler=scheduler, workers=workers)
     if against is not None:
         _accuracy(model, N, est, classifier, backend, covariance, options, as_json)
         return

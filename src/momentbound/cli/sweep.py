@@ -92,9 +92,15 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
 @force_option
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
 @click.option("--no-progress", is_flag=True, help="Do not draw the progress bar (stderr).")
-@click.option("--dask", "use_dask", is_flag=True, help="Run the rows on a local Dask cluster (2 workers).")
+@click.option("--dask", "use_dask", is_flag=True, help="Run the rows on a local Dask cluster (2 workers); with "
+              "--backend montecarlo, the fits of a sklearn: classifier.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Run the rows on an existing Dask cluster, e.g. tcp://host:8786 (implies --dask).")
+              help="Run the rows on an existing Dask cluster, e.g. tcp://host:8786 (implies --dask); with --backend "
+              "montecarlo the fits of a sklearn: classifier run there (or on local, threads, processes).")
+@click.option("--draws", type=int, default=None,
+              help="Sampled table draws per row for --backend montecarlo (default 10000).")
+@click.option("--workers", type=int, default=2, show_default=True,
+              help="Workers for --backend montecarlo with --dask or --scheduler local|threads|processes.")
 @library_errors
 @write_errors
 def command(
@@ -102,7 +108,7 @@ def command(
     alpha: str, backend: str, seed: int | None, covariance: str, over: str, values: str, N: int | None,
     estimator: str, folds: int | None, repeats: str | None, splits: str | None, test_size: int | None,
     test_fraction: float | None, bootstraps: int | None, out: Path | None, as_json: bool,
-    no_progress: bool, use_dask: bool, scheduler: str | None, force: bool,
+    no_progress: bool, use_dask: bool, scheduler: str | None, draws: int | None, workers: int, force: bool,
 ) -> None:
     """Sweep an estimator's moments; print a table (or JSON) and write CSV.
 
@@ -124,9 +130,13 @@ def command(
                                                                            test_fraction, bootstraps))):
         raise click.UsageError("--estimator and its options (--folds, --repeats, --splits, --test-size, "
                                "--test-fraction, --bootstraps) only apply to --over N")
-    if backend == "montecarlo":
-        raise UserError("--backend montecarlo applies to `momentbound estimate` only; sweep with exact, "
-                        "sampling, bound:<method> or series, or run estimate per value")
+    from momentbound.cli.estimate import check_montecarlo
+
+    check_montecarlo(backend, covariance, draws)
+    if workers < 1:
+        raise UserError(f"--workers must be at least 1, got {workers}")
+    if workers != 2 and backend != "montecarlo":
+        raise click.UsageError("--workers only applies to --backend montecarlo (rows on --dask use 2 workers)")
     vals = _parse_values(over, values, N)
     model = build_model(arities, cells, n_classes)
     est = None
@@ -148,7 +158,15 @@ def command(
     ) as bars:
         task = bars.add_task("sweep", total=len(vals))
         tick = lambda done, total: bars.update(task, completed=done, total=total)  # noqa: E731
-        if use_dask or scheduler is not None:
+        if backend == "montecarlo":  # one seeded run per row; the fits of a sklearn: classifier on Dask
+            options: dict[str, Any] = {"seed": seed, "workers": workers}
+            if draws is not None:
+                options["draws"] = draws
+            if use_dask or scheduler is not None:
+                options["scheduler"] = scheduler or "local"
+            result = sweep(model, over, vals, N=N, estimator=est, classifier=classifier, backend="montecarlo",
+                           covariance=covariance, progress=tick, **options)
+        elif use_dask or scheduler is not None:
             from momentbound.studies.distributed import dask_sweep
 
             result = dask_sweep(model, over, vals, N=N, estimator=est, classifier=classifier,

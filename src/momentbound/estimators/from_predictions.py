@@ -431,7 +431,8 @@ def estimator_moments(
         Refuse (``InvalidArgument``, naming ``backend="montecarlo"``) when the backend
         estimates a longer computation (``backend.estimated_seconds``); ``None`` disables it.
     **montecarlo:
-        With ``backend="montecarlo"`` only: ``draws``, ``confidence`` and ``rng`` of
+        With ``backend="montecarlo"`` only: ``draws``, ``confidence``, ``rng``, ``scheduler``,
+        ``workers`` and ``progress`` of
         :func:`~momentbound.estimators.montecarlo.monte_carlo_moments`, which computes the
         result (a :class:`~momentbound.estimators.montecarlo.MonteCarloMoments` of
         confidence intervals).
@@ -473,10 +474,10 @@ def estimator_moments(
                                   "and engine=None")
         from momentbound._validate import as_seed
 
-        unknown = sorted(set(montecarlo) - {"draws", "confidence", "rng"})  # max_seconds is ours
-        if unknown:
+        unknown = sorted(set(montecarlo) - {"draws", "confidence", "rng", "scheduler", "workers", "progress"})
+        if unknown:  # max_seconds is ours
             raise InvalidArgument(f"unknown option(s) {unknown} for backend='montecarlo'; "
-                                  "it takes draws, confidence and rng")
+                                  "it takes draws, confidence, rng, scheduler, workers and progress")
         options = dict(montecarlo, rng=as_seed(montecarlo.get("rng"), "rng"), max_seconds=max_seconds)
         return monte_carlo_moments(model, N, estimator, classifier=classifier, **options)  # type: ignore[return-value]
     if montecarlo:

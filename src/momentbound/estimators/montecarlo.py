@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
@@ -57,7 +59,7 @@ from momentbound.model.cells import CellModel
 
 __all__ = [
     "Draws", "MonteCarloMoments", "Simulation", "SimulatedParts", "monte_carlo_moments", "memory_estimate",
-    "DEFAULT_DRAWS", "MIN_DRAWS", "MAX_MEMORY",
+    "DEFAULT_DRAWS", "MIN_DRAWS", "MAX_MEMORY", "SCHEDULERS",
 ]
 
 DEFAULT_DRAWS = 10_000
@@ -124,6 +126,19 @@ class MonteCarloMoments(ErrorMoments):
 
     draws: int
     confidence: float
+
+    def as_row(self) -> dict[str, Any]:
+        """A flat row: :meth:`EstimatorMoments.as_row`'s fields (intervals as lower/upper), the
+        point estimates under the moment names, and the draws."""
+        from momentbound.estimators.moments import MOMENT_FIELDS, EstimatorMoments
+
+        row = EstimatorMoments.as_row(self)  # type: ignore[arg-type]
+        for name in MOMENT_FIELDS:
+            value = getattr(self, name, None)
+            if isinstance(value, Interval):
+                row[name] = float(value.estimate)
+        row["draws"] = self.draws
+        return row
 
 
 #: per-draw results larger than this (bytes) are refused before any work
@@ -217,11 +232,70 @@ def check_arguments(model: object, N: object, estimator: object, classifier: obj
         )
 
 
+#: ``scheduler=`` values of :func:`monte_carlo_moments` besides addresses and clients
+SCHEDULERS = ("local", "threads", "processes", "synchronous")
+
+
+def check_scheduler(scheduler: object, workers: object, classifier: object) -> None:
+    """``scheduler`` and ``workers`` of :func:`monte_carlo_moments` (before any work)."""
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or int(workers) < 1:
+        raise InvalidArgument(f"workers must be an integer >= 1, got {workers!r}")
+    if scheduler is None:
+        return
+    from momentbound.classifiers.sklearn import SklearnClassifier
+
+    if isinstance(scheduler, str):
+        if scheduler not in SCHEDULERS and "://" not in scheduler and ":" not in scheduler:
+            raise InvalidArgument(
+                f"scheduler must be one of {', '.join(SCHEDULERS)}, a Dask scheduler address such as "
+                f"tcp://host:8786, or a distributed.Client; got {scheduler!r}"
+            )
+    else:
+        from distributed import Client
+
+        if not isinstance(scheduler, Client):
+            raise InvalidArgument(
+                f"scheduler must be one of {', '.join(SCHEDULERS)}, a Dask scheduler address such as "
+                f"tcp://host:8786, or a distributed.Client; got {type(scheduler).__name__}"
+            )
+    if not isinstance(classifier, SklearnClassifier):
+        describe = getattr(classifier, "describe", None)
+        raise InvalidArgument(
+            f"scheduler applies to scikit-learn classifiers (one fit per table); "
+            f"{describe() if callable(describe) else classifier!r} runs as a compiled naive Bayes kernel "
+            "in this process: drop scheduler"
+        )
+
+
+@contextmanager
+def _fit_scheduler(scheduler: Any, workers: int) -> Iterator[Any]:
+    """What the fits run on: ``None``, a dask local scheduler name, or an open ``distributed.Client``."""
+    if scheduler == "processes":  # one pool of worker processes for the whole run (dask makes one per call)
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        import dask
+
+        with ProcessPoolExecutor(int(workers), mp_context=multiprocessing.get_context("spawn")) as pool, \
+                dask.config.set(pool=pool):
+            yield scheduler
+        return
+    if scheduler is None or scheduler in SCHEDULERS[1:]:
+        yield scheduler
+        return
+    from momentbound.studies.distributed import dask_client
+
+    with dask_client(None if scheduler == "local" else scheduler, n_workers=int(workers)) as client:
+        yield client
+
+
 # ----------------------------------------------------------------------------- exact per-table parts
 class TableModel:
     """Float cell probabilities, error weights ``w[x, y] = P[X = x, Y != y]`` and the inputs."""
 
-    def __init__(self, model: CellModel, classifier: Any) -> None:
+    def __init__(self, model: CellModel, classifier: Any, scheduler: Any = None, workers: int = 2) -> None:
+        self.scheduler = scheduler  # where fitted classifiers run (see monte_carlo_moments)
+        self.workers = workers
         self.arities = tuple(model.arities)
         self.K = int(model.n_classes)
         probs = np.array([float(c) for c in model.cells], dtype=float)
@@ -252,7 +326,18 @@ class TableModel:
             from momentbound.classifiers._nb_kernel import predict_tables
 
             return predict_tables(self.layout, tables)
+        if self.scheduler is not None:
+            return self.classifier.predict_tables(self.model, tables, scheduler=self.scheduler, workers=self.workers)
         return self.classifier.predict_tables(self.model, tables)
+
+    def chunk(self, draws: int) -> int:
+        """Draws per chunk: :func:`_kernel_chunk` for the compiled kernels; a classifier fitted per
+        table (milliseconds a fit) advances the progress bar every 1% of the draws."""
+        return _kernel_chunk(draws) if self.layout is not None else max(1, -(-draws // 100))
+
+    def fit_chunk(self, draws: int, limit: int) -> int:
+        """``limit`` draws per chunk (a memory bound), fewer for a classifier fitted per table (:meth:`chunk`)."""
+        return limit if self.layout is not None else min(limit, self.chunk(draws))
 
     def ge(self, g: np.ndarray) -> np.ndarray:
         """Exact GE of each table from its predictions ``(R, inputs, K)``: shape ``(R,)``."""
@@ -354,7 +439,7 @@ def _plus(a: Interval, b: Interval) -> Interval:
 # ----------------------------------------------------------------------------- the estimators
 def _ge_draws(m: TableModel, n: int, draws: int, rng: np.random.Generator, advance: Any = None) -> np.ndarray:
     out = np.empty(draws)
-    chunk = min(_kernel_chunk(draws), max(1, _CHUNK_ENTRIES // max(1, m.p.size)))
+    chunk = min(m.chunk(draws), max(1, _CHUNK_ENTRIES // max(1, m.p.size)))
     for start in range(0, draws, chunk):
         r = min(chunk, draws - start)
         out[start:start + r] = m.ge(m.predictions(m.draw(rng, n, (r,))))
@@ -395,7 +480,7 @@ def _cv_draws(
     E = np.empty((draws, v))
     C = np.empty((draws, v))
     ge_last = np.empty(draws)
-    chunk = min(_kernel_chunk(draws), max(1, _CHUNK_ENTRIES // max(1, v * m.p.size)))
+    chunk = min(m.chunk(draws), max(1, _CHUNK_ENTRIES // max(1, v * m.p.size)))
     for start in range(0, draws, chunk):
         r = min(chunk, draws - start)
         folds = sampler(r, rng)
@@ -519,7 +604,7 @@ class Simulation:
         """Hold-out with the test table drawn too (``GE_N`` needs the full data)."""
         m, R, st = self.model, self.draws, self.stats
         cond, coin, full, train = (np.empty(R) for _ in range(4))
-        chunk = max(1, _CHUNK_ENTRIES // max(1, 2 * m.p.size))
+        chunk = m.fit_chunk(R, max(1, _CHUNK_ENTRIES // max(1, 2 * m.p.size)))
         for start in range(0, R, chunk):
             r = min(chunk, R - start)
             tr, te = m.draw(self.rng, n_train, (r,)), m.draw(self.rng, n_test, (r,))
@@ -530,6 +615,7 @@ class Simulation:
             coin[sl] = (te * gf * (1.0 - gf)).sum(axis=1) / n_test**2
             train[sl] = m.ge(g)
             full[sl] = m.ge(m.predictions(tr + te))
+            self._advance(r)
         self.keep(cond, full, coin, train=train)
         mean = st.mean(train)
         variance = st.variance(train, train * (1.0 - train) / n_test)
@@ -582,10 +668,11 @@ class Simulation:
         E = np.empty((R, tested))
         C = np.empty((R, tested))
         ge = np.empty(R)
-        chunk = max(1, _CHUNK_ENTRIES // max(1, len(sizes) * m.p.size))
+        chunk = m.fit_chunk(R, max(1, _CHUNK_ENTRIES // max(1, len(sizes) * m.p.size)))
         for start in range(0, R, chunk):
             r = min(chunk, R - start)
             E[start:start + r], C[start:start + r], ge[start:start + r] = _fold_errors(m, sampler(r, self.rng), tested)
+            self._advance(r)
         mean = st.mean(E.sum(axis=1) / n_test)
         variance = st.variance(E.sum(axis=1) / n_test, C.sum(axis=1) / n_test**2)
         N = int(sum(sizes))
@@ -624,7 +711,7 @@ class Simulation:
         w = np.empty((R, 2))
         ge = np.empty(R)
         full = np.empty(R)
-        chunk = max(1, _CHUNK_ENTRIES // max(1, 2 * len(sizes) * m.p.size))
+        chunk = m.fit_chunk(R, max(1, _CHUNK_ENTRIES // max(1, 2 * len(sizes) * m.p.size)))
         for start in range(0, R, chunk):
             r = min(chunk, R - start)
             both = sampler(r, self.rng)
@@ -666,6 +753,8 @@ def monte_carlo_moments(
     rng: np.random.Generator,
     max_seconds: float | None = 120.0,
     progress: bool | None = None,
+    scheduler: Any = None,
+    workers: int = 2,
 ) -> MonteCarloMoments:
     """Conditional Monte Carlo moments of an error estimator, with confidence intervals.
 
@@ -701,6 +790,18 @@ def monte_carlo_moments(
         always, ``False`` never. With the bar, the estimated time and memory are printed first.
         Runs whose per-draw results would exceed ``MAX_MEMORY`` are refused before any work, with
         the largest ``draws`` that fits.
+    scheduler:
+        Where a scikit-learn classifier (:class:`~momentbound.classifiers.SklearnClassifier`) is
+        fitted, one fit per count table: ``None`` (default) in this process; ``"local"`` on a
+        Dask ``LocalCluster`` of ``workers`` single-threaded worker processes, started and closed
+        by the call; ``"threads"``, ``"processes"`` or ``"synchronous"`` on dask's local
+        scheduler of that name; an address such as ``"tcp://host:8786"`` or a
+        ``distributed.Client`` on an existing cluster (its workers need momentbound). The count
+        tables are drawn here from ``rng`` and every fit depends on its table only, so the result
+        is the same for any scheduler and number of workers. Other classifiers run as compiled
+        naive Bayes kernels in this process and refuse a scheduler.
+    workers:
+        Number of workers for ``"local"``, ``"threads"`` and ``"processes"``.
 
     Returns
     -------
@@ -726,6 +827,7 @@ def monte_carlo_moments(
 
     estimator = as_splitter(estimator)
     check_arguments(model, N, estimator, classifier, draws, confidence, rng, progress)
+    check_scheduler(scheduler, workers, classifier)
     split = estimator.split(N)  # validates N and the split (ImpossibleSplit)
     N = split.N
     R = int(draws)
@@ -739,8 +841,7 @@ def monte_carlo_moments(
         )
     # a classifier with a naive Bayes form is simulated in that form (the same law, exact scores)
     form = classifier.exact_form(model)
-    m = TableModel(model, classifier) if form is None else TableModel(form.model, form.classifier)
-    memory = memory_estimate(m.p.size, max(1, len(split.fold_sizes)), R)
+    memory = memory_estimate((model if form is None else form.model).n_cells, max(1, len(split.fold_sizes)), R)
     if memory > MAX_MEMORY:
         per = memory / R
         raise InvalidArgument(
@@ -748,7 +849,12 @@ def monte_carlo_moments(
             f"{MAX_MEMORY / 2**30:.0f} GiB); use draws <= {int(MAX_MEMORY / per):,} and combine runs "
             "with different seeds if a narrower interval is needed"
         )
-    with _Progress(R, progress, f"montecarlo {estimator.describe()}, N={N}", memory) as bar:
+    with _Progress(R, progress, f"montecarlo {estimator.describe()}, N={N}", memory) as bar, \
+            _fit_scheduler(scheduler, workers) as where:
+        if form is None:
+            m = TableModel(model, classifier, where, int(workers))
+        else:
+            m = TableModel(form.model, form.classifier)
         parts = estimator.simulate(Simulation(m, R, float(confidence), rng, bar), N)
     mean, variance = parts.mean, parts.variance
     std = _sqrt(variance)

@@ -104,6 +104,7 @@ def sweep(
     covariance: str = "exact",
     progress: Callable[[int, int], None] | None = None,
     engine: MomentEngine | None = None,
+    **montecarlo: Any,
 ) -> SweepResult:
     """Estimator moments over hold-out test sizes, numbers of folds, or dataset sizes.
 
@@ -126,6 +127,11 @@ def sweep(
         Called as ``progress(done, total)`` after each row (the CLI draws a progress bar with it).
     engine:
         A shared :class:`MomentEngine` (built from ``classifier``/``backend`` when omitted).
+    **montecarlo:
+        With ``backend="montecarlo"``: ``draws``, ``confidence``, ``scheduler``, ``workers`` of
+        :func:`~momentbound.estimators.montecarlo.monte_carlo_moments` and ``seed`` (an integer
+        or ``None``); row ``i`` draws from the ``i``-th child of ``numpy.random.SeedSequence(seed)``,
+        so a row's numbers do not depend on the other rows or on where its fits run.
 
     Returns
     -------
@@ -139,6 +145,10 @@ def sweep(
     >>> res.to_frame()[["folds", "mean", "variance"]]  # doctest: +SKIP
     """
     configs = sweep_estimators(over, values, N=N, estimator=estimator)
+    if isinstance(backend, str) and backend == "montecarlo":
+        return _montecarlo_sweep(model, over, values, configs, classifier, covariance, progress, montecarlo)
+    if montecarlo:
+        raise InvalidArgument(f"options {sorted(montecarlo)} only apply to backend='montecarlo'")
     for n, est in configs:
         check_arguments(model, est, covariance)
     if engine is None:
@@ -155,3 +165,31 @@ def sweep(
         if progress is not None:
             progress(i, len(configs))
     return SweepResult(over, tuple(values), tuple(rows), time.perf_counter() - start)
+
+
+def _montecarlo_sweep(
+    model: CellModel, over: str, values: Sequence[Any], configs: Sequence[tuple[int, Estimator]], classifier: Any,
+    covariance: str, progress: Callable[[int, int], None] | None, options: dict[str, Any],
+) -> SweepResult:
+    """:func:`sweep` with ``backend="montecarlo"``: one seeded Monte Carlo run per row."""
+    from momentbound.estimators.montecarlo import monte_carlo_moments
+
+    unknown = sorted(set(options) - {"draws", "confidence", "seed", "scheduler", "workers"})
+    if unknown:
+        raise InvalidArgument(f"unknown option(s) {unknown} for backend='montecarlo'; it takes draws, "
+                              "confidence, seed, scheduler and workers")
+    if covariance != "exact":
+        raise InvalidArgument("backend='montecarlo' simulates the real procedure: use covariance='exact'")
+    options = dict(options)
+    seed = options.pop("seed", None)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise InvalidArgument(f"seed must be None or an integer >= 0, got {seed!r}")
+    children = np.random.SeedSequence(seed).spawn(len(configs))
+    start = time.perf_counter()
+    rows = []
+    for i, ((n, est), child) in enumerate(zip(configs, children), start=1):
+        rows.append(monte_carlo_moments(model, n, est, classifier=classifier, rng=np.random.default_rng(child),
+                                        progress=False, **options))
+        if progress is not None:
+            progress(i, len(configs))
+    return SweepResult(over, tuple(values), tuple(rows), time.perf_counter() - start)  # type: ignore[arg-type]

@@ -317,7 +317,8 @@ class ClassCountTerms:
         ls = [l for l in range(K) if (b1[l] if u_in_1 else prior[l])]
         total = self._zeros((K, K))
         f_1: dict[tuple[int, int, tuple[int, ...]], np.ndarray] = {}
-        f_2: dict[tuple[int, int, tuple[int, ...]], np.ndarray] = {}
+        # two folds of one composition: both sides average the same tables (computed once)
+        f_2: dict[tuple[int, int, tuple[int, ...]], np.ndarray] = f_1 if (b1, u_in_1) == (b2, t_in_2) else {}
         scale = 1
         for it, xt in enumerate(self.inputs):
             if not any(self.num[k][it] for k in ks):

@@ -147,6 +147,70 @@ class FoldErrorMoments:
         return total
 
 
+@dataclass(frozen=True)
+class _GroupMoments:
+    """Fold error moments by group of folds with one class composition (see :func:`group_moments`)."""
+
+    folds: tuple[tuple[int, ...], ...]
+    sizes: tuple[int, ...]
+    first: tuple[Number, ...]
+    second: tuple[Number, ...]
+    pairs: tuple[tuple[int, int, Number], ...]
+
+    def pair_sum(self, x: Sequence[Number]) -> Number:
+        """``sum_{i != j} x_i x_j E[E_i E_j]`` for a weight ``x`` per group (equal within a group)."""
+        total: Number = 0
+        for g, h, value in self.pairs:
+            if g == h:
+                c = len(self.folds[g])
+                total = total + (c * c - c) * x[g] * x[g] * value
+            else:
+                total = total + 2 * len(self.folds[g]) * len(self.folds[h]) * x[g] * x[h] * value
+        return total
+
+
+def group_moments(terms: ClassCountTerms, counts: Sequence[int], allocation: Allocation) -> _GroupMoments:
+    """The moments of :func:`conditional_fold_moments` once per group of folds with one composition."""
+    K = terms.K
+    n = tuple(int(c) for c in counts)
+    zero: Number = Fraction(0) if terms.exact else 0.0
+    groups = dict(allocation.groups)
+    keys = list(groups)
+    first: list[Number] = []
+    second: list[Number] = []
+    for a in keys:
+        m = tuple(n[c] - a[c] for c in range(K))
+        e1 = terms.err1(m)
+        mu = sum((a[k] * e1[k] for k in range(K) if a[k]), zero)
+        sec = mu
+        if sum(a) > 1:
+            e2 = terms.err2(m)
+            for k in range(K):
+                for l in range(K):
+                    cnt = a[k] * (a[l] - (k == l))
+                    if cnt:
+                        sec = sec + cnt * e2[k, l]
+        first.append(mu)
+        second.append(sec)
+    pairs = []
+    for x, ai in enumerate(keys):
+        for y in range(x, len(keys)):
+            aj = keys[y]
+            if x == y and len(groups[ai]) < 2:
+                continue
+            common = tuple(n[c] - ai[c] - aj[c] for c in range(K))
+            h = terms.cross(common, ai, aj)
+            val = zero
+            for k in range(K):
+                for l in range(K):
+                    cnt = ai[k] * aj[l]
+                    if cnt:
+                        val = val + cnt * h[k, l]
+            pairs.append((x, y, val))
+    return _GroupMoments(tuple(groups[a] for a in keys), tuple(sum(a) for a in keys), tuple(first), tuple(second),
+                         tuple(pairs))
+
+
 def conditional_fold_moments(terms: ClassCountTerms, counts: Sequence[int], allocation: Allocation) -> FoldErrorMoments:
     """First and second moments of the fold error counts given the class counts and test compositions.
 
@@ -162,48 +226,16 @@ def conditional_fold_moments(terms: ClassCountTerms, counts: Sequence[int], allo
     allocation:
         The test folds' class compositions (an :class:`~momentbound.splitters.Allocation`).
     """
-    K = terms.K
-    n = tuple(int(c) for c in counts)
-    A = allocation.test
+    g = group_moments(terms, counts, allocation)
+    v = len(allocation.test)
     zero: Number = Fraction(0) if terms.exact else 0.0
-    groups: dict[tuple[int, ...], list[int]] = {}
-    for i, row in enumerate(A):
-        groups.setdefault(tuple(row), []).append(i)
-    first: list[Number] = [zero] * len(A)
-    second: list[Number] = [zero] * len(A)
-    for a, folds in groups.items():
-        m = tuple(n[c] - a[c] for c in range(K))
-        e1 = terms.err1(m)
-        mu = sum((a[k] * e1[k] for k in range(K) if a[k]), zero)
-        sec = mu
-        if sum(a) > 1:
-            e2 = terms.err2(m)
-            for k in range(K):
-                for l in range(K):
-                    cnt = a[k] * (a[l] - (k == l))
-                    if cnt:
-                        sec = sec + cnt * e2[k, l]
-        for i in folds:
+    first: list[Number] = [zero] * v
+    second: list[Number] = [zero] * v
+    for I, mu, sec in zip(g.folds, g.first, g.second):
+        for i in I:
             first[i], second[i] = mu, sec
-    keys = list(groups)
-    pairs = []
-    for x, ai in enumerate(keys):
-        for aj in keys[x:]:
-            I, J = tuple(groups[ai]), tuple(groups[aj])
-            if ai == aj:
-                if len(I) < 2:
-                    continue
-                J = I
-            common = tuple(n[c] - ai[c] - aj[c] for c in range(K))
-            h = terms.cross(common, ai, aj)
-            val = zero
-            for k in range(K):
-                for l in range(K):
-                    cnt = ai[k] * aj[l]
-                    if cnt:
-                        val = val + cnt * h[k, l]
-            pairs.append((I, J, val))
-    return FoldErrorMoments(allocation.fold_sizes, tuple(first), tuple(second), tuple(pairs))
+    pairs = tuple((g.folds[x], g.folds[x] if x == y else g.folds[y], val) for x, y, val in g.pairs)
+    return FoldErrorMoments(allocation.fold_sizes, tuple(first), tuple(second), pairs)
 
 
 def check_arguments(model: object, N: object, folds: object, classifier: object, arithmetic: object,
@@ -335,8 +367,11 @@ def stratified_cv_moments(
     zero: Number = Fraction(0) if terms.exact else 0.0
     p_ok = p_warn = zero
     mean = second = zero
-    fold_first = [zero] * v
-    fold_second = [zero] * v
+    fold_first = np.zeros(v, dtype=object if terms.exact else float)
+    fold_second = np.zeros(v, dtype=object if terms.exact else float)
+    if terms.exact:
+        fold_first[:] = zero
+        fold_second[:] = zero
     pair_total = zero  # sum over i != j of E[HE_i HE_j]
     for counts, p_counts in class_count_splits(model, N, mode):
         if not splitter.possible(counts):
@@ -346,29 +381,32 @@ def stratified_cv_moments(
             p_warn = p_warn + p_counts
         for alloc in splitter.allocations(counts):
             p = p_counts * (alloc.probability if terms.exact else float(alloc.probability))
-            g = conditional_fold_moments(terms, counts, alloc)
-            s = g.sizes
+            g = group_moments(terms, counts, alloc)
+            # per group: 1 / s and the weight w of its folds (pooled s / N, or 1 / v)
             if terms.exact:
-                inv = [Fraction(1, si) for si in s]
-                w = [Fraction(si, N) if average == "pooled" else Fraction(1, v) for si in s]
+                inv = [Fraction(1, si) for si in g.sizes]
+                w = [Fraction(si, N) if average == "pooled" else Fraction(1, v) for si in g.sizes]
             else:
-                inv = [1.0 / si for si in s]
-                w = [si / N if average == "pooled" else 1.0 / v for si in s]
-            he1 = [g.first[i] * inv[i] for i in range(v)]
-            he2 = [g.second[i] * inv[i] * inv[i] for i in range(v)]
-            ce1 = sum((w[i] * he1[i] for i in range(v)), zero)
-            ce2 = sum((w[i] * w[i] * he2[i] for i in range(v)), zero)
-            ce2 = ce2 + g.pair_sum([w[i] * inv[i] for i in range(v)])
+                inv = [1.0 / si for si in g.sizes]
+                w = [si / N if average == "pooled" else 1.0 / v for si in g.sizes]
+            ce1 = ce2 = zero
+            for x, I in enumerate(g.folds):
+                he1 = g.first[x] * inv[x]
+                he2 = g.second[x] * inv[x] * inv[x]
+                ce1 = ce1 + len(I) * w[x] * he1
+                ce2 = ce2 + len(I) * w[x] * w[x] * he2
+                idx = list(I)
+                fold_first[idx] += p * he1
+                fold_second[idx] += p * he2
+            ce2 = ce2 + g.pair_sum([w[x] * inv[x] for x in range(len(g.folds))])
             pair_total = pair_total + p * g.pair_sum(inv)
-            for i in range(v):
-                fold_first[i] = fold_first[i] + p * he1[i]
-                fold_second[i] = fold_second[i] + p * he2[i]
             mean = mean + p * ce1
             second = second + p * ce2
     if p_ok == 0:
         raise _impossible(splitter, N)
     mean, second = mean / p_ok, second / p_ok
-    fold_first = [f / p_ok for f in fold_first]
+    fold_first = [f / p_ok for f in fold_first.tolist()]
+    fold_second = fold_second.tolist()
     fold_var = sum((fold_second[i] / p_ok - fold_first[i] ** 2 for i in range(v)), zero) / v
     sum_first = sum(fold_first, zero)
     cross_means = sum_first * sum_first - sum((f * f for f in fold_first), zero)

@@ -23,6 +23,7 @@ remainders are laid around the ring of folds in order of first appearance.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -166,6 +167,15 @@ class Allocation:
     def fold_sizes(self) -> tuple[int, ...]:
         return tuple(sum(row) for row in self.test)
 
+    @functools.cached_property
+    def groups(self) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+        """``((composition, folds), ...)``: the distinct test compositions, each with the folds
+        that have it (in order of first fold)."""
+        out: dict[tuple[int, ...], list[int]] = {}
+        for i, row in enumerate(self.test):
+            out.setdefault(row, []).append(i)
+        return tuple((row, tuple(folds)) for row, folds in out.items())
+
 
 @dataclass(frozen=True)
 class AllocationLaw:
@@ -214,22 +224,27 @@ class AllocationLaw:
             When ``n_splits`` exceeds every class count.
         """
         counts = _check_counts(class_counts)
-        v = self.n_splits
         if not self.possible(counts):
-            raise ImpossibleSplit(_impossible_message(v, counts))
-        shifting = [k for k, c in enumerate(counts) if c % v]
-        rest = [k for k, c in enumerate(counts) if c and not c % v]
-        merged: dict[tuple[tuple[int, ...], ...], Fraction] = {}
-        sub = [counts[k] for k in shifting]
-        orders = first_appearance_orders(sub) if sub else iter([((), Fraction(1))])
-        for rel, prob in orders:
-            order = [shifting[j] for j in rel] + rest
-            enc = stratified_fold_allocation([counts[k] for k in order], v)
-            test = np.zeros((v, len(counts)), dtype=np.int64)
-            test[:, order] = enc
-            key = tuple(tuple(int(a) for a in row) for row in test)
-            merged[key] = merged.get(key, Fraction(0)) + prob
-        return tuple(Allocation(p, t) for t, p in merged.items())
+            raise ImpossibleSplit(_impossible_message(self.n_splits, counts))
+        return _allocations(counts, self.n_splits)
+
+
+@functools.lru_cache(maxsize=4096)
+def _allocations(counts: tuple[int, ...], v: int) -> tuple[Allocation, ...]:
+    """:meth:`AllocationLaw.allocations` for validated counts (cached: sweeps and repeated CV ask again)."""
+    shifting = [k for k, c in enumerate(counts) if c % v]
+    rest = [k for k, c in enumerate(counts) if c and not c % v]
+    merged: dict[tuple[tuple[int, ...], ...], Fraction] = {}
+    sub = [counts[k] for k in shifting]
+    orders = first_appearance_orders(sub) if sub else iter([((), Fraction(1))])
+    for rel, prob in orders:
+        order = [shifting[j] for j in rel] + rest
+        enc = fold_allocation(np.array([counts[k] for k in order], dtype=np.int64), v)
+        test = np.zeros((v, len(counts)), dtype=np.int64)
+        test[:, order] = enc
+        key = tuple(map(tuple, test.tolist()))
+        merged[key] = merged.get(key, Fraction(0)) + prob
+    return tuple(Allocation(p, t) for t, p in merged.items())
 
 
 def fold_allocation(class_counts: np.ndarray, v: int) -> np.ndarray:
