@@ -128,11 +128,11 @@ class MonteCarloMoments(ErrorMoments):
     confidence: float
 
     def as_row(self) -> dict[str, Any]:
-        """A flat row: :meth:`EstimatorMoments.as_row`'s fields (intervals as lower/upper), the
+        """A flat row: :meth:`ErrorMoments.as_row`'s fields (intervals as lower/upper), the
         point estimates under the moment names, and the draws."""
-        from momentbound.estimators.moments import MOMENT_FIELDS, EstimatorMoments
+        from momentbound.estimators.results import MOMENT_FIELDS
 
-        row = EstimatorMoments.as_row(self)  # type: ignore[arg-type]
+        row = super().as_row()
         for name in MOMENT_FIELDS:
             value = getattr(self, name, None)
             if isinstance(value, Interval):
@@ -283,7 +283,7 @@ def _fit_scheduler(scheduler: Any, workers: int) -> Iterator[Any]:
     if scheduler is None or scheduler in SCHEDULERS[1:]:
         yield scheduler
         return
-    from momentbound.studies.distributed import dask_client
+    from momentbound.parallel import dask_client
 
     with dask_client(None if scheduler == "local" else scheduler, n_workers=int(workers)) as client:
         yield client
