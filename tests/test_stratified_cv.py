@@ -290,3 +290,22 @@ def test_shuffle_split_validation():
         shuffle_split_moments(model, 5, 0.5)
     with pytest.raises(InvalidArgument, match="n_splits"):
         shuffle_split_moments(model, 5, 2, 0)
+
+
+def test_tail_leaves_out_only_a_reported_sliver_of_the_class_counts():
+    # float sums without the least probable class counts: within 2 * tail of the full sums,
+    # also where the split itself is improbable (v = 90: P[possible] ~ 2e-11)
+    model = CellModel((2,), ["1/5", "3/10", "1/5", "3/10"])
+    for v in (10, 90):
+        full = stratified_cv_moments(model, 100, v, classifier=NaiveBayes(), arithmetic="float", tail=0)
+        cut = stratified_cv_moments(model, 100, v, classifier=NaiveBayes(), arithmetic="float", tail=1e-9)
+        assert full.dropped_mass_bound == 0.0
+        assert 0 < cut.dropped_mass_bound <= 1e-9 * float(full.prob_possible)
+        assert abs(cut.mean - full.mean) <= 2e-9
+        assert abs(cut.variance - full.variance) <= 4e-9
+        assert cut.prob_possible == pytest.approx(full.prob_possible, rel=1e-12)
+    # exact arithmetic sums every class count whatever the tail
+    exact = stratified_cv_moments(model, 8, 2, arithmetic="rational", tail=0.5)
+    assert exact.dropped_mass_bound == 0.0
+    with pytest.raises(InvalidArgument, match="tail must be"):
+        stratified_cv_moments(model, 8, 2, tail=-1)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Union
@@ -94,6 +94,11 @@ class StratifiedCVMoments:
         The naive Bayes classifier.
     seconds:
         Wall-clock time of the computation.
+    dropped_mass_bound:
+        Total probability of the class counts left out of the float sums (at most
+        ``tail * prob_possible``; 0 when every class count was summed, always 0 in exact
+        arithmetic). ``mean``, the second moment and the fold moments (averages of values in
+        ``[0, 1]``) are each within ``2 * dropped_mass_bound / prob_possible`` of the full sums.
     """
 
     splitter: AllocationLaw
@@ -110,6 +115,7 @@ class StratifiedCVMoments:
     exact: bool
     classifier: NaiveBayes
     seconds: float
+    dropped_mass_bound: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -314,6 +320,7 @@ def stratified_cv_moments(
     average: str = "pooled",
     rational_max_n: int = 12,
     terms: ClassCountTerms | None = None,
+    tail: float = 1e-13,
 ) -> StratifiedCVMoments:
     """Exact mean and variance of scikit-learn's ``StratifiedKFold`` CV error of naive Bayes.
 
@@ -340,6 +347,11 @@ def stratified_cv_moments(
     terms:
         A :class:`~momentbound.exact.class_terms.ClassCountTerms` to share cached terms across
         calls (sweeps over ``v``); it must match ``model``, ``classifier`` and the arithmetic.
+    tail:
+        Float arithmetic only: the least probable class-count vectors, of total probability at
+        most ``tail`` times the probability that the split is possible, are left out of the sums
+        (reported as ``dropped_mass_bound``; the moments move by at most ``2 * tail``); ``0`` sums
+        every one. Exact arithmetic always sums every one.
 
     Returns
     -------
@@ -373,7 +385,8 @@ def stratified_cv_moments(
         fold_first[:] = zero
         fold_second[:] = zero
     pair_total = zero  # sum over i != j of E[HE_i HE_j]
-    for counts, p_counts in class_count_splits(model, N, mode):
+    splits, dropped = likely_class_counts(model, N, mode, tail, splitter.possible)
+    for counts, p_counts in splits:
         if not splitter.possible(counts):
             continue
         p_ok = p_ok + p_counts
@@ -421,13 +434,39 @@ def stratified_cv_moments(
         fold_means=tuple(fold_first),
         fold_variance=fold_var,
         fold_covariance=cov,
-        prob_possible=p_ok,
+        prob_possible=p_ok + dropped if dropped else p_ok,
         prob_warning=p_warn,
         average=average,
         exact=terms.exact,
         classifier=clf,
         seconds=time.perf_counter() - start,
+        dropped_mass_bound=dropped,
     )
+
+
+def likely_class_counts(
+    model: CellModel, N: int, mode: str, tail: float, possible: Callable[[tuple[int, ...]], bool]
+) -> tuple[list[tuple[tuple[int, ...], Number]], float]:
+    """The class-count vectors of ``N`` points that the splitter can split (``possible``), with their
+    probabilities, without the least probable ones of total probability at most
+    ``tail * P[possible]`` (float mode; exact mode keeps all). Returns the kept vectors in their
+    usual order and the probability left out (relative to ``P[possible]`` it is at most ``tail``,
+    so the conditional moments move by at most ``2 * tail``)."""
+    if isinstance(tail, bool) or not (isinstance(tail, (int, float)) and 0 <= tail < 1):
+        raise InvalidArgument(f"tail must be a number in [0, 1), got {tail!r}")
+    splits = [(c, p) for c, p in class_count_splits(model, N, mode) if possible(c)]
+    if mode == "rational" or tail == 0:
+        return splits, 0.0
+    budget = tail * sum(float(p) for _, p in splits)
+    order = sorted(range(len(splits)), key=lambda i: float(splits[i][1]))
+    dropped, cut = 0.0, set()
+    for i in order:
+        p = float(splits[i][1])
+        if dropped + p > budget:
+            break
+        dropped += p
+        cut.add(i)
+    return [split for i, split in enumerate(splits) if i not in cut], dropped
 
 
 # ----------------------------------------------------------------------------- joint with GE_N
