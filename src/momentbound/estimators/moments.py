@@ -35,6 +35,7 @@ from momentbound.errors import InvalidArgument, InvalidModel, UnknownMethod
 from momentbound.splitters.basic import (  # KFold: used by the doctests
     Estimator,
     KFold,
+    LeaveOneOut,
     check_model_and_estimator,
 )
 from momentbound.intervals import (
@@ -380,6 +381,13 @@ class MomentEngine:
 
     def _cross_errors(self, n_common: int, s: int, t: int) -> Value:
         model, K = self.model, self.model.n_classes
+        # backends that compute every pair of test points at once (reduced-state kernels)
+        matrix = getattr(self.backend, "cross_error_matrix", None)
+        if matrix is not None:
+            M = matrix(model, n_common, s - 1, t - 1, self.classifier)
+            if M is not None:
+                p = np.array([v for row in self._p_float for v in row])
+                return float(p @ np.asarray(M, dtype=float) @ p)
         points = [
             (ix, x, y)
             for ix, x in enumerate(self._inputs)
@@ -610,6 +618,15 @@ def estimator_moments(
                 f"(limit {max_seconds:g} s); use backend='montecarlo' (conditional Monte Carlo, "
                 f"confidence intervals), a smaller N, or max_seconds=None to run it anyway"
             )
+        cross = getattr(engine.backend, "estimated_cross_seconds", None)
+        if cross is not None and isinstance(estimator, (KFold, LeaveOneOut)):
+            seconds = cross(engine.model, split.N, split.fold_sizes, engine.classifier)
+            if seconds > max_seconds:
+                raise InvalidArgument(
+                    f"the {engine.backend.name} backend's cross-validation cross terms would take about "
+                    f"{seconds:.2g} s (limit {max_seconds:g} s); use backend='montecarlo' (conditional Monte "
+                    "Carlo, confidence intervals), a smaller N, or max_seconds=None to run it anyway"
+                )
     return _compute(engine, split.N, estimator, covariance)
 
 

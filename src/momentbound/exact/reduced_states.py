@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from momentbound.classifiers.naive_bayes import NaiveBayes, keys_fit_int64
 from momentbound.exact.engine import ComponentSpace, class_count_splits, class_laws, decide_grid
@@ -44,7 +44,7 @@ __all__ = ["applies", "cross_error_matrix", "work_estimate", "NS_PER_OP"]
 Input = tuple[int, ...]
 
 #: measured cost of one multiply-add of the compiled kernels (nanoseconds, one core)
-NS_PER_OP = 1.0
+NS_PER_OP = 2.5
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -56,16 +56,106 @@ def _add_class_step(out, src, gmap, offs, coef):  # pragma: no cover - compiled
     for p in range(P):
         for g in range(G):
             base = gmap[g]
-            for sg in range(nsig):
-                o = base + offs[sg]
-                for s in range(S):
-                    for xv in range(XV):
-                        out[p, g, s, xv] += coef[sg, xv] * src[p, o, s, xv]
+            for s in range(S):
+                for xv in range(XV):
+                    acc = 0.0
+                    for sg in range(nsig):
+                        acc += coef[sg, xv] * src[p, base + offs[sg], s, xv]
+                    out[p, g, s, xv] += acc
+
+
+@njit(cache=True, parallel=True)
+def _step_two(out, src0, src1, map0, off0, c0, map1, off1, c1, have0, have1):  # pragma: no cover - compiled
+    """Two classes, both class steps in one pass: ``out[g0, g1, xv] = sum_sig c0[sig, xv]
+    src0[map0[g0] + off0[sig], g1, xv] + c1[sig, xv] src1[g0, map1[g1] + off1[sig], xv]``."""
+    G0, G1, XV = out.shape
+    nsig = off0.shape[0]
+    for g0 in prange(G0):
+        b0 = map0[g0]
+        for g1 in range(G1):
+            b1 = map1[g1]
+            for xv in range(XV):
+                acc = 0.0
+                if have0:
+                    for sg in range(nsig):
+                        acc += c0[sg, xv] * src0[b0 + off0[sg], g1, xv]
+                if have1:
+                    for sg in range(nsig):
+                        acc += c1[sg, xv] * src1[g0, b1 + off1[sg], xv]
+                out[g0, g1, xv] = acc
+
+
+@njit(cache=True, parallel=True)
+def _cross_sum_two(X, d, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, sig,
+                   hA, hB, h2A, h2B, col, weight, M, symmetric):  # pragma: no cover - compiled
+    """Two classes: :func:`_cross_sum` with the class-0 grid index outer (parallel) and the class-1
+    one inner.
+
+    ``hA`` / ``hB``: ``g(0)`` on the splits ``(a + 1, b)`` / ``(a, b + 1)``, shape ``(states, XU)``;
+    ``S1a = (b + 1)^d`` and ``S1b = (b + 2)^d`` are their class-0 strides.
+    """
+    n_cells = 2 * X
+    rows = np.zeros((G0, n_cells, n_cells))
+    for g0 in prange(G0):
+        W0 = weight * w0[g0]
+        if W0 == 0.0:
+            continue
+        e1 = np.empty((n_cells, n_cells))
+        e2 = np.empty((n_cells, n_cells))
+        acc = rows[g0]
+        ra = np.empty((X, X), dtype=np.int64)
+        rb = np.empty(X, dtype=np.int64)
+        for xu in range(X):
+            for x in range(X):
+                ra[xu, x] = (Pp0[g0, x] + offp0[sig[xu, x]]) * S1a
+        for x in range(X):
+            rb[x] = P0[g0, x] * S1b
+        for g1 in range(G1):
+            W = W0 * w1[g1]
+            if W == 0.0:
+                continue
+            for xu in range(X):
+                for x in range(X):
+                    sg = sig[xu, x]
+                    ia = ra[xu, x] + P1[g1, x]
+                    ib = rb[x] + Pp1[g1, x] + offp1[sg]
+                    ua = 2 * xu
+                    ub = 2 * xu + 1
+                    cx = col[x]
+                    ga = hA[ia, cx]
+                    gb = hB[ib, cx]
+                    # e1[u, t]: err of cell t = (x, y) looked up at C + u
+                    e1[ua, 2 * x] = 1.0 - ga
+                    e1[ua, 2 * x + 1] = ga
+                    e1[ub, 2 * x] = 1.0 - gb
+                    e1[ub, 2 * x + 1] = gb
+                    if not symmetric:
+                        ga = h2A[ia, cx]
+                        gb = h2B[ib, cx]
+                        e2[ua, 2 * x] = 1.0 - ga
+                        e2[ua, 2 * x + 1] = ga
+                        e2[ub, 2 * x] = 1.0 - gb
+                        e2[ub, 2 * x + 1] = gb
+            if symmetric:
+                for t in range(n_cells):
+                    for u in range(t, n_cells):
+                        acc[t, u] += W * e1[u, t] * e1[t, u]
+            else:
+                for t in range(n_cells):
+                    for u in range(n_cells):
+                        acc[t, u] += W * e1[u, t] * e2[t, u]
+    total = rows.sum(axis=0)
+    for t in range(n_cells):
+        for u in range(n_cells):
+            if symmetric and u < t:
+                M[t, u] += total[u, t]
+            else:
+                M[t, u] += total[t, u]
 
 
 @njit(cache=True)
 def _cross_sum(K, X, V, cell_x, cell_y, gsize, gstart, w_cat, P_cat, Pp_cat, offp, strides, sig,
-               h_cat, h_start, h2_cat, h2_start, weight, M, cells_u):  # pragma: no cover - compiled
+               h_cat, h_start, h2_cat, h2_start, col, weight, M, cells_u):  # pragma: no cover - compiled
     """Add ``weight * P(C) E1[t, u] E2[u, t]`` over every state ``C`` of one class split to ``M``.
 
     ``E1[t, u] = err_t`` looked up in ``h`` at ``C + u`` and ``E2[u, t] = err_u`` in ``h2`` at
@@ -110,8 +200,8 @@ def _cross_sum(K, X, V, cell_x, cell_y, gsize, gstart, w_cat, P_cat, Pp_cat, off
             for x in range(X):
                 i = base[yu, x] + strides[yu, yu] * offp[yu, sig[xu, x]]
                 for v in range(V):
-                    H1[u, x, v] = h_cat[h_start[yu] + i, x, v]
-                    H2[u, x, v] = h2_cat[h2_start[yu] + i, x, v]
+                    H1[u, x, v] = h_cat[h_start[yu] + i, col[x], v]
+                    H2[u, x, v] = h2_cat[h2_start[yu] + i, col[x], v]
         for t in range(n_cells):
             xt = cell_x[t]
             yt = cell_y[t]
@@ -141,9 +231,11 @@ class _Setup:
     V: int
     inputs: tuple[Input, ...]
     priors: np.ndarray  # (K,)
-    coef: np.ndarray  # (K, nsig, X): pi_k q_{k,x}(sigma)
+    coef: np.ndarray  # (K, nsig, XU): pi_k q_{k,x}(sigma) per distinct column
     sig: np.ndarray  # (X, X): agreement bitmask of input x' with input x
     bits: np.ndarray  # (nsig, d): sigma's bits (attribute 0 most significant)
+    XU: int  # distinct signature laws among the inputs
+    col: np.ndarray  # (X,): the column of h that serves input x
 
 
 def _setup(model: CellModel, clf: NaiveBayes) -> _Setup:
@@ -163,7 +255,12 @@ def _setup(model: CellModel, clf: NaiveBayes) -> _Setup:
             for b in range(X):
                 coef[k, sig[a, b], b] += pz  # pi_k q_{k,x}(sigma) = P[Z = z, Y = k] summed
     priors = np.array([float(model.prior(k)) for k in range(K)])
-    return _Setup(model, clf, K, d, X, 1 if K == 2 else K, inputs, priors, coef, sig, bits)
+    # inputs with the same signature law share h (h_x depends on x only through q_{k,x})
+    cols = coef.reshape(K * nsig, X).T
+    uniq, col = np.unique(cols, axis=0, return_inverse=True)
+    coef_u = np.ascontiguousarray(uniq.T.reshape(K, nsig, len(uniq)))
+    return _Setup(model, clf, K, d, X, 1 if K == 2 else K, inputs, priors, coef_u, sig, bits,
+                  len(uniq), col.reshape(-1).astype(np.int64))
 
 
 def _powers(side: int, d: int) -> np.ndarray:
@@ -199,16 +296,28 @@ def _top_block(st: _Setup, totals: tuple[int, ...]) -> np.ndarray:
     g, scale = decide_grid(st.clf, st.model.arities, totals, agree)
     g = g.reshape(K, -1)
     vals = (g[:1] if K == 2 else g).T / scale  # (states, V)
-    return np.ascontiguousarray(np.broadcast_to(vals[:, None, :], (vals.shape[0], st.X, st.V)))
+    return np.ascontiguousarray(np.broadcast_to(vals[:, None, :], (vals.shape[0], st.XU, st.V)))
 
 
 def _step_block(st: _Setup, totals: tuple[int, ...], sources: list[np.ndarray | None]) -> np.ndarray:
     """``U(totals) = sum_k pi_k sum_sigma q_{k,x}(sigma) U'(totals + e_k)[shifted]``."""
-    K, d, XV = st.K, st.d, st.X * st.V
+    K, d, XV = st.K, st.d, st.XU * st.V
     sides = [n + 1 for n in totals]
     sizes = [s**d for s in sides]
     n_states = int(np.prod(sizes))
-    out = np.zeros((n_states, st.X, st.V))
+    if K == 2:
+        out = np.empty((sizes[0], sizes[1], XV))
+        s0, s1 = sources
+        c0 = np.ascontiguousarray(np.repeat(st.coef[0], st.V, axis=1))
+        c1 = np.ascontiguousarray(np.repeat(st.coef[1], st.V, axis=1))
+        dummy = np.zeros((1, 1, XV))
+        have0, have1 = s0 is not None and st.priors[0] > 0, s1 is not None and st.priors[1] > 0
+        _step_two(out, s0.reshape((sides[0] + 1) ** d, sizes[1], XV) if have0 else dummy,
+                  s1.reshape(sizes[0], (sides[1] + 1) ** d, XV) if have1 else dummy,
+                  _grid_map(sides[0], d), st.bits @ _powers(sides[0] + 1, d), c0,
+                  _grid_map(sides[1], d), st.bits @ _powers(sides[1] + 1, d), c1, have0, have1)
+        return out.reshape(n_states, st.XU, st.V)
+    out = np.zeros((n_states, st.XU, st.V))
     for k in range(K):
         src = sources[k]
         if src is None or st.priors[k] == 0:
@@ -305,6 +414,15 @@ def _sum_split(st: _Setup, grids: _CommonGrids, split: tuple[int, ...], weight: 
                h_blocks: list[np.ndarray], h2_blocks: list[np.ndarray], M: np.ndarray, cells_u: int) -> None:
     K, d = st.K, st.d
     arrs = [grids.arrays(k, split[k]) for k in range(K)]
+    if K == 2:
+        (w0, P0, Pp0), (w1, P1, Pp1) = arrs
+        a, b = split
+        flat = [blk.reshape(len(blk), st.XU) for blk in h_blocks]
+        flat2 = flat if h2_blocks is h_blocks else [blk.reshape(len(blk), st.XU) for blk in h2_blocks]
+        _cross_sum_two(st.X, d, len(w0), len(w1), w0, w1, P0, Pp0, P1, Pp1, st.bits @ _powers(a + 2, d),
+                       st.bits @ _powers(b + 2, d), (b + 1) ** d, (b + 2) ** d, st.sig, flat[0], flat[1],
+                       flat2[0], flat2[1], st.col, float(weight), M, h2_blocks is h_blocks)
+        return
     gsize = np.array([len(a[0]) for a in arrs], dtype=np.int64)
     gstart = np.concatenate([[0], np.cumsum(gsize)[:-1]]).astype(np.int64)
     w_cat = np.concatenate([a[0] for a in arrs])
@@ -326,7 +444,7 @@ def _sum_split(st: _Setup, grids: _CommonGrids, split: tuple[int, ...], weight: 
     cell_x = np.repeat(np.arange(st.X, dtype=np.int64), K)
     cell_y = np.tile(np.arange(K, dtype=np.int64), st.X)
     _cross_sum(K, st.X, st.V, cell_x, cell_y, gsize, gstart, w_cat, P_cat, Pp_cat, offp, strides, st.sig,
-               h_cat, h_start, h2_cat, h2_start, float(weight), M, cells_u)
+               h_cat, h_start, h2_cat, h2_start, st.col, float(weight), M, cells_u)
 
 
 # ----------------------------------------------------------------------------- public
@@ -346,21 +464,24 @@ def _split_sum(K: int, m: int, e: float) -> float:
 
 
 def work_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
-    """Multiply-adds of :func:`cross_error_matrix` (recursions of both private sizes and the sum
-    over the states of ``C``)."""
+    """Multiply-adds of :func:`cross_error_matrix` (the recursions of both private sizes and the
+    sum over the states of ``C``); :data:`NS_PER_OP` converts them to seconds."""
     K, d = model.n_classes, model.d
     X = model.n_inputs
     V = 1 if K == 2 else K
+    XU = _setup(model, NaiveBayes()).XU
     D = ComponentSpace(model.arities, tuple(model.inputs())).dim
     cells = X * K
     rec = 0.0
     for r in {n_a, n_b}:
         top = n_common + 1 + r
-        rec += 10.0 * _split_sum(K, top, d) * X * V  # the decision on the top level
+        rec += 4.0 * _split_sum(K, top, d) * XU * V  # the decision on the top level
         for m in range(n_common + 1, top):
-            rec += _split_sum(K, m, d) * X * V * K * 2**d
+            rec += _split_sum(K, m, d) * XU * V * K * 2**d
+    pairs = cells * cells / (2.0 if n_a == n_b else 1.0)
+    gathers = cells * X * (1 if n_a == n_b else 2)
     # dense grid states of C (zero-probability states are skipped)
-    csum = _split_sum(K, n_common, D) * (2 * cells * X * V + 3 * cells * cells)
+    csum = _split_sum(K, n_common, D) * (gathers * V + pairs)
     return rec + csum
 
 

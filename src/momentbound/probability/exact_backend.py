@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.exact import cross1d, engine, fast2
+from momentbound.exact import cross1d, engine, fast2, reduced_states
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
 from momentbound.probability.base import PredictionBackend, _check_classifier, _check_model, check_count
@@ -206,6 +206,62 @@ class ExactBackend(PredictionBackend):
             return cross1d.cross_1d_alpha0(model, n_common, n_a, n_b, point_a, point_b, clf)
         self._check_work(model, "cross", (n_common, n_a, n_b), (point_a[0], point_b[0]))
         return engine.cross_probabilities(model, n_common, n_a, n_b, point_a, point_b, clf, mode)
+
+    #: one unit of ``max_work`` buys this many multiply-adds of the compiled reduced-state kernels
+    REDUCED_OPS_PER_WORK: ClassVar[float] = 25.0
+
+    def cross_error_matrix(
+        self, model: CellModel, n_common: int, n_a: int, n_b: int, classifier: NaiveBayes = NaiveBayes()
+    ) -> np.ndarray | None:
+        """``M[a, b] = P[err_a(C + B' + b) and err_b(C + A' + a)]`` for every pair of cells at once
+        (:func:`momentbound.exact.reduced_states.cross_error_matrix`), or ``None`` where the per-pair
+        :meth:`cross` is the better route (rational arithmetic, the one-attribute fast path, score
+        keys beyond int64).
+
+        Raises ``InvalidArgument`` (suggesting ``backend='montecarlo'``) when the estimated work
+        exceeds ``max_work`` (:data:`REDUCED_OPS_PER_WORK` multiply-adds per unit).
+        """
+        model = _check_model(model)
+        nc = check_count(n_common, "n_common")
+        na = check_count(n_a, "n_a")
+        nb = check_count(n_b, "n_b")
+        clf = _check_classifier(classifier)
+        n_total = nc + na + nb + 2
+        if self.mode(model, n_total) != "float" or cross1d.applies(model, clf):
+            return None
+        if not reduced_states.applies(model, n_total, clf):
+            return None
+        work = reduced_states.work_estimate(model, nc, na, nb)
+        if work > self.max_work * self.REDUCED_OPS_PER_WORK:
+            seconds = work * reduced_states.NS_PER_OP * 1e-9
+            raise InvalidArgument(
+                f"the exact cross term for this model (d = {model.d}, K = {model.n_classes}, sizes "
+                f"{(nc, na, nb)}) needs about {work:.2g} multiply-adds (~{seconds:.2g} s on one core; "
+                f"max_work = {self.max_work:.2g} allows {self.max_work * self.REDUCED_OPS_PER_WORK:.2g}); "
+                "use backend='montecarlo' (estimator moments by conditional Monte Carlo), a smaller N, "
+                "or raise max_work"
+            )
+        return reduced_states.cross_error_matrix(model, nc, na, nb, clf)
+
+    def estimated_cross_seconds(
+        self, model: CellModel, N: int, fold_sizes: Sequence[int], clf: NaiveBayes
+    ) -> float:
+        """Estimated seconds of the cross terms of cross-validation with these fold sizes
+        (reduced-state kernels; 0 where they do not serve)."""
+        n_total = N
+        if self.mode(model, n_total) != "float" or cross1d.applies(model, clf):
+            return 0.0
+        if not reduced_states.applies(model, n_total, clf):
+            return 0.0
+        sizes = sorted(set(int(s) for s in fold_sizes))
+        counts = {s: list(fold_sizes).count(s) for s in sizes}
+        work = 0.0
+        for i, s in enumerate(sizes):
+            for t in sizes[i:]:
+                if s == t and counts[s] < 2:
+                    continue
+                work += reduced_states.work_estimate(model, N - s - t, t - 1, s - 1)
+        return work * reduced_states.NS_PER_OP * 1e-9
 
     def overlap(
         self,
