@@ -85,6 +85,15 @@ def _step_two(out, src0, src1, map0, off0, c0, map1, off1, c1, have0, have1):  #
                 out[g0, g1, xv] = acc
 
 
+@njit(cache=True, inline="always")
+def _put_errors(e, ua, ub, x, ga, gb):  # pragma: no cover - compiled
+    """Errors of the cells ``(x, 0)`` and ``(x, 1)`` from ``g(0)`` at ``C + u`` (rows ``ua``, ``ub``)."""
+    e[ua, 2 * x] = 1.0 - ga
+    e[ua, 2 * x + 1] = ga
+    e[ub, 2 * x] = 1.0 - gb
+    e[ub, 2 * x + 1] = gb
+
+
 @njit(cache=True, parallel=True)
 def _cross_sum_two(X, d, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, sig,
                    hA, hB, h2A, h2B, col, weight, M, symmetric):  # pragma: no cover - compiled
@@ -122,20 +131,10 @@ def _cross_sum_two(X, d, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1
                     ua = 2 * xu
                     ub = 2 * xu + 1
                     cx = col[x]
-                    ga = hA[ia, cx]
-                    gb = hB[ib, cx]
                     # e1[u, t]: err of cell t = (x, y) looked up at C + u
-                    e1[ua, 2 * x] = 1.0 - ga
-                    e1[ua, 2 * x + 1] = ga
-                    e1[ub, 2 * x] = 1.0 - gb
-                    e1[ub, 2 * x + 1] = gb
+                    _put_errors(e1, ua, ub, x, hA[ia, cx], hB[ib, cx])
                     if not symmetric:
-                        ga = h2A[ia, cx]
-                        gb = h2B[ib, cx]
-                        e2[ua, 2 * x] = 1.0 - ga
-                        e2[ua, 2 * x + 1] = ga
-                        e2[ub, 2 * x] = 1.0 - gb
-                        e2[ub, 2 * x + 1] = gb
+                        _put_errors(e2, ua, ub, x, h2A[ia, cx], h2B[ib, cx])
             if symmetric:
                 for t in range(n_cells):
                     for u in range(t, n_cells):
