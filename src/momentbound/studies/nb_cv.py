@@ -6,10 +6,12 @@ against the number of folds at ``N = 100`` (the paper reports the best E + Std a
 10 folds). Fig. 25: 50% hold-out against 10-fold CV as ``N`` grows (the paper goes to
 ``N = 5000``).
 
-The exact 2x2x2 cross-validation cross term is out of reach at these sizes (minutes at
-``N = 30``), so the registered runs use the conditional Monte Carlo backend
-(:func:`~momentbound.estimators.montecarlo.monte_carlo_moments`, ``backend="montecarlo"``) for
-cross-validation, and for the hold-out above ``exact_max_N``. Monte Carlo curves are point
+The exact 2x2x2 cross-validation cross term (reduced states, docs/mathematics.md, section 'The
+multi-attribute cross term') costs about a minute of CPU per fold-size pair at ``N = 100``, so a
+sweep over the folds is long and the registered ``nb_cv`` run uses the conditional Monte Carlo
+backend (:func:`~momentbound.estimators.montecarlo.monte_carlo_moments`, ``backend="montecarlo"``);
+``nb_size`` is exact for 10-fold CV up to ``cv_exact_max_N`` and for the hold-out up to
+``exact_max_N``, Monte Carlo above. Monte Carlo curves are point
 estimates with confidence intervals (``<column>_lower``/``<column>_upper``); the claims are judged
 with the intervals (:class:`~momentbound.studies.result.Verdict` ``INCONCLUSIVE`` when they
 overlap), and a small exact run at ``check_N`` cross-checks the intervals.
@@ -269,8 +271,8 @@ def nb_cv_study(
     if N != paper_N:
         notes.insert(0,
             f"the paper uses N = {paper_N}; this run uses N = {N} (backend {sources[0].backend}); the exact "
-            f"2x2x2 cross-validation covariance terms grow steeply with N (N = 30 with 3 folds took 196 s for "
-            f"one fold count on this machine); backend 'montecarlo' reaches N = {paper_N}",
+            f"2x2x2 cross-validation covariance terms grow steeply with N (about a minute of CPU per fold-size "
+            f"pair at N = 100 on this machine); backend 'montecarlo' runs a whole sweep at N = {paper_N} faster",
         )
     title = (
         f"Figs. 20-24: cross-validation of 2x2x2 naive Bayes, N = {N} (paper: {paper_N}), class-1 cells 0.1, "
