@@ -168,7 +168,7 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()}", flush=True)
     if args.quick:
         child("2x2x2", 60, "10")
-        child("222-skew", 12, "loo", "random")
+        child("222-skew", 16, "loo", "random")  # above rational_max_n: float, reduced states
         child("3class", 30, "5", "random")
         simulate(60, 10, max(20_000, args.sim // 10), 1)
         return
