@@ -289,10 +289,17 @@ def test_nb_cv_montecarlo_intervals_contain_brute_force_and_exact(tmp_path) -> N
     assert other.data["variance"].tolist() != res.data["variance"].tolist()
 
 
+def test_nb_size_exact_cv_up_to_cv_exact_max_n() -> None:
+    res = run_study("nb_size", sizes=(2, 4), folds=2, cv_backend="montecarlo", exact_max_N=None,
+                    cv_exact_max_N=2, draws=2000, seed=1)
+    assert list(res.data["ce_backend"]) == ["exact", "montecarlo"]
+    assert ("cv_exact_max_N", 2) in res.parameters
+
+
 def test_nb_size_montecarlo_contains_brute_force() -> None:
     # hold-out exact at N = 2, Monte Carlo at N = 4 (above exact_max_N); CV Monte Carlo throughout
     res = run_study("nb_size", sizes=(2, 4), folds=2, cv_backend="montecarlo", exact_max_N=2,
-                    draws=20_000, confidence=0.999, seed=11)
+                    cv_exact_max_N=None, draws=20_000, confidence=0.999, seed=11)
     model = second_nb_model()
     assert list(res.data["he_backend"]) == ["exact", "montecarlo"]
     assert list(res.data["ce_backend"]) == ["montecarlo", "montecarlo"]

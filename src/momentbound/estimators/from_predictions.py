@@ -37,6 +37,7 @@ from momentbound.errors import InvalidArgument, InvalidModel, UnknownMethod
 from momentbound.splitters.basic import (  # KFold: used by the doctests
     Estimator,
     KFold,
+    LeaveOneOut,
     check_model_and_estimator,
 )
 from momentbound.estimators.results import MOMENT_FIELDS, ErrorMoments
@@ -277,6 +278,13 @@ class MomentEngine:
 
     def _cross_errors(self, n_common: int, s: int, t: int) -> Value:
         model, K = self.model, self.model.n_classes
+        # backends that compute every pair of test points at once (reduced-state kernels)
+        matrix = getattr(self.backend, "cross_error_matrix", None)
+        if matrix is not None:
+            M = matrix(model, n_common, s - 1, t - 1, self.classifier)
+            if M is not None:
+                p = np.array([v for row in self._p_float for v in row])
+                return float(p @ np.asarray(M, dtype=float) @ p)
         points = [
             (ix, x, y)
             for ix, x in enumerate(self._inputs)
@@ -503,18 +511,22 @@ def estimator_moments(
     if max_seconds is not None and estimate is not None:
         n = max(split.train_sizes)
         seconds = estimate(engine.model, n, engine.classifier)
-        cross = getattr(engine.backend, "estimated_cross_seconds", None)
-        if cross is not None and len(split.fold_sizes) > 1 and covariance == "exact":
-            # two test folds: their training sets share all but the two folds
-            n_common = split.N - split.fold_sizes[0] - split.fold_sizes[1]
-            seconds += cross(engine.model, max(n_common, 0), engine.classifier)
         if seconds > max_seconds:
-            cost = "needs more memory than its limit" if math.isinf(seconds) else f"would take about {seconds:.2g} s"
             raise InvalidArgument(
-                f"the {engine.backend.name} backend {cost} at training size {n} "
+                f"the {engine.backend.name} backend would take about {seconds:.2g} s at training size {n} "
                 f"(limit {max_seconds:g} s); use backend='montecarlo' (conditional Monte Carlo, "
                 f"confidence intervals), a smaller N, or max_seconds=None to run it anyway"
             )
+        cross = getattr(engine.backend, "estimated_cross_seconds", None)
+        if cross is not None and isinstance(estimator, (KFold, LeaveOneOut)):
+            seconds = cross(engine.model, split.N, split.fold_sizes, engine.classifier)
+            if seconds > max_seconds:
+                cost = "need more memory than their limit" if math.isinf(seconds) else f"would take about {seconds:.2g} s"
+                raise InvalidArgument(
+                    f"the {engine.backend.name} backend's cross-validation cross terms {cost} "
+                    f"(limit {max_seconds:g} s); use backend='montecarlo' (conditional Monte "
+                    "Carlo, confidence intervals), a smaller N, or max_seconds=None to run it anyway"
+                )
     return _compute(engine, split.N, estimator, covariance)
 
 

@@ -8,6 +8,8 @@ Sits below ``momentbound.bounds`` (imports only ``model`` and ``moments``).
   floats), :mod:`~momentbound.exact.two_class_predictions` (two classes, vectorised) and
   :mod:`~momentbound.exact.cross1d` (one attribute, ``alpha = 0``): prediction probabilities
   used by the ``exact`` backend of :mod:`momentbound.probability`.
+* :mod:`~momentbound.exact.reduced_states`: the cross-validation cross term of every pair of test
+  points at once, on the reduced states of naive Bayes (any ``d`` and ``K``, float64).
 """
 
 from momentbound.classifiers.naive_bayes import TIE_RULES, NaiveBayes

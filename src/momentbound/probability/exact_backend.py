@@ -9,7 +9,7 @@ from typing import ClassVar
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.exact import cross1d, predictions, two_class_predictions
+from momentbound.exact import cross1d, predictions, reduced_states, two_class_predictions
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
 from momentbound.probability.base import PredictionBackend, check_classifier, check_count, check_model
@@ -160,24 +160,6 @@ class ExactBackend(PredictionBackend):
                     size = fast_fft_length(int(2 * w) + 2)
         return 2.6e-7 * 3.0 ** (D - 2) * n_pairs * (n + 1) * float(size) ** D
 
-    def estimated_cross_seconds(self, model: CellModel, n_common: int, clf: NaiveBayes) -> float:
-        """A rough estimate of the seconds of the cross terms of cross-validation when the training
-        sets share ``n_common`` points (0 where another route than the one-attribute walk is used:
-        the generic engine is guarded by ``max_work``).
-
-        The one-attribute walk (:mod:`momentbound.exact.cross1d`) multiplies dense
-        ``(n + 1) x (n + 1)`` matrices: about ``1.2e-9 n^2.8`` s per term on one core (measured
-        0.31 s at n = 800 and 13.9 s at n = 3200), about eight terms for a binary attribute, and
-        ``8 (n + 1)^2`` bytes per matrix.
-        """
-        if self.mode(model, n_common) != "float" or not cross1d.applies(model, clf):
-            return 0.0
-        terms = (model.n_inputs * model.n_classes) ** 2 / 2
-        seconds = 1.2e-9 * float(n_common + 1) ** 2.8 * terms
-        if 32.0 * (n_common + 1) ** 2 > CROSS_MEMORY_BYTES:
-            return math.inf  # several dense matrices of this size do not fit: refuse in any case
-        return seconds
-
     def _note_tail(self, model: CellModel, n: int, tables: two_class_predictions.TwoClassTables) -> None:
         """Error bound: dropped class splits, plus (DFT windows) twice the outside mass of
         each of the two class laws."""
@@ -226,6 +208,77 @@ class ExactBackend(PredictionBackend):
             return cross1d.cross_1d_alpha0(model, n_common, n_a, n_b, point_a, point_b, clf)
         self._check_work(model, "cross", (n_common, n_a, n_b), (point_a[0], point_b[0]))
         return predictions.cross_probabilities(model, n_common, n_a, n_b, point_a, point_b, clf, mode)
+
+    #: one unit of ``max_work`` buys this many multiply-adds of the compiled reduced-state kernels
+    REDUCED_OPS_PER_WORK: ClassVar[float] = 25.0
+
+    def cross_error_matrix(
+        self, model: CellModel, n_common: int, n_a: int, n_b: int, classifier: NaiveBayes = NaiveBayes()
+    ) -> np.ndarray | None:
+        """``M[a, b] = P[err_a(C + B' + b) and err_b(C + A' + a)]`` for every pair of cells at once
+        (:func:`momentbound.exact.reduced_states.cross_error_matrix`), or ``None`` where the per-pair
+        :meth:`cross` is the better route (rational arithmetic, the one-attribute fast path, score
+        keys beyond int64).
+
+        Raises ``InvalidArgument`` (suggesting ``backend='montecarlo'``) when the estimated work
+        exceeds ``max_work`` (:data:`REDUCED_OPS_PER_WORK` multiply-adds per unit).
+        """
+        model = check_model(model)
+        nc = check_count(n_common, "n_common")
+        na = check_count(n_a, "n_a")
+        nb = check_count(n_b, "n_b")
+        clf = check_classifier(classifier)
+        n_total = nc + na + nb + 2
+        if self.mode(model, n_total) != "float" or cross1d.applies(model, clf):
+            return None
+        if not reduced_states.applies(model, n_total, clf):
+            return None
+        work = reduced_states.work_estimate(model, nc, na, nb)
+        if work > self.max_work * self.REDUCED_OPS_PER_WORK:
+            seconds = work * reduced_states.NS_PER_OP * 1e-9
+            raise InvalidArgument(
+                f"the exact cross term for this model (d = {model.d}, K = {model.n_classes}, sizes "
+                f"{(nc, na, nb)}) needs about {work:.2g} multiply-adds (~{seconds:.2g} s on one core; "
+                f"max_work = {self.max_work:.2g} allows {self.max_work * self.REDUCED_OPS_PER_WORK:.2g}); "
+                "use backend='montecarlo' (estimator moments by conditional Monte Carlo), a smaller N, "
+                "or raise max_work"
+            )
+        return reduced_states.cross_error_matrix(model, nc, na, nb, clf)
+
+    def estimated_cross_seconds(
+        self, model: CellModel, N: int, fold_sizes: Sequence[int], clf: NaiveBayes
+    ) -> float:
+        """Estimated seconds of the cross terms of cross-validation with these fold sizes
+        (0 where neither the one-attribute walk nor the reduced-state kernels serve; the generic
+        engine is guarded by ``max_work``; ``inf`` where the dense walk would not fit in memory).
+
+        The one-attribute walk (:mod:`momentbound.exact.cross1d`) multiplies dense
+        ``(n + 1) x (n + 1)`` matrices, ``n`` the points the two training sets share: about
+        ``1.2e-9 n^2.8`` s per term on one core (measured 0.31 s at n = 800 and 13.9 s at
+        n = 3200), about ``(n_inputs K)^2 / 2`` terms, ``8 (n + 1)^2`` bytes per matrix.
+        """
+        n_total = N
+        if self.mode(model, n_total) != "float":
+            return 0.0
+        if cross1d.applies(model, clf):
+            if len(fold_sizes) < 2:
+                return 0.0
+            n_common = max(N - int(fold_sizes[0]) - int(fold_sizes[1]), 0)
+            if 32.0 * (n_common + 1) ** 2 > CROSS_MEMORY_BYTES:
+                return math.inf  # several dense matrices of this size do not fit: refuse in any case
+            terms = (model.n_inputs * model.n_classes) ** 2 / 2
+            return 1.2e-9 * float(n_common + 1) ** 2.8 * terms
+        if not reduced_states.applies(model, n_total, clf):
+            return 0.0
+        sizes = sorted(set(int(s) for s in fold_sizes))
+        counts = {s: list(fold_sizes).count(s) for s in sizes}
+        work = 0.0
+        for i, s in enumerate(sizes):
+            for t in sizes[i:]:
+                if s == t and counts[s] < 2:
+                    continue
+                work += reduced_states.work_estimate(model, N - s - t, t - 1, s - 1)
+        return work * reduced_states.NS_PER_OP * 1e-9
 
     def overlap(
         self,

@@ -6,10 +6,12 @@ against the number of folds at ``N = 100`` (the paper reports the best E + Std a
 10 folds). Fig. 25: 50% hold-out against 10-fold CV as ``N`` grows (the paper goes to
 ``N = 5000``).
 
-The exact 2x2x2 cross-validation cross term is out of reach at these sizes (minutes at
-``N = 30``), so the registered runs use the conditional Monte Carlo backend
-(:func:`~momentbound.estimators.montecarlo.monte_carlo_moments`, ``backend="montecarlo"``) for
-cross-validation, and for the hold-out above ``exact_max_N``. Monte Carlo curves are point
+The exact 2x2x2 cross-validation cross term (reduced states, docs/mathematics.md, section 'The
+multi-attribute cross term') costs about a minute of CPU per fold-size pair at ``N = 100``, so a
+sweep over the folds is long and the registered ``nb_cv`` run uses the conditional Monte Carlo
+backend (:func:`~momentbound.estimators.montecarlo.monte_carlo_moments`, ``backend="montecarlo"``);
+``nb_size`` is exact for 10-fold CV up to ``cv_exact_max_N`` and for the hold-out up to
+``exact_max_N``, Monte Carlo above. Monte Carlo curves are point
 estimates with confidence intervals (``<column>_lower``/``<column>_upper``); the claims are judged
 with the intervals (:class:`~momentbound.studies.result.Verdict` ``INCONCLUSIVE`` when they
 overlap), and a small exact run at ``check_N`` cross-checks the intervals.
@@ -269,8 +271,8 @@ def nb_cv_study(
     if N != paper_N:
         notes.insert(0,
             f"the paper uses N = {paper_N}; this run uses N = {N} (backend {sources[0].backend}); the exact "
-            f"2x2x2 cross-validation covariance terms grow steeply with N (N = 30 with 3 folds took 196 s for "
-            f"one fold count on this machine); backend 'montecarlo' reaches N = {paper_N}",
+            f"2x2x2 cross-validation covariance terms grow steeply with N (about a minute of CPU per fold-size "
+            f"pair at N = 100 on this machine); backend 'montecarlo' runs a whole sweep at N = {paper_N} faster",
         )
     title = (
         f"Figs. 20-24: cross-validation of 2x2x2 naive Bayes, N = {N} (paper: {paper_N}), class-1 cells 0.1, "
@@ -328,6 +330,7 @@ def nb_size_study(
     backend: str = "exact",
     cv_backend: str | None = None,
     exact_max_N: int | None = None,
+    cv_exact_max_N: int | None = None,
     draws: int = 50_000,
     confidence: float = 0.95,
     seed: int = 0,
@@ -355,6 +358,9 @@ def nb_size_study(
     exact_max_N:
         With an exact hold-out backend, sizes above this use ``"montecarlo"`` for hold-out and GE
         (exact hold-out took 33 s at N = 1000 and 104 s at N = 2000 here); ``None``: no limit.
+    cv_exact_max_N:
+        With ``cv_backend="montecarlo"``: sizes up to this use the exact backend for the CV curve
+        (reduced-state cross term: about a minute of CPU at N = 100); ``None``: Monte Carlo throughout.
     draws, confidence, seed:
         Monte Carlo options (sampled tables per point, interval level, rng seed).
     paper_max_N:
@@ -382,6 +388,8 @@ def nb_size_study(
     cv_backend = backend if cv_backend is None else cv_backend
     if exact_max_N is not None:
         exact_max_N = check_positive_int(exact_max_N, name="exact_max_N", minimum=1)
+    if cv_exact_max_N is not None:
+        cv_exact_max_N = check_positive_int(cv_exact_max_N, name="cv_exact_max_N", minimum=1)
     uses_mc = "montecarlo" in (backend, cv_backend) or (exact_max_N is not None and grid[-1] > exact_max_N)
     if uses_mc:
         check_mc_options(draws, confidence, seed)
@@ -407,9 +415,12 @@ def nb_size_study(
         he_backend = backend
         if backend != "montecarlo" and exact_max_N is not None and N > exact_max_N:
             he_backend = "montecarlo"
+        ce_backend = cv_backend
+        if cv_backend == "montecarlo" and cv_exact_max_N is not None and N <= cv_exact_max_N:
+            ce_backend = "exact"
         results = {
             "he": (he_backend, compute(he_backend, N, HoldOut(test_fraction=test_fraction), 1)),
-            "ce": (cv_backend, compute(cv_backend, N, KFold(folds), 2)),
+            "ce": (ce_backend, compute(ce_backend, N, KFold(folds), 2)),
             "ge": (he_backend, compute(he_backend, N, GE(), 3)),
         }
         row: dict[str, Any] = {"N": N}
@@ -448,8 +459,8 @@ def nb_size_study(
     if grid[-1] < paper_max_N:
         notes.append(
             f"the paper goes to N = {paper_max_N}; this run stops at N = {grid[-1]} (CV backend {cv_backend}): "
-            f"exact 10-fold CV of the 2x2x2 model took 59 s at N = 30 and more than 10 minutes at N = 40 "
-            f"on this machine; backend 'montecarlo' reaches the paper's range"
+            f"exact 10-fold CV of the 2x2x2 model takes about a minute of CPU at N = 100 and is refused (work "
+            f"estimate) at N = 200; backend 'montecarlo' reaches the paper's range"
         )
     if uses_mc:
         notes.append(
@@ -490,7 +501,7 @@ def nb_size_study(
                     seed=seed if mc_curve else None))
     params: list[tuple[str, Any]] = [("sizes", grid), ("test_fraction", test_fraction), ("folds", folds),
                                      ("ties", ties), ("backend", backend), ("cv_backend", cv_backend),
-                                     ("exact_max_N", exact_max_N)]
+                                     ("exact_max_N", exact_max_N), ("cv_exact_max_N", cv_exact_max_N)]
     if uses_mc:
         params += [("draws", draws), ("confidence", confidence), ("seed", seed)]
     return StudyResult(

@@ -1,0 +1,540 @@
+"""Exact cross-validation cross term of naive Bayes on reduced states (any ``d``, any ``K``).
+
+For a test point ``t`` of fold ``i`` and ``u`` of fold ``j``, the classifier of fold ``i`` is
+trained on ``T_i = C + B' + u`` and that of fold ``j`` on ``T_j = C + A' + t``: ``C`` the points of
+the other folds (``n_common``), ``A'`` and ``B'`` the other points of folds ``i`` and ``j``. Given
+``C``, ``t`` and ``u`` the two private parts are independent, so (docs/mathematics.md, section
+'The multi-attribute cross term')::
+
+    P[err_t(T_i) and err_u(T_j)] = sum_C P(C) h_t(C + u) h'_u(C + t),
+    h_t(D) = P[err_t(D + S)],  S an iid sample of |B'| points (h' of |A'| points).
+
+Naive Bayes sees a training set only through its *reduced state*: the class totals ``n_k`` and,
+per class, the marginal counts of every attribute value. The prediction at an input ``x`` needs
+even less: the class totals and the agreement counts ``A_jk(x) = N_{j, x^j, k}``, so ``h_x`` lives
+on the grid ``prod_k [0, n_k]^d`` (all of it is feasible), whatever the arities. On that grid
+``h`` is computed by the lower recursion ``U_m(D) = sum_k pi_k sum_sigma q_{k,x}(sigma)
+U_{m+1}(D + (k, sigma))`` (``sigma`` the set of attributes on which an added class-``k`` point
+agrees with ``x``, ``q_{k,x}`` its class-conditional probability), from the training size down
+``|S|`` steps; the top level is the classifier's own decision (:func:`decide_grid`, exact integer
+score keys and the tie rule). Two classes are streamed slice by slice over the class-0 total (at
+most one slice per level is held), so memory stays small. The sum over ``C`` runs over the class
+splits and the per-class marginal-count laws of ``C`` (:func:`momentbound.exact.predictions.class_laws`)
+in a compiled kernel that looks ``h`` up at ``C + u`` for every cell ``u``.
+
+Arithmetic is float64 (the comparisons of scores stay exact integer comparisons); the
+``rational`` mode of the exact backend keeps using :func:`momentbound.exact.predictions.cross_probabilities`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+
+from momentbound.classifiers.naive_bayes import NaiveBayes, keys_fit_int64
+from momentbound.exact.predictions import ComponentSpace, class_count_splits, class_laws, decide_grid
+from momentbound.model.cells import CellModel
+
+__all__ = ["applies", "cross_error_matrix", "work_estimate", "NS_PER_OP"]
+
+Input = tuple[int, ...]
+
+#: measured cost of one multiply-add of the compiled kernels (nanoseconds, one core)
+NS_PER_OP = 2.5
+
+
+# ----------------------------------------------------------------------------- kernels
+@njit(cache=True)
+def _add_class_step(out, src, gmap, offs, coef):  # pragma: no cover - compiled
+    """``out[p, g, s, xv] += sum_sig coef[sig, xv] src[p, gmap[g] + offs[sig], s, xv]``."""
+    P, G, S, XV = out.shape
+    nsig = offs.shape[0]
+    for p in range(P):
+        for g in range(G):
+            base = gmap[g]
+            for s in range(S):
+                for xv in range(XV):
+                    acc = 0.0
+                    for sg in range(nsig):
+                        acc += coef[sg, xv] * src[p, base + offs[sg], s, xv]
+                    out[p, g, s, xv] += acc
+
+
+@njit(cache=True, parallel=True)
+def _step_two(out, src0, src1, map0, off0, c0, map1, off1, c1, have0, have1):  # pragma: no cover - compiled
+    """Two classes, both class steps in one pass: ``out[g0, g1, xv] = sum_sig c0[sig, xv]
+    src0[map0[g0] + off0[sig], g1, xv] + c1[sig, xv] src1[g0, map1[g1] + off1[sig], xv]``."""
+    G0, G1, XV = out.shape
+    nsig = off0.shape[0]
+    for g0 in prange(G0):
+        b0 = map0[g0]
+        for g1 in range(G1):
+            b1 = map1[g1]
+            for xv in range(XV):
+                acc = 0.0
+                if have0:
+                    for sg in range(nsig):
+                        acc += c0[sg, xv] * src0[b0 + off0[sg], g1, xv]
+                if have1:
+                    for sg in range(nsig):
+                        acc += c1[sg, xv] * src1[g0, b1 + off1[sg], xv]
+                out[g0, g1, xv] = acc
+
+
+@njit(cache=True, inline="always")
+def _put_errors(e, ua, ub, x, ga, gb):  # pragma: no cover - compiled
+    """Errors of the cells ``(x, 0)`` and ``(x, 1)`` from ``g(0)`` at ``C + u`` (rows ``ua``, ``ub``)."""
+    e[ua, 2 * x] = 1.0 - ga
+    e[ua, 2 * x + 1] = ga
+    e[ub, 2 * x] = 1.0 - gb
+    e[ub, 2 * x + 1] = gb
+
+
+@njit(cache=True, parallel=True)
+def _cross_sum_two(X, d, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, sig,
+                   hA, hB, h2A, h2B, col, weight, M, symmetric):  # pragma: no cover - compiled
+    """Two classes: :func:`_cross_sum` with the class-0 grid index outer (parallel) and the class-1
+    one inner.
+
+    ``hA`` / ``hB``: ``g(0)`` on the splits ``(a + 1, b)`` / ``(a, b + 1)``, shape ``(states, XU)``;
+    ``S1a = (b + 1)^d`` and ``S1b = (b + 2)^d`` are their class-0 strides.
+    """
+    n_cells = 2 * X
+    rows = np.zeros((G0, n_cells, n_cells))
+    for g0 in prange(G0):
+        W0 = weight * w0[g0]
+        if W0 == 0.0:
+            continue
+        e1 = np.empty((n_cells, n_cells))
+        e2 = np.empty((n_cells, n_cells))
+        acc = rows[g0]
+        ra = np.empty((X, X), dtype=np.int64)
+        rb = np.empty(X, dtype=np.int64)
+        for xu in range(X):
+            for x in range(X):
+                ra[xu, x] = (Pp0[g0, x] + offp0[sig[xu, x]]) * S1a
+        for x in range(X):
+            rb[x] = P0[g0, x] * S1b
+        for g1 in range(G1):
+            W = W0 * w1[g1]
+            if W == 0.0:
+                continue
+            for xu in range(X):
+                for x in range(X):
+                    sg = sig[xu, x]
+                    ia = ra[xu, x] + P1[g1, x]
+                    ib = rb[x] + Pp1[g1, x] + offp1[sg]
+                    ua = 2 * xu
+                    ub = 2 * xu + 1
+                    cx = col[x]
+                    # e1[u, t]: err of cell t = (x, y) looked up at C + u
+                    _put_errors(e1, ua, ub, x, hA[ia, cx], hB[ib, cx])
+                    if not symmetric:
+                        _put_errors(e2, ua, ub, x, h2A[ia, cx], h2B[ib, cx])
+            if symmetric:
+                for t in range(n_cells):
+                    for u in range(t, n_cells):
+                        acc[t, u] += W * e1[u, t] * e1[t, u]
+            else:
+                for t in range(n_cells):
+                    for u in range(n_cells):
+                        acc[t, u] += W * e1[u, t] * e2[t, u]
+    total = rows.sum(axis=0)
+    for t in range(n_cells):
+        for u in range(n_cells):
+            if symmetric and u < t:
+                M[t, u] += total[u, t]
+            else:
+                M[t, u] += total[t, u]
+
+
+@njit(cache=True)
+def _cross_sum(K, X, V, cell_x, cell_y, gsize, gstart, w_cat, P_cat, Pp_cat, offp, strides, sig,
+               h_cat, h_start, h2_cat, h2_start, col, weight, M, cells_u):  # pragma: no cover - compiled
+    """Add ``weight * P(C) E1[t, u] E2[u, t]`` over every state ``C`` of one class split to ``M``.
+
+    ``E1[t, u] = err_t`` looked up in ``h`` at ``C + u`` and ``E2[u, t] = err_u`` in ``h2`` at
+    ``C + t``; the state of ``C`` is one grid index per class (``gsize[k]`` of them), read through
+    the per-class arrays ``w`` (law), ``P`` / ``Pp`` (index of ``A_k(x)`` on the grids of side
+    ``n_k + 1`` / ``n_k + 2``).
+    """
+    n_cells = cell_x.shape[0]
+    idx = np.zeros(K, dtype=np.int64)
+    base = np.empty((K, X), dtype=np.int64)
+    H1 = np.empty((n_cells, X, V))
+    H2 = np.empty((n_cells, X, V))
+    E1 = np.empty((n_cells, n_cells))
+    E2 = np.empty((n_cells, n_cells))
+    total = 1
+    for k in range(K):
+        total *= gsize[k]
+    for flat in range(total):
+        # odometer over the per-class grid indices (last class fastest)
+        rem = flat
+        for k in range(K - 1, -1, -1):
+            idx[k] = rem % gsize[k]
+            rem //= gsize[k]
+        W = weight
+        for k in range(K):
+            W *= w_cat[gstart[k] + idx[k]]
+        if W == 0.0:
+            continue
+        for y in range(K):
+            for x in range(X):
+                b = 0
+                for k in range(K):
+                    r = gstart[k] + idx[k]
+                    if k == y:
+                        b += strides[y, k] * Pp_cat[r, x]
+                    else:
+                        b += strides[y, k] * P_cat[r, x]
+                base[y, x] = b
+        for u in range(n_cells):
+            xu = cell_x[u]
+            yu = cell_y[u]
+            for x in range(X):
+                i = base[yu, x] + strides[yu, yu] * offp[yu, sig[xu, x]]
+                for v in range(V):
+                    H1[u, x, v] = h_cat[h_start[yu] + i, col[x], v]
+                    H2[u, x, v] = h2_cat[h2_start[yu] + i, col[x], v]
+        for t in range(n_cells):
+            xt = cell_x[t]
+            yt = cell_y[t]
+            for u in range(n_cells):
+                if V == 1:  # two classes: the stored value is g(0)
+                    g1 = H1[u, xt, 0]
+                    g2 = H2[u, xt, 0]
+                    E1[t, u] = 1.0 - g1 if yt == 0 else g1
+                    E2[u, t] = 1.0 - g2 if yt == 0 else g2
+                else:
+                    E1[t, u] = 1.0 - H1[u, xt, yt]
+                    E2[u, t] = 1.0 - H2[u, xt, yt]
+        # E2[u, t] above holds h2 at C + u for the cell t's prediction: transpose roles
+        for t in range(n_cells):
+            for u in range(cells_u):
+                M[t, u] += W * E1[t, u] * E2[t, u]
+
+
+# ----------------------------------------------------------------------------- set-up
+@dataclass(frozen=True)
+class _Setup:
+    model: CellModel
+    clf: NaiveBayes
+    K: int
+    d: int
+    X: int
+    V: int
+    inputs: tuple[Input, ...]
+    priors: np.ndarray  # (K,)
+    coef: np.ndarray  # (K, nsig, XU): pi_k q_{k,x}(sigma) per distinct column
+    sig: np.ndarray  # (X, X): agreement bitmask of input x' with input x
+    bits: np.ndarray  # (nsig, d): sigma's bits (attribute 0 most significant)
+    XU: int  # distinct signature laws among the inputs
+    col: np.ndarray  # (X,): the column of h that serves input x
+
+
+def _setup(model: CellModel, clf: NaiveBayes) -> _Setup:
+    K, d = model.n_classes, model.d
+    inputs = tuple(model.inputs())
+    X = len(inputs)
+    nsig = 2**d
+    bits = np.array([[(s >> (d - 1 - j)) & 1 for j in range(d)] for s in range(nsig)], dtype=np.int64)
+    sig = np.zeros((X, X), dtype=np.int64)
+    for a, za in enumerate(inputs):
+        for b, xb in enumerate(inputs):
+            sig[a, b] = sum(int(za[j] == xb[j]) << (d - 1 - j) for j in range(d))
+    coef = np.zeros((K, nsig, X))
+    for k in range(K):
+        for a, z in enumerate(inputs):
+            pz = float(model.p(z, k))
+            for b in range(X):
+                coef[k, sig[a, b], b] += pz  # pi_k q_{k,x}(sigma) = P[Z = z, Y = k] summed
+    priors = np.array([float(model.prior(k)) for k in range(K)])
+    # inputs with the same signature law share h (h_x depends on x only through q_{k,x})
+    cols = coef.reshape(K * nsig, X).T
+    uniq, col = np.unique(cols, axis=0, return_inverse=True)
+    coef_u = np.ascontiguousarray(uniq.T.reshape(K, nsig, len(uniq)))
+    return _Setup(model, clf, K, d, X, 1 if K == 2 else K, inputs, priors, coef_u, sig, bits,
+                  len(uniq), col.reshape(-1).astype(np.int64))
+
+
+def _powers(side: int, d: int) -> np.ndarray:
+    return np.array([side ** (d - 1 - j) for j in range(d)], dtype=np.int64)
+
+
+def _grid_coords(side: int, d: int) -> np.ndarray:
+    return np.indices((side,) * d).reshape(d, -1).T.astype(np.int64)
+
+
+_MAPS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _grid_map(side: int, d: int) -> np.ndarray:
+    """Index on the grid of side ``side + 1`` of every point of the grid of side ``side``."""
+    key = (side, d)
+    if key not in _MAPS:
+        if len(_MAPS) > 4096:
+            _MAPS.clear()
+        _MAPS[key] = _grid_coords(side, d) @ _powers(side + 1, d)
+    return _MAPS[key]
+
+
+def _top_block(st: _Setup, totals: tuple[int, ...]) -> np.ndarray:
+    """The decision on the per-input grid of one class split: ``(states, X, V)``."""
+    K, d = st.K, st.d
+    agree = []
+    for k in range(K):
+        coords = _grid_coords(totals[k] + 1, d)
+        shape = [1] * K
+        shape[k] = len(coords)
+        agree.append(coords.reshape(tuple(shape) + (d,)))
+    g, scale = decide_grid(st.clf, st.model.arities, totals, agree)
+    g = g.reshape(K, -1)
+    vals = (g[:1] if K == 2 else g).T / scale  # (states, V)
+    return np.ascontiguousarray(np.broadcast_to(vals[:, None, :], (vals.shape[0], st.XU, st.V)))
+
+
+def _step_block(st: _Setup, totals: tuple[int, ...], sources: list[np.ndarray | None]) -> np.ndarray:
+    """``U(totals) = sum_k pi_k sum_sigma q_{k,x}(sigma) U'(totals + e_k)[shifted]``."""
+    K, d, XV = st.K, st.d, st.XU * st.V
+    sides = [n + 1 for n in totals]
+    sizes = [s**d for s in sides]
+    n_states = int(np.prod(sizes))
+    if K == 2:
+        out = np.empty((sizes[0], sizes[1], XV))
+        s0, s1 = sources
+        c0 = np.ascontiguousarray(np.repeat(st.coef[0], st.V, axis=1))
+        c1 = np.ascontiguousarray(np.repeat(st.coef[1], st.V, axis=1))
+        dummy = np.zeros((1, 1, XV))
+        have0, have1 = s0 is not None and st.priors[0] > 0, s1 is not None and st.priors[1] > 0
+        _step_two(out, s0.reshape((sides[0] + 1) ** d, sizes[1], XV) if have0 else dummy,
+                  s1.reshape(sizes[0], (sides[1] + 1) ** d, XV) if have1 else dummy,
+                  _grid_map(sides[0], d), st.bits @ _powers(sides[0] + 1, d), c0,
+                  _grid_map(sides[1], d), st.bits @ _powers(sides[1] + 1, d), c1, have0, have1)
+        return out.reshape(n_states, st.XU, st.V)
+    out = np.zeros((n_states, st.XU, st.V))
+    for k in range(K):
+        src = sources[k]
+        if src is None or st.priors[k] == 0:
+            continue
+        P = int(np.prod(sizes[:k]))
+        S = int(np.prod(sizes[k + 1:]))
+        G, G2 = sizes[k], (sides[k] + 1) ** d
+        offs = st.bits @ _powers(sides[k] + 1, d)
+        coef = np.repeat(st.coef[k], st.V, axis=1)  # (nsig, X * V), x major
+        _add_class_step(out.reshape(P, G, S, XV), src.reshape(P, G2, S, XV), _grid_map(sides[k], d), offs,
+                        np.ascontiguousarray(coef))
+    return out
+
+
+def _compositions(n: int, K: int) -> Iterator[tuple[int, ...]]:
+    if K == 1:
+        yield (n,)
+        return
+    for c in range(n + 1):
+        for rest in _compositions(n - c, K - 1):
+            yield (c,) + rest
+
+
+def _levels_generic(st: _Setup, bottom: int, r: int) -> dict[tuple[int, ...], np.ndarray]:
+    """``h`` on every class split of the bottom level (all levels held; any ``K``)."""
+    top = bottom + r
+    level = {split: _top_block(st, split) for split in _compositions(top, st.K)}
+    for m in range(top - 1, bottom - 1, -1):
+        new = {}
+        for split in _compositions(m, st.K):
+            sources = [level[tuple(n + (i == k) for i, n in enumerate(split))] for k in range(st.K)]
+            new[split] = _step_block(st, split, sources)
+        level = new
+    return level
+
+
+def _stream_two_class(st: _Setup, bottom: int, r: int) -> Iterator[tuple[int, np.ndarray]]:
+    """Two classes: ``(a, h on the split (a, bottom - a))`` for ``a = 0..bottom``, holding one
+    slice per level (level ``l`` holds the split ``(a + l, bottom - a)`` of iteration ``a``)."""
+    slots: list[np.ndarray | None] = [None] * (r + 1)
+    for a in range(-r, bottom + 1):
+        b = bottom - a
+        cur = _top_block(st, (a + r, b)) if a + r >= 0 else None
+        for lv in range(r - 1, -1, -1):
+            i0 = a + lv
+            if i0 < 0:
+                nxt = None
+            else:
+                # class 0 added: level lv + 1 at (i0 + 1, b) (this iteration); class 1 added:
+                # level lv + 1 at (i0, b + 1) (previous iteration, still in its slot)
+                nxt = _step_block(st, (i0, b), [cur, slots[lv + 1]])
+            slots[lv + 1] = cur
+            cur = nxt
+        slots[0] = cur
+        if a >= 0:
+            assert cur is not None
+            yield a, cur
+
+
+# ----------------------------------------------------------------------------- the C sum
+@dataclass
+class _CommonGrids:
+    """Per class and class total: law of the marginal counts of ``C`` on the component grid of all
+    inputs, and the index of ``A_k(x)`` on the per-input grids of side ``n + 1`` and ``n + 2``."""
+
+    st: _Setup
+    n_max: int
+
+    def __post_init__(self) -> None:
+        st = self.st
+        self.space = ComponentSpace(st.model.arities, st.inputs)
+        self.laws = [class_laws(st.model, self.space, k, self.n_max, "float") for k in range(st.K)]
+        self._cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def arrays(self, k: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        key = (k, n)
+        if key not in self._cache:
+            st = self.st
+            law = np.asarray(self.laws[k][n], dtype=float).ravel()
+            D = self.space.dim
+            coords = np.indices((n + 1,) * D).reshape(D, -1).T.astype(np.int64) if D else np.zeros((1, 0), np.int64)
+            P = np.zeros((len(law), st.X), dtype=np.int64)
+            Pp = np.zeros((len(law), st.X), dtype=np.int64)
+            ok = law > 0
+            for ix, x in enumerate(st.inputs):
+                A = np.clip(self.space.agreements(coords, n, x), 0, n)
+                P[:, ix] = np.where(ok, A @ _powers(n + 1, st.d), 0)
+                Pp[:, ix] = np.where(ok, A @ _powers(n + 2, st.d), 0)
+            self._cache[key] = (law, P, Pp)
+        return self._cache[key]
+
+
+def _sum_split(st: _Setup, grids: _CommonGrids, split: tuple[int, ...], weight: float,
+               h_blocks: list[np.ndarray], h2_blocks: list[np.ndarray], M: np.ndarray, cells_u: int) -> None:
+    K, d = st.K, st.d
+    arrs = [grids.arrays(k, split[k]) for k in range(K)]
+    if K == 2:
+        (w0, P0, Pp0), (w1, P1, Pp1) = arrs
+        a, b = split
+        flat = [blk.reshape(len(blk), st.XU) for blk in h_blocks]
+        flat2 = flat if h2_blocks is h_blocks else [blk.reshape(len(blk), st.XU) for blk in h2_blocks]
+        _cross_sum_two(st.X, d, len(w0), len(w1), w0, w1, P0, Pp0, P1, Pp1, st.bits @ _powers(a + 2, d),
+                       st.bits @ _powers(b + 2, d), (b + 1) ** d, (b + 2) ** d, st.sig, flat[0], flat[1],
+                       flat2[0], flat2[1], st.col, float(weight), M, h2_blocks is h_blocks)
+        return
+    gsize = np.array([len(a[0]) for a in arrs], dtype=np.int64)
+    gstart = np.concatenate([[0], np.cumsum(gsize)[:-1]]).astype(np.int64)
+    w_cat = np.concatenate([a[0] for a in arrs])
+    P_cat = np.ascontiguousarray(np.concatenate([a[1] for a in arrs]))
+    Pp_cat = np.ascontiguousarray(np.concatenate([a[2] for a in arrs]))
+    offp = np.stack([st.bits @ _powers(split[k] + 2, d) for k in range(K)])
+    strides = np.zeros((K, K), dtype=np.int64)
+    for y in range(K):
+        sizes = [(split[i] + 1 + (i == y)) ** d for i in range(K)]
+        for k in range(K):
+            strides[y, k] = int(np.prod(sizes[k + 1:]))
+    h_start = np.concatenate([[0], np.cumsum([len(b) for b in h_blocks])[:-1]]).astype(np.int64)
+    h_cat = np.concatenate(h_blocks)
+    if h2_blocks is h_blocks:
+        h2_cat, h2_start = h_cat, h_start
+    else:
+        h2_start = np.concatenate([[0], np.cumsum([len(b) for b in h2_blocks])[:-1]]).astype(np.int64)
+        h2_cat = np.concatenate(h2_blocks)
+    cell_x = np.repeat(np.arange(st.X, dtype=np.int64), K)
+    cell_y = np.tile(np.arange(K, dtype=np.int64), st.X)
+    _cross_sum(K, st.X, st.V, cell_x, cell_y, gsize, gstart, w_cat, P_cat, Pp_cat, offp, strides, st.sig,
+               h_cat, h_start, h2_cat, h2_start, st.col, float(weight), M, cells_u)
+
+
+# ----------------------------------------------------------------------------- public
+def applies(model: CellModel, n_total: int, clf: NaiveBayes) -> bool:
+    """Whether the reduced-state kernels apply: every score key of a training set of at most
+    ``n_total`` points fits in int64 (float arithmetic)."""
+    return keys_fit_int64(clf.alpha_exact, model.arities, n_total, model.n_classes)
+
+
+def _split_sum(K: int, m: int, e: float) -> float:
+    """``sum over class splits of m of prod_k (n_k + 1)^e``."""
+    f = (np.arange(m + 1) + 1.0) ** e
+    poly = np.array([1.0])
+    for _ in range(K):
+        poly = np.convolve(poly, f)[: m + 1]
+    return float(poly[m]) if m < len(poly) else 0.0
+
+
+def work_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
+    """Multiply-adds of :func:`cross_error_matrix` (the recursions of both private sizes and the
+    sum over the states of ``C``); :data:`NS_PER_OP` converts them to seconds."""
+    K, d = model.n_classes, model.d
+    X = model.n_inputs
+    V = 1 if K == 2 else K
+    XU = _setup(model, NaiveBayes()).XU
+    D = ComponentSpace(model.arities, tuple(model.inputs())).dim
+    cells = X * K
+    rec = 0.0
+    for r in {n_a, n_b}:
+        top = n_common + 1 + r
+        rec += 4.0 * _split_sum(K, top, d) * XU * V  # the decision on the top level
+        for m in range(n_common + 1, top):
+            rec += _split_sum(K, m, d) * XU * V * K * 2**d
+    pairs = cells * cells / (2.0 if n_a == n_b else 1.0)
+    gathers = cells * X * (1 if n_a == n_b else 2)
+    # dense grid states of C (zero-probability states are skipped)
+    csum = _split_sum(K, n_common, D) * (gathers * V + pairs)
+    return rec + csum
+
+
+def cross_error_matrix(
+    model: CellModel, n_common: int, n_a: int, n_b: int, clf: NaiveBayes
+) -> np.ndarray:
+    """``M[a, b] = P[err_a(C + B' + b) and err_b(C + A' + a)]`` for every pair of cells.
+
+    ``a = (x_a, y_a)`` is a test point whose fold has ``n_a`` other points (``A'``), ``b`` one of
+    another fold with ``n_b`` other points (``B'``), ``C`` the ``n_common`` shared training points;
+    all iid from ``model``. Cells are ordered input major, class fastest (``CellModel`` order).
+    Float64 (score comparisons are exact integer comparisons).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_cells, n_cells)``.
+
+    Examples
+    --------
+    >>> from momentbound.model import equal_cells_model
+    >>> M = cross_error_matrix(equal_cells_model((2,)), 1, 0, 0, NaiveBayes())
+    >>> M.shape
+    (4, 4)
+    """
+    st = _setup(model, clf)
+    K = st.K
+    cells = st.X * K
+    bottom = n_common + 1
+    grids = _CommonGrids(st, n_common)
+    M = np.zeros((cells, cells))
+    symmetric = n_a == n_b
+    splits = dict(class_count_splits(model, n_common, "float"))
+    if K == 2:
+        # C split (a, n_common - a) needs h on (a + 1, .) (u of class 0) and (a, .) (u of class 1)
+        stream1 = _stream_two_class(st, bottom, n_b)  # h_a: private part B'
+        stream2 = stream1 if symmetric else _stream_two_class(st, bottom, n_a)
+        prev1 = prev2 = None
+        for a, blk1 in stream1:
+            blk2 = blk1 if symmetric else next(stream2)[1]
+            if prev1 is not None:
+                c0 = a - 1
+                split = (c0, n_common - c0)
+                w = splits.get(split, 0.0)
+                if w > 0:
+                    _sum_split(st, grids, split, w, [blk1, prev1],
+                               [blk1, prev1] if symmetric else [blk2, prev2], M, cells)
+            prev1, prev2 = blk1, blk2
+    else:
+        lv1 = _levels_generic(st, bottom, n_b)
+        lv2 = lv1 if symmetric else _levels_generic(st, bottom, n_a)
+        for split, w in splits.items():
+            if w == 0:
+                continue
+            up = [tuple(n + (i == y) for i, n in enumerate(split)) for y in range(K)]
+            _sum_split(st, grids, split, w, [lv1[s] for s in up], [lv2[s] for s in up], M, cells)
+    return M

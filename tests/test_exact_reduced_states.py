@@ -1,0 +1,132 @@
+"""The reduced-state cross term (momentbound.exact.reduced_states) against brute force.
+
+Witness: tests/oracles/estimators.py enumerates every count table of ``C``, ``A'`` and ``B'`` and
+computes every classifier from its list of training points; nothing of momentbound's
+computation is reused. Float results are compared with the exact Fractions at 1e-12.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+from momentbound import CellModel
+from momentbound.errors import InvalidArgument
+from momentbound.estimators import KFold, LeaveOneOut, estimator_moments
+from momentbound.exact import NaiveBayes
+from momentbound.exact import reduced_states as rs
+from momentbound.model import second_nb_model
+from momentbound.probability.exact_backend import ExactBackend
+from oracles.estimators import BruteForce, kfold_sizes
+
+MODELS = {
+    # one binary attribute (alpha = 1: the one-attribute fast path only serves alpha = 0)
+    "1d": CellModel((2,), [F(3, 10), F(1, 10), F(1, 5), F(2, 5)]),
+    # one 3-valued attribute, two classes
+    "1d3": CellModel((3,), [F(1, 10), F(1, 5), F(1, 10), F(1, 20), F(3, 10), F(1, 4)]),
+    # two binary attributes, no symmetry
+    "2x2": CellModel((2, 2), [F(1, 10), F(1, 20), F(3, 20), F(1, 10), F(1, 5), F(1, 20), F(1, 10), F(1, 4)]),
+    # three binary attributes, no symmetry
+    "2x2x2": CellModel((2, 2, 2), [F(k + 1, 136) for k in range(16)]),
+    # three classes, one 3-valued attribute
+    "3class": CellModel((3,), [F(1, 12), F(1, 6), F(1, 12), F(1, 9), F(1, 18), F(1, 6), F(1, 12), F(1, 12), F(1, 6)], 3),
+    # three classes, two binary attributes
+    "3class2": CellModel((2, 2), [F(k + 1, 78) for k in range(12)], 3),
+}
+CLASSIFIERS = [NaiveBayes(ties="random", alpha=0), NaiveBayes(ties="first", alpha=1),
+               NaiveBayes(ties="first", alpha=0), NaiveBayes(ties="random", alpha=1)]
+
+
+@functools.lru_cache(maxsize=None)
+def oracle(name: str, ties: str, alpha: int) -> BruteForce:
+    return BruteForce.from_model(MODELS[name], ties, alpha)
+
+
+def brute_error(bf: BruteForce, model: CellModel, sizes, a, b) -> F:
+    """P[both misclassified] for cells a, b (brute-force cross term)."""
+    K = model.n_classes
+    m = bf.cross(*sizes, a, b)
+    return sum((m[i][j] for i in range(K) for j in range(K) if i != a[1] and j != b[1]), F(0))
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+@pytest.mark.parametrize("clf", CLASSIFIERS[:2], ids=lambda c: f"{c.ties}-{c.alpha}")
+def test_cross_error_matrix_equals_brute_force(name, clf):
+    model = MODELS[name]
+    bf = oracle(name, clf.ties, clf.alpha)
+    cells = [(x, k) for x in model.inputs() for k in range(model.n_classes)]
+    big = len(cells) > 8
+    # unequal private parts both ways, an empty common part (2-fold), leave-one-out
+    cases = [(1, 0, 1), (0, 1, 0)] if big else [(2, 1, 0), (0, 1, 2), (1, 0, 0)]
+    for sizes in cases:
+        M = rs.cross_error_matrix(model, *sizes, clf)
+        assert M.shape == (len(cells), len(cells))
+        pairs = list(itertools.product(range(len(cells)), repeat=2))
+        # a deterministic spread of pairs (the brute force is slow), always with a diagonal one
+        pairs = [(0, 0)] + pairs[1:: max(1, len(pairs) // 12)]
+        for i, j in pairs:
+            want = brute_error(bf, model, sizes, cells[i], cells[j])
+            assert M[i, j] == pytest.approx(float(want), abs=1e-12), (sizes, cells[i], cells[j])
+
+
+@pytest.mark.parametrize(
+    "name, clf",
+    [(n, c) for n in ("2x2", "3class") for c in CLASSIFIERS] + [("3class2", CLASSIFIERS[0]), ("3class2", CLASSIFIERS[1])],
+    ids=lambda v: v if isinstance(v, str) else f"{v.ties}-{v.alpha}",
+)
+def test_cv_moments_equal_brute_force(name, clf, monkeypatch):
+    """KFold with unequal folds (3, 2) and leave-one-out: every moment, float backend."""
+    calls = []
+    real = rs.cross_error_matrix
+
+    def spy(*args, **kwargs):
+        calls.append(args[1:4])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rs, "cross_error_matrix", spy)
+    model = MODELS[name]
+    bf = oracle(name, clf.ties, clf.alpha)
+    runs = [(5, KFold(2), 2), (4, LeaveOneOut(), 4)] if name != "3class2" else [(3, LeaveOneOut(), 3)]
+    for N, est, v in runs:
+        res = estimator_moments(model, N, est, classifier=clf, backend=ExactBackend(arithmetic="float"))
+        want = bf.cv_moments(kfold_sizes(N, v))
+        assert float(res.mean) == pytest.approx(float(want.mean), abs=1e-12)
+        assert float(res.variance) == pytest.approx(float(want.variance), abs=1e-12)
+        assert float(res.fold_covariance) == pytest.approx(float(want.fold_covariance), abs=1e-12)
+    # the cross terms came from the reduced-state kernels: folds (3, 2) and leave-one-out
+    assert ((0, 2, 1) in calls and (2, 0, 0) in calls) if name != "3class2" else (1, 0, 0) in calls
+
+
+def test_rational_mode_keeps_the_engine():
+    model = MODELS["2x2"]
+    backend = ExactBackend(arithmetic="rational")
+    assert backend.cross_error_matrix(model, 1, 1, 1, NaiveBayes()) is None
+    res = estimator_moments(model, 4, KFold(2), backend=backend)
+    want = oracle("2x2", "random", 0).cv_moments((2, 2))
+    assert (res.mean, res.variance) == (want.mean, want.variance)
+
+
+def test_streamed_two_class_levels_equal_the_held_levels():
+    st = rs._setup(MODELS["2x2"], NaiveBayes(ties="first", alpha=1))
+    held = rs._levels_generic(st, 6, 3)
+    for a, block in rs._stream_two_class(st, 6, 3):
+        np.testing.assert_allclose(block, held[(a, 6 - a)], rtol=0, atol=1e-14)
+
+
+def test_shared_columns_of_a_symmetric_model():
+    """Every input of the paper's 2x2x2 model has the same signature law: one column of h."""
+    st = rs._setup(second_nb_model(), NaiveBayes())
+    assert st.XU == 1 and list(st.col) == [0, 0, 0, 0]
+    assert rs._setup(MODELS["2x2"], NaiveBayes()).XU == 4
+
+
+def test_work_guard_refuses_before_computing():
+    backend = ExactBackend(arithmetic="float", max_work=1e6)
+    with pytest.raises(InvalidArgument, match="montecarlo"):
+        backend.cross_error_matrix(second_nb_model(), 160, 19, 19, NaiveBayes())
+    with pytest.raises(InvalidArgument, match="montecarlo"):
+        estimator_moments(second_nb_model(), 400, KFold(10))
