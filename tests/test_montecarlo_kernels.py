@@ -31,7 +31,8 @@ THREE_ATTR = CellModel((2, 3, 2), [f"{i + 1}/300" for i in range(24)])  # sums t
 def _draws(m, sizes, R, seed):
     v = len(sizes)
     E, C, ges, Z = np.empty((R, v)), np.empty((R, v)), np.empty((R, v)), np.empty((R, n_controls(m.p.size)))
-    cv_draws(m.layout, m.p, m.w, sizes, np.random.default_rng(seed), E, C, ges, Z)
+    T = np.empty((R, m.p.size), dtype=np.int64)
+    cv_draws(m.layout, m.p, m.w, sizes, np.random.default_rng(seed), E, C, ges, Z, T)
     return E, C, ges, Z
 
 
