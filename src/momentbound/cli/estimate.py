@@ -332,6 +332,8 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
         raise click.UsageError("--against ge-full uses the exact covariance: drop --covariance paper")
     if backend not in ("exact", "montecarlo"):
         raise UserError(f"--against ge-full runs on --backend exact or montecarlo, not {backend}")
+    if "progress" in options:
+        raise click.UsageError("--progress/--no-progress do not apply to --against ge-full")
     extra: dict[str, Any] = {}
     if backend == "montecarlo":
         extra = {"draws": options.get("draws", 10_000), "rng": np.random.default_rng(options.get("rng"))}
@@ -377,13 +379,16 @@ def check_montecarlo(backend: str, covariance: str, draws: int | None) -> None:
               "all N points (bias, RMS, covariance and correlation).")
 @click.option("--draws", type=int, default=None,
               help="Number of sampled table draws for --backend montecarlo (default 10000).")
+@click.option("--progress/--no-progress", default=None,
+              help="--backend montecarlo: progress bar and the time and memory estimate on stderr (default: "
+              "when stderr is a terminal and the run takes over 2 s).")
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
 @library_errors
 def command(
     arities: str, cells: str, n_classes: int | None, classifier_name: str, params: tuple[str, ...], ties: str,
     alpha: str, backend: str, seed: int | None, covariance: str, N: int, estimator: str, folds: int | None,
     repeats: str | None, splits: str | None, test_size: int | None, test_fraction: float | None,
-    bootstraps: int | None, against: str | None, draws: int | None, as_json: bool,
+    bootstraps: int | None, against: str | None, draws: int | None, progress: bool | None, as_json: bool,
 ) -> None:
     """Mean, variance and fold covariance of an error estimator, without simulation.
 
@@ -394,6 +399,8 @@ def command(
     if N < 1:
         raise UserError(f"--N must be a positive integer, got {N}")
     check_montecarlo(backend, covariance, draws)
+    if progress is not None and backend != "montecarlo":
+        raise click.UsageError("--progress/--no-progress only apply to --backend montecarlo")
     model = build_model(arities, cells, n_classes)
     est = build_estimator(estimator, N, folds, test_size, test_fraction, repeats, splits, bootstraps)
     est.split(N)  # ImpossibleSplit before any work
@@ -402,6 +409,8 @@ def command(
     options: dict[str, Any] = {}
     if backend == "montecarlo":
         options = {"rng": seed} if draws is None else {"rng": seed, "draws": draws}
+        if progress is not None:
+            options["progress"] = progress
     if against is not None:
         _accuracy(model, N, est, classifier, backend, covariance, options, as_json)
         return

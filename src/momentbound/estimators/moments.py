@@ -533,7 +533,7 @@ def estimator_moments(
         Refuse (``InvalidArgument``, naming ``backend="montecarlo"``) when the backend
         estimates a longer computation (``backend.estimated_seconds``); ``None`` disables it.
     **montecarlo:
-        With ``backend="montecarlo"`` only: ``draws``, ``confidence`` and ``rng`` of
+        With ``backend="montecarlo"`` only: ``draws``, ``confidence``, ``rng`` and ``progress`` of
         :func:`~momentbound.estimators.montecarlo.monte_carlo_moments`, which computes the
         result (a :class:`~momentbound.estimators.montecarlo.MonteCarloMoments` of
         confidence intervals).
@@ -575,10 +575,10 @@ def estimator_moments(
                                   "and engine=None")
         from momentbound._validate import as_seed
 
-        unknown = sorted(set(montecarlo) - {"draws", "confidence", "rng"})  # max_seconds is ours
+        unknown = sorted(set(montecarlo) - {"draws", "confidence", "rng", "progress"})  # max_seconds is ours
         if unknown:
             raise InvalidArgument(f"unknown option(s) {unknown} for backend='montecarlo'; "
-                                  "it takes draws, confidence and rng")
+                                  "it takes draws, confidence, rng and progress")
         options = dict(montecarlo, rng=as_seed(montecarlo.get("rng"), "rng"), max_seconds=max_seconds)
         return monte_carlo_moments(model, N, estimator, classifier=classifier, **options)  # type: ignore[return-value]
     if montecarlo:

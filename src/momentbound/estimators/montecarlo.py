@@ -212,7 +212,7 @@ class _Progress:
 
             console = Console(file=sys.stderr)
             console.print(
-                f"{self.label}: {self.total:,} draws, about {seconds:.0f} s and "
+                f"{self.label}: {self.total:,} draws, about {seconds:.2g} s and "
                 f"{self.memory / 2**20:.0f} MB"
             )
             self.bar = Progress("{task.description}", BarColumn(), "{task.percentage:>3.0f}%",
