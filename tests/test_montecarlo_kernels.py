@@ -207,3 +207,20 @@ def test_projection_bins_have_their_exact_probabilities():
     a, b = plain.variance(ce), both.variance(ce)
     assert (b.upper - b.lower) < 0.9 * (a.upper - a.lower)
     assert abs(a.estimate - b.estimate) < (a.upper - a.lower)
+
+
+def test_psd_inverse_fits_like_the_pseudo_inverse():
+    """Dependent and constant columns, scales 1e-3..1e3: same least-squares fit as numpy's pinv."""
+    from momentbound.classifiers._nb_kernel import psd_inverse
+
+    rng = np.random.default_rng(4)
+    A = rng.random((500, 12)) * np.logspace(-3, 3, 12)
+    A[:, 5] = A[:, 1] + 2 * A[:, 7]
+    A[:, 9] = 0.0
+    y = rng.random(500)
+    G = A.T @ A
+    fit = A @ (psd_inverse(G) @ (A.T @ y))
+    want = A @ (np.linalg.pinv(G) @ (A.T @ y))
+    assert np.abs(fit - want).max() < 1e-6 * np.abs(want).max()
+    full = rng.random((50, 4))
+    assert np.allclose(psd_inverse(full.T @ full), np.linalg.inv(full.T @ full))

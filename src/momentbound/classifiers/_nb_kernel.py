@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["Layout", "predict_tables", "cv_draws", "inverted", "n_controls", "gram"]
+__all__ = ["Layout", "predict_tables", "cv_draws", "inverted", "n_controls", "gram", "psd_inverse"]
 
 
 class Layout:
@@ -259,4 +259,55 @@ def gram(Z: np.ndarray) -> np.ndarray:
     matrices can be many times slower on a busy machine)."""
     out = np.zeros((Z.shape[1], Z.shape[1]))
     _gram(np.ascontiguousarray(Z, dtype=np.float64), out)
+    return out
+
+
+@njit(cache=True)
+def _psd_inverse(G, tol, out):
+    q = G.shape[0]
+    L = np.zeros((q, q))
+    kept = np.zeros(q, dtype=np.bool_)
+    for j in range(q):
+        d = G[j, j]
+        for k in range(j):
+            if kept[k]:
+                d -= L[j, k] * L[j, k]
+        if not (G[j, j] > 0.0 and d > tol * G[j, j]):
+            continue  # (numerically) a combination of the kept columns before it
+        kept[j] = True
+        L[j, j] = np.sqrt(d)
+        for i in range(j + 1, q):
+            s = G[i, j]
+            for k in range(j):
+                if kept[k]:
+                    s -= L[i, k] * L[j, k]
+            L[i, j] = s / L[j, j]
+    # M = L^{-1} on the kept indices (lower triangular), then out = M^T M
+    M = np.zeros((q, q))
+    for j in range(q):
+        if not kept[j]:
+            continue
+        M[j, j] = 1.0 / L[j, j]
+        for i in range(j + 1, q):
+            if kept[i]:
+                s = 0.0
+                for k in range(j, i):
+                    if kept[k]:
+                        s += L[i, k] * M[k, j]
+                M[i, j] = -s / L[i, i]
+    for a in range(q):
+        for b in range(q):
+            s = 0.0
+            for k in range(max(a, b), q):
+                s += M[k, a] * M[k, b]
+            out[a, b] = s
+
+
+def psd_inverse(G: np.ndarray, tol: float = 1e-10) -> np.ndarray:
+    """Inverse of a positive semidefinite (Gram) matrix on a maximal set of independent columns
+    (Cholesky, dropping a column whose residual pivot is below ``tol`` times its diagonal), zero
+    elsewhere: a generalised inverse giving the least-squares fit on the column space. Compiled and
+    single-threaded (a threaded LAPACK call on a small matrix can take tens of ms on a busy machine)."""
+    out = np.zeros_like(G, dtype=np.float64)
+    _psd_inverse(np.ascontiguousarray(G, dtype=np.float64), float(tol), out)
     return out

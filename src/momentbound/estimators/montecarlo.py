@@ -327,7 +327,7 @@ class _Stats:
         self.z = NormalDist().inv_cdf(0.5 + confidence / 2)
         self.controls: list[tuple[slice, slice, np.ndarray, np.ndarray, _Bins | None]] | None = None
         if controls is not None:
-            from momentbound.classifiers._nb_kernel import gram
+            from momentbound.classifiers._nb_kernel import gram, psd_inverse
 
             half = R // 2
             halves = (slice(0, half), slice(half, R))
@@ -351,7 +351,7 @@ class _Stats:
                 keep = np.diag(centred) > 1e-20 * (n + raw)  # constant columns: nothing
                 inv = np.zeros_like(centred)
                 if keep.any():
-                    inv[np.ix_(keep, keep)] = np.linalg.pinv(centred[np.ix_(keep, keep)])
+                    inv[np.ix_(keep, keep)] = psd_inverse(centred[np.ix_(keep, keep)])
                 fitted.append((fit, use, inv, controls, blk))
             self.controls = fitted
 
@@ -432,12 +432,12 @@ def _projection_bins(T: np.ndarray, N: int, p: np.ndarray, target: np.ndarray, f
     ``coef``: the least-squares direction of ``target`` on the tables of the draws ``fit``,
     rounded to integers; the bin edges: quantiles of ``u`` over those draws. ``None`` when
     ``target`` does not vary with the table."""
-    from momentbound.classifiers._nb_kernel import gram
+    from momentbound.classifiers._nb_kernel import gram, psd_inverse
 
     Tf = T[fit].astype(float)
     Tc = Tf - Tf.mean(axis=0)
     y = target[fit] - target[fit].mean()
-    coef = np.linalg.pinv(gram(Tc)) @ np.einsum("rc,r->c", Tc, y)
+    coef = psd_inverse(gram(Tc)) @ np.einsum("rc,r->c", Tc, y)
     top = float(np.abs(coef).max()) if coef.size else 0.0
     scale = min(_PROJECTION_SCALE, _PROJECTION_SUPPORT // (2 * N))
     if not (top > 0 and math.isfinite(top)) or scale < 1:
