@@ -383,17 +383,25 @@ class _Stats:
         half = self.z * se
         return _interval(m, m - half, m + half, lo, hi)
 
-    def combined(self, c: np.ndarray, d: np.ndarray, *, nonneg: bool = True) -> Interval:
-        """``mean(c) + R/(R-1) mean(d)`` with the interval ``+- z sd(c + d) / sqrt(R)``."""
+    def combined(self, c: np.ndarray, d: np.ndarray, *, nonneg: bool = True, centring: float = 0.0) -> Interval:
+        """``mean(c) + R/(R-1) mean(d)`` with the interval ``+- z sd(c + d) / sqrt(R)``.
+
+        ``centring``: the variance of the per-draw values ``d`` was centred with (``Var(s)`` for
+        ``d = (s - mean s)^2``). The centring error ``(mean s - E s)^2`` is common to all draws, so
+        the residual spread does not see it; when the controls explain nearly all of ``d`` it is the
+        whole error. With controls the half-width therefore adds ``z^2 centring / R`` (the square of
+        the mean's half-width), negligible otherwise."""
         est, se = self._adjust(c + d)
         est += float(d.mean()) / (self.R - 1)
         half = self.z * se
+        if self.controls is not None:
+            half += self.z**2 * centring / self.R
         return _interval(est, est - half, est + half, 0.0 if nonneg else -math.inf, math.inf)
 
     def variance(self, s: np.ndarray, cond: np.ndarray | None = None) -> Interval:
         """``Var`` of a quantity with conditional mean ``s`` and conditional variance ``cond``."""
         dev = (s - s.mean()) ** 2
-        return self.combined(np.zeros_like(s) if cond is None else cond, dev)
+        return self.combined(np.zeros_like(s) if cond is None else cond, dev, centring=float(dev.mean()))
 
 
 #: bins of the projected count table (control variates, docs/mathematics.md)
@@ -701,7 +709,7 @@ class Simulation:
         fold_variance = self.stats.combined((C / s**2).mean(axis=1) if coins else np.zeros(R), D2 / v)
         rowsum = D.sum(axis=1)
         pairs = (rowsum * rowsum - D2) / (v * (v - 1))
-        fold_covariance = st.combined(np.zeros(R), pairs, nonneg=False)
+        fold_covariance = st.combined(np.zeros(R), pairs, nonneg=False, centring=float(D2.mean()) / v)
         return SimulatedParts(
             mean, variance, self.stats.mean(ge_last), self.stats.variance(ge_last), N - N // v, None, v,
             tuple(sizes), fold_variance, fold_covariance,
