@@ -8,7 +8,7 @@ interval. ``montecarlo``: ``monte_carlo_moments(..., KFold(10))`` with the same 
 
 Both are timed in the same run; the figure of merit is time-per-unit-precision,
 ``seconds * half_width(Var CE)^2`` (the half-width shrinks as ``1 / sqrt(draws)``), and the ratio
-of the baseline's to the backend's is the speed-up at equal interval width (best of 3 runs each; the
+of the baseline's to the backend's is the speed-up at equal interval width (best of 5 runs each; the
 machine is shared). Peak memory: tracemalloc (numpy allocations) per method, in a separate run. The exact ``Var(CE)`` is printed where it is cheap, as a check.
 
 Run: PYTHONPATH=src .venv/bin/python benchmarks/bench_montecarlo_vs_simulation.py [--quick]
@@ -81,7 +81,7 @@ def var_interval(ce: np.ndarray) -> tuple[float, float]:
     return float(dev.sum() / (R - 1)), Z95 * float(dev.std(ddof=1)) / math.sqrt(R)
 
 
-def timed(fn, repeats: int = 3):
+def timed(fn, repeats: int = 5):
     """Result, best wall-clock seconds of ``repeats`` runs (the machine is shared) and peak memory."""
     secs = math.inf
     for _ in range(repeats):
@@ -112,7 +112,7 @@ def main() -> None:
     # compile the kernels outside the timings
     monte_carlo_moments(second_nb_model(), 20, KFold(10), classifier=clf, draws=500,
                         rng=np.random.default_rng(0))
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (at the start)")
     print("| model | method | draws | seconds | Var(CE) | 95% half-width | peak MB | s x hw^2 |")
     print("|---|---|---|---|---|---|---|---|")
     for label, model, N, n_sim, n_mc in cases:
@@ -136,3 +136,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    print(f"load average {os.getloadavg()[0]:.1f} (at the end)")

@@ -304,3 +304,26 @@ def test_windowed_dft_laws_within_reported_bound(monkeypatch):
     assert 0 < cut.dropped_mass_bound < 1e-7
     np.testing.assert_allclose(got_s, want_s, rtol=0, atol=cut.dropped_mass_bound + 1e-12)
     np.testing.assert_allclose(got_p, want_p, rtol=0, atol=cut.dropped_mass_bound + 1e-12)
+
+
+def test_class_count_splits_float_mode_at_large_n():
+    """Three classes at n = 900: the multinomial coefficient alone exceeds the float range (it
+    overflowed); the log-space probabilities agree with scipy's multinomial pmf and sum to 1."""
+    from scipy.stats import multinomial
+
+    from momentbound.exact.predictions import class_count_splits
+
+    model = CellModel((3,), ["3/20", "1/10", "2/25", "1/10", "3/20", "2/25", "2/25", "1/10", "4/25"], 3)
+    priors = [float(model.prior(k)) for k in range(3)]
+    total, checked = 0.0, 0
+    for split, prob in class_count_splits(model, 900, "float"):
+        total += prob
+        if split in ((300, 300, 300), (333, 333, 234), (10, 20, 870)):
+            assert prob == pytest.approx(multinomial.pmf(split, 900, priors), rel=1e-9, abs=1e-300)
+            checked += 1
+    assert checked == 3
+    assert total == pytest.approx(1.0, abs=1e-9)
+    # small n: the float values equal the rational ones
+    exact = dict(class_count_splits(model, 30, "rational"))
+    for split, prob in class_count_splits(model, 30, "float"):
+        assert prob == pytest.approx(float(exact[split]), rel=1e-12)

@@ -31,8 +31,9 @@ THREE_ATTR = CellModel((2, 3, 2), [f"{i + 1}/300" for i in range(24)])  # sums t
 def _draws(m, sizes, R, seed):
     v = len(sizes)
     E, C, ges, Z = np.empty((R, v)), np.empty((R, v)), np.empty((R, v)), np.empty((R, n_controls(m.p.size)))
-    cv_draws(m.layout, m.p, m.w, sizes, np.random.default_rng(seed), E, C, ges, Z)
-    return E, C, ges, Z
+    T = np.empty((R, m.p.size), dtype=np.int64)
+    cv_draws(m.layout, m.p, m.w, sizes, np.random.default_rng(seed), E, C, ges, Z, T)
+    return E, C, ges, Z, T
 
 
 def _layout(model, clf):
@@ -61,7 +62,7 @@ def test_controls_have_mean_zero_and_errors_match(model, clf, N, v):
     m = TableModel(model, clf)
     sizes = KFold(v).split(N).fold_sizes
     R = 100_000
-    E, C, ges, Z = _draws(m, sizes, R, 11)
+    E, C, ges, Z, _T = _draws(m, sizes, R, 11)
     sd = Z.std(axis=0)
     used = sd > 0
     assert used.sum() >= 5  # not vacuous
@@ -105,7 +106,7 @@ def test_controls_are_used_and_narrow_the_variance_interval():
     model, N, clf = TWO_BY_TWO, 100, NaiveBayes(ties="first")
     m = TableModel(model, clf)
     sizes = KFold(10).split(N).fold_sizes
-    E, C, _ges, Z = _draws(m, sizes, 20_000, 3)
+    E, C, _ges, Z, _T = _draws(m, sizes, 20_000, 3)
     plain = mc._Stats(20_000, 0.95)
     ce = E.sum(axis=1) / N
     a = plain.variance(ce)
@@ -144,3 +145,82 @@ def test_bad_progress_and_memory_refusal():
         monte_carlo_moments(ONE_D, 8, KFold(2), draws=10**12, rng=np.random.default_rng(0), max_seconds=None)
     fits = mc.MAX_MEMORY // (mc.memory_estimate(ONE_D.n_cells, 2, 10**6) / 10**6)
     assert mc.memory_estimate(ONE_D.n_cells, 2, int(fits * 0.9)) <= mc.MAX_MEMORY
+
+
+def test_cli_json_stays_one_document_while_progress_goes_to_stderr():
+    """A real process: `estimate --backend montecarlo --progress --json` prints exactly one JSON
+    document on stdout, and the time and memory estimate and the bar on stderr."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "momentbound", "estimate", "--cells", "1/5,3/10,1/5,3/10", "--N", "8",
+           "--folds", "2", "--backend", "montecarlo", "--draws", "6000", "--seed", "3", "--progress", "--json"]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)  # one document, nothing else on stdout
+    assert doc["backend"] == "montecarlo" and doc["draws"] == 6000
+    assert "draws, about" in done.stderr and "MB" in done.stderr
+    assert "draws, about" not in done.stdout
+    # the flag is refused where it does nothing
+    bad = subprocess.run(cmd[:cmd.index("--backend")] + ["--progress"], capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    assert bad.returncode == 2 and "--backend montecarlo" in bad.stderr
+
+
+def test_projection_law_equals_enumeration():
+    """The FFT law of ``u = coef . T`` against all count tables (exact multinomial probabilities)."""
+    from fractions import Fraction
+
+    from momentbound.moments.enumeration import count_tables, multinomial_pmf
+
+    probs = [Fraction(1, 10), Fraction(3, 10), Fraction(0), Fraction(1, 5), Fraction(2, 5)]
+    coef = np.array([-3, 5, 64, 0, -64])
+    N = 7
+    want: dict[int, Fraction] = {}
+    for t in count_tables(len(probs), N):
+        u = int(np.dot(coef, t))
+        want[u] = want.get(u, Fraction(0)) + multinomial_pmf(t, probs)
+    lo, pmf = mc.projection_law(coef, np.array([float(x) for x in probs]), N)
+    assert lo == N * coef.min() and pmf.size == N * (coef.max() - coef.min()) + 1
+    got = {lo + k: x for k, x in enumerate(pmf) if x > 1e-13}
+    assert set(got) == {u for u, x in want.items() if x > 0}
+    assert max(abs(got[u] - float(want[u])) for u in got) < 1e-14
+
+
+def test_projection_bins_have_their_exact_probabilities():
+    """Bins built on one set of draws: their exact probabilities match the frequencies on fresh
+    draws (the indicator controls have mean zero), and the table controls narrow Var(CE)."""
+    model, N, clf = TWO_BY_TWO, 100, NaiveBayes(ties="first")
+    m = TableModel(model, clf)
+    sizes = KFold(10).split(N).fold_sizes
+    R = 40_000
+    E, _C, _ges, Z, T = _draws(m, sizes, R, 21)
+    ce = E.sum(axis=1) / N
+    bins = mc._projection_bins(T, N, m.p, ce, slice(0, R // 2))
+    assert bins is not None and bins.prob.size >= 10
+    fresh = np.bincount(bins.index[R // 2:], minlength=bins.prob.size + 1)[1:] / (R - R // 2)
+    se = np.sqrt(bins.prob * (1 - bins.prob) / (R - R // 2))
+    assert np.max(np.abs(fresh - bins.prob) / se) < 5
+    plain = mc._Stats(R, 0.95).with_controls(Z)
+    both = mc._Stats(R, 0.95).with_controls(Z, mc._table_controls(T, N, m.p, ce))
+    a, b = plain.variance(ce), both.variance(ce)
+    assert (b.upper - b.lower) < 0.9 * (a.upper - a.lower)
+    assert abs(a.estimate - b.estimate) < (a.upper - a.lower)
+
+
+def test_psd_inverse_fits_like_the_pseudo_inverse():
+    """Dependent and constant columns, scales 1e-3..1e3: same least-squares fit as numpy's pinv."""
+    from momentbound.classifiers._nb_kernel import psd_inverse
+
+    rng = np.random.default_rng(4)
+    A = rng.random((500, 12)) * np.logspace(-3, 3, 12)
+    A[:, 5] = A[:, 1] + 2 * A[:, 7]
+    A[:, 9] = 0.0
+    y = rng.random(500)
+    G = A.T @ A
+    fit = A @ (psd_inverse(G) @ (A.T @ y))
+    want = A @ (np.linalg.pinv(G) @ (A.T @ y))
+    assert np.abs(fit - want).max() < 1e-6 * np.abs(want).max()
+    full = rng.random((50, 4))
+    assert np.allclose(psd_inverse(full.T @ full), np.linalg.inv(full.T @ full))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["Layout", "predict_tables", "cv_draws", "inverted", "n_controls"]
+__all__ = ["Layout", "predict_tables", "cv_draws", "inverted", "n_controls", "gram", "psd_inverse"]
 
 
 class Layout:
@@ -114,7 +114,7 @@ def predict_tables(layout: Layout, tables: np.ndarray) -> np.ndarray:
 
 def n_controls(n_cells: int) -> int:
     """Number of control variates :func:`cv_draws` returns per draw."""
-    return 3 + 2 * n_cells
+    return 3 + 3 * n_cells - 1
 
 
 @njit(cache=True, inline="always")
@@ -159,7 +159,7 @@ def inverted(n: int, n_cells: int) -> bool:
 
 @njit(cache=True)
 def _cv_kernel(rng, U, starts, R, sizes, p, cum, guide, w, arities, digits, offsets, n_marg, K, pa, qa, first,
-               E, Cv, GE, Z):
+               E, Cv, GE, Z, Tout):
     v = sizes.shape[0]
     C = p.shape[0]
     n_inputs = digits.shape[0]
@@ -182,7 +182,11 @@ def _cv_kernel(rng, U, starts, R, sizes, p, cum, guide, w, arities, digits, offs
             _multinomial(rng, sizes[i], p, cum, guide, U[r, starts[i]:starts[i + 1]], F[i])
             for c in range(C):
                 T[c] += F[i, c]
-        for z in range(Z.shape[1]):
+        for c in range(C):
+            Tout[r, c] = T[c]
+        for c in range(C - 1):  # the last cell is N minus the others
+            Z[r, 3 + 2 * C + c] = T[c] - N * p[c]
+        for z in range(3 + 2 * C):
             Z[r, z] = 0.0
         for i in range(v):
             s = sizes[i]
@@ -217,9 +221,10 @@ def _cv_kernel(rng, U, starts, R, sizes, p, cum, guide, w, arities, digits, offs
 
 
 def cv_draws(layout: Layout, p: np.ndarray, w: np.ndarray, sizes: tuple[int, ...], rng: np.random.Generator,
-             E: np.ndarray, Cv: np.ndarray, GE: np.ndarray, Z: np.ndarray) -> None:
+             E: np.ndarray, Cv: np.ndarray, GE: np.ndarray, Z: np.ndarray, T: np.ndarray) -> None:
     """``R = len(E)`` draws of independent fold tables, written into ``E``, the coin variance ``Cv``,
-    ``GE`` (each ``(R, v)``) and the controls ``Z`` (``(R, n_controls)``); see the module docstring."""
+    ``GE`` (each ``(R, v)``), the controls ``Z`` (``(R, n_controls)``; see the module docstring) and
+    the full-data count table ``T`` (``(R, cells)``, int64)."""
     R = E.shape[0]
     pp = np.ascontiguousarray(p, dtype=np.float64)
     cum = np.cumsum(pp)
@@ -233,4 +238,76 @@ def cv_draws(layout: Layout, p: np.ndarray, w: np.ndarray, sizes: tuple[int, ...
     L = layout
     _cv_kernel(rng, U, starts, R, np.asarray(sizes, dtype=np.int64), pp, cum, guide,
                np.ascontiguousarray(w, dtype=np.float64), L.arities, L.digits, L.offsets, L.n_marg, L.K,
-               L.pa, L.qa, L.first, E, Cv, GE, Z)
+               L.pa, L.qa, L.first, E, Cv, GE, Z, T)
+
+
+@njit(cache=True)
+def _gram(Z, out):
+    R, q = Z.shape
+    for r in range(R):
+        for i in range(q):
+            zi = Z[r, i]
+            for j in range(i, q):
+                out[i, j] += zi * Z[r, j]
+    for i in range(q):
+        for j in range(i):
+            out[i, j] = out[j, i]
+
+
+def gram(Z: np.ndarray) -> np.ndarray:
+    """``Z^T Z`` of a tall float matrix in one single-threaded pass (a threaded BLAS on tall-and-thin
+    matrices can be many times slower on a busy machine)."""
+    out = np.zeros((Z.shape[1], Z.shape[1]))
+    _gram(np.ascontiguousarray(Z, dtype=np.float64), out)
+    return out
+
+
+@njit(cache=True)
+def _psd_inverse(G, tol, out):
+    q = G.shape[0]
+    L = np.zeros((q, q))
+    kept = np.zeros(q, dtype=np.bool_)
+    for j in range(q):
+        d = G[j, j]
+        for k in range(j):
+            if kept[k]:
+                d -= L[j, k] * L[j, k]
+        if not (G[j, j] > 0.0 and d > tol * G[j, j]):
+            continue  # (numerically) a combination of the kept columns before it
+        kept[j] = True
+        L[j, j] = np.sqrt(d)
+        for i in range(j + 1, q):
+            s = G[i, j]
+            for k in range(j):
+                if kept[k]:
+                    s -= L[i, k] * L[j, k]
+            L[i, j] = s / L[j, j]
+    # M = L^{-1} on the kept indices (lower triangular), then out = M^T M
+    M = np.zeros((q, q))
+    for j in range(q):
+        if not kept[j]:
+            continue
+        M[j, j] = 1.0 / L[j, j]
+        for i in range(j + 1, q):
+            if kept[i]:
+                s = 0.0
+                for k in range(j, i):
+                    if kept[k]:
+                        s += L[i, k] * M[k, j]
+                M[i, j] = -s / L[i, i]
+    for a in range(q):
+        for b in range(q):
+            s = 0.0
+            for k in range(max(a, b), q):
+                s += M[k, a] * M[k, b]
+            out[a, b] = s
+
+
+def psd_inverse(G: np.ndarray, tol: float = 1e-10) -> np.ndarray:
+    """Inverse of a positive semidefinite (Gram) matrix on a maximal set of independent columns
+    (Cholesky, dropping a column whose residual pivot is below ``tol`` times its diagonal), zero
+    elsewhere: a generalised inverse giving the least-squares fit on the column space. Compiled and
+    single-threaded (a threaded LAPACK call on a small matrix can take tens of ms on a busy machine)."""
+    out = np.zeros_like(G, dtype=np.float64)
+    _psd_inverse(np.ascontiguousarray(G, dtype=np.float64), float(tol), out)
+    return out

@@ -332,6 +332,8 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
         raise click.UsageError("--against ge-full uses the exact covariance: drop --covariance paper")
     if backend not in ("exact", "montecarlo"):
         raise UserError(f"--against ge-full runs on --backend exact or montecarlo, not {backend}")
+    if "progress" in options:
+        raise click.UsageError("--progress/--no-progress do not apply to --against ge-full")
     extra: dict[str, Any] = {}
     if backend == "montecarlo":
         extra = {"draws": options.get("draws", 10_000), "rng": np.random.default_rng(options.get("rng"))}
@@ -383,6 +385,9 @@ def check_montecarlo(backend: str, covariance: str, draws: int | None) -> None:
               "Same numbers as without it for a given --seed.")
 @click.option("--workers", type=int, default=2, show_default=True,
               help="Workers for --scheduler local, threads or processes.")
+@click.option("--progress/--no-progress", default=None,
+              help="--backend montecarlo: progress bar and the time and memory estimate on stderr (default: "
+              "when stderr is a terminal and the run takes over 2 s).")
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
 @library_errors
 def command(
@@ -390,7 +395,7 @@ def command(
     alpha: str, backend: str, seed: int | None, covariance: str, N: int, estimator: str, folds: int | None,
     repeats: str | None, splits: str | None, test_size: int | None, test_fraction: float | None,
     bootstraps: int | None, against: str | None, draws: int | None, scheduler: str | None, workers: int,
-    as_json: bool,
+    progress: bool | None, as_json: bool,
 ) -> None:
     """Mean, variance and fold covariance of an error estimator, without simulation.
 
@@ -405,6 +410,8 @@ def command(
         raise click.UsageError("--scheduler and --workers only apply to --backend montecarlo")
     if workers < 1:
         raise UserError(f"--workers must be at least 1, got {workers}")
+    if progress is not None and backend != "montecarlo":
+        raise click.UsageError("--progress/--no-progress only apply to --backend montecarlo")
     model = build_model(arities, cells, n_classes)
     est = build_estimator(estimator, N, folds, test_size, test_fraction, repeats, splits, bootstraps)
     est.split(N)  # ImpossibleSplit before any work
@@ -417,6 +424,8 @@ def command(
             if against is not None:
                 raise click.UsageError("--scheduler does not apply to --against ge-full")
             options.update(scheduler=scheduler, workers=workers)
+        if progress is not None:
+            options["progress"] = progress
     if against is not None:
         _accuracy(model, N, est, classifier, backend, covariance, options, as_json)
         return

@@ -150,10 +150,12 @@ PROGRESS_AFTER = 2.0
 
 def memory_estimate(n_cells: int, folds: int, draws: int) -> int:
     """Bytes of the per-draw arrays of a run (errors, coin variances, GE and controls per fold and
-    draw, two partitions for repeated splitters) plus one chunk of count tables."""
+    draw, the full-data table and its projections, two partitions for repeated splitters) plus one
+    chunk of count tables."""
     from momentbound.classifiers._nb_kernel import n_controls
 
-    per_draw = 8 * (2 * 3 * folds + n_controls(n_cells) + 8)
+    q = n_controls(n_cells)
+    per_draw = 8 * (2 * 3 * folds + q + n_cells + 2 * n_table_controls(n_cells) + 10)
     return draws * per_draw + 8 * _CHUNK_ENTRIES * 4
 
 
@@ -201,7 +203,7 @@ class _Progress:
 
             console = Console(file=sys.stderr)
             console.print(
-                f"{self.label}: {self.total:,} draws, about {seconds:.0f} s and "
+                f"{self.label}: {self.total:,} draws, about {seconds:.2g} s and "
                 f"{self.memory / 2**20:.0f} MB"
             )
             self.bar = Progress("{task.description}", BarColumn(), "{task.percentage:>3.0f}%",
@@ -356,6 +358,15 @@ def _layout(model: CellModel, classifier: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------- statistics
+@dataclass(frozen=True)
+class _Bins:
+    """A block of indicator controls ``1[index_r = b] - prob[b - 1]`` (``b = 1 .. len(prob)``; bin 0
+    is the baseline), kept as the per-draw bin index instead of a dense matrix."""
+
+    index: np.ndarray
+    prob: np.ndarray
+
+
 class _Stats:
     """Point estimates and CLT intervals from per-draw values.
 
@@ -365,44 +376,67 @@ class _Stats:
     estimate stays unbiased (fitting on the same draws biases it by ``O(q / R)``, which is many
     standard errors when the controls explain most of the noise). The interval uses the standard
     deviation of the residuals ``y - Z beta`` (``docs/mathematics.md``, "Monte Carlo control
-    variates").
+    variates"). ``bins = (B_a, B_b)`` adds indicator controls built from the first (``B_a``) and
+    the second half (``B_b``) of the draws (:func:`_table_controls`): ``B_a`` is fitted on the
+    first half and used on the second, ``B_b`` the other way round, so every control is applied
+    only to draws independent of how it was built.
     """
 
-    def __init__(self, R: int, confidence: float, controls: np.ndarray | None = None) -> None:
+    def __init__(self, R: int, confidence: float, controls: np.ndarray | None = None,
+                 bins: tuple[_Bins | None, _Bins | None] = (None, None)) -> None:
         self.R = R
         self.z = NormalDist().inv_cdf(0.5 + confidence / 2)
-        self.controls: list[tuple[slice, slice, np.ndarray, np.ndarray]] | None = None
+        self.controls: list[tuple[slice, slice, np.ndarray, np.ndarray, _Bins | None]] | None = None
         if controls is not None:
+            from momentbound.classifiers._nb_kernel import gram, psd_inverse
+
             half = R // 2
             halves = (slice(0, half), slice(half, R))
             fitted = []
-            for fit, use in (halves, halves[::-1]):
+            for (fit, use), blk in zip((halves, halves[::-1]), bins):
                 Z = controls[fit]
-                # centred Gram matrix without a centred copy of the draws; einsum, not BLAS: a
-                # threaded BLAS on tall-and-thin matrices can be slower than one pass on a busy machine
+                n = Z.shape[0]
+                # centred Gram matrix without a centred copy of the draws, in one compiled pass
                 zbar = Z.mean(axis=0)
-                raw = np.einsum("ri,rj->ij", Z, Z)
-                gram = raw - Z.shape[0] * np.outer(zbar, zbar)
-                keep = np.diag(gram) > 1e-20 * (Z.shape[0] + np.diag(raw))  # constant columns: nothing
-                inv = np.zeros_like(gram)
+                G = gram(Z)
+                raw = np.diag(G).copy()
+                centred = G - n * np.outer(zbar, zbar)
+                if blk is not None:  # indicator blocks from bin counts (the constant shift drops out)
+                    idx, nb = blk.index[fit], blk.prob.size
+                    cnt = np.bincount(idx, minlength=nb + 1)[1:].astype(float)
+                    sums = np.stack([np.bincount(idx, weights=Z[:, j], minlength=nb + 1)[1:]
+                                     for j in range(Z.shape[1])])
+                    cross = sums - np.outer(zbar, cnt)
+                    centred = np.block([[centred, cross], [cross.T, np.diag(cnt) - np.outer(cnt, cnt) / n]])
+                    raw = np.concatenate([raw, cnt])
+                keep = np.diag(centred) > 1e-20 * (n + raw)  # constant columns: nothing
+                inv = np.zeros_like(centred)
                 if keep.any():
-                    inv[np.ix_(keep, keep)] = np.linalg.pinv(gram[np.ix_(keep, keep)])
-                fitted.append((fit, use, inv, controls))
+                    inv[np.ix_(keep, keep)] = psd_inverse(centred[np.ix_(keep, keep)])
+                fitted.append((fit, use, inv, controls, blk))
             self.controls = fitted
 
-    def with_controls(self, controls: np.ndarray) -> "_Stats":
+    def with_controls(self, controls: np.ndarray,
+                      bins: tuple[_Bins | None, _Bins | None] = (None, None)) -> "_Stats":
         """The same draws and level, with control variates (see the class docstring)."""
-        return _Stats(self.R, 2 * NormalDist().cdf(self.z) - 1, controls)
+        return _Stats(self.R, 2 * NormalDist().cdf(self.z) - 1, controls, bins)
 
     def _adjust(self, y: np.ndarray) -> tuple[float, float]:
         """Mean of ``y`` minus its control part, and the standard error of that estimate."""
         if self.controls is None:
             return float(y.mean()), float(y.std(ddof=1)) / math.sqrt(self.R)
         resid = np.empty_like(y)
-        for fit, use, gram_inv, Z in self.controls:
-            yf = y[fit]
-            beta = gram_inv @ np.einsum("ri,r->i", Z[fit], yf - yf.mean())
-            resid[use] = y[use] - np.einsum("ri,i->r", Z[use], beta)
+        for fit, use, gram_inv, Z, blk in self.controls:
+            yf = y[fit] - y[fit].mean()
+            g = np.einsum("ri,r->i", Z[fit], yf)
+            if blk is not None:
+                g = np.concatenate([g, np.bincount(blk.index[fit], weights=yf, minlength=blk.prob.size + 1)[1:]])
+            beta = gram_inv @ g
+            q = Z.shape[1]
+            resid[use] = y[use] - np.einsum("ri,i->r", Z[use], beta[:q])
+            if blk is not None:
+                b = beta[q:]
+                resid[use] -= np.concatenate([[0.0], b])[blk.index[use]] - float(blk.prob @ b)
         return float(resid.mean()), float(resid.std(ddof=1)) / math.sqrt(self.R)
 
     def mean(self, s: np.ndarray, lo: float = 0.0, hi: float = 1.0) -> Interval:
@@ -410,17 +444,98 @@ class _Stats:
         half = self.z * se
         return _interval(m, m - half, m + half, lo, hi)
 
-    def combined(self, c: np.ndarray, d: np.ndarray, *, nonneg: bool = True) -> Interval:
-        """``mean(c) + R/(R-1) mean(d)`` with the interval ``+- z sd(c + d) / sqrt(R)``."""
+    def combined(self, c: np.ndarray, d: np.ndarray, *, nonneg: bool = True, centring: float = 0.0) -> Interval:
+        """``mean(c) + R/(R-1) mean(d)`` with the interval ``+- z sd(c + d) / sqrt(R)``.
+
+        ``centring``: the variance of the per-draw values ``d`` was centred with (``Var(s)`` for
+        ``d = (s - mean s)^2``). The centring error ``(mean s - E s)^2`` is common to all draws, so
+        the residual spread does not see it; when the controls explain nearly all of ``d`` it is the
+        whole error. With controls the half-width therefore adds ``z^2 centring / R`` (the square of
+        the mean's half-width), negligible otherwise."""
         est, se = self._adjust(c + d)
         est += float(d.mean()) / (self.R - 1)
         half = self.z * se
+        if self.controls is not None:
+            half += self.z**2 * centring / self.R
         return _interval(est, est - half, est + half, 0.0 if nonneg else -math.inf, math.inf)
 
     def variance(self, s: np.ndarray, cond: np.ndarray | None = None) -> Interval:
         """``Var`` of a quantity with conditional mean ``s`` and conditional variance ``cond``."""
         dev = (s - s.mean()) ** 2
-        return self.combined(np.zeros_like(s) if cond is None else cond, dev)
+        return self.combined(np.zeros_like(s) if cond is None else cond, dev, centring=float(dev.mean()))
+
+
+#: bins of the projected count table (control variates, docs/mathematics.md)
+_PROJECTION_BINS = 16
+#: the projection's integer coefficients lie in [-64, 64]
+_PROJECTION_SCALE = 64
+#: at most this many support points of the projection's exact law
+_PROJECTION_SUPPORT = 2**22
+
+
+def projection_law(coef: np.ndarray, p: np.ndarray, N: int) -> tuple[int, np.ndarray]:
+    """Law of ``u = sum_c coef[c] T[c]`` for ``T ~ Multinomial(N, p)`` and integer ``coef``.
+
+    ``u`` is a sum of ``N`` iid one-point values (``coef[c]`` with probability ``p[c]``), so its
+    probability generating polynomial is the ``N``-th power of the one-point one, computed by FFT
+    (exact up to floating-point rounding, about ``1e-16`` per entry).
+
+    Returns
+    -------
+    (lowest, pmf):
+        ``P[u = lowest + k] = pmf[k]`` for ``k = 0 .. N * (max coef - min coef)``.
+    """
+    coef = np.asarray(coef, dtype=np.int64)
+    lo = int(coef.min())
+    size = N * (int(coef.max()) - lo) + 1
+    length = 1 << max(0, (size - 1).bit_length())
+    one = np.zeros(length)
+    np.add.at(one, coef - lo, np.asarray(p, dtype=float))
+    pmf = np.fft.irfft(np.fft.rfft(one) ** N, length)[:size]
+    return N * lo, np.clip(pmf, 0.0, None)
+
+
+def _projection_bins(T: np.ndarray, N: int, p: np.ndarray, target: np.ndarray, fit: slice) -> _Bins | None:
+    """Bins of ``u = coef . T`` with their exact probabilities, for every draw.
+
+    ``coef``: the least-squares direction of ``target`` on the tables of the draws ``fit``,
+    rounded to integers; the bin edges: quantiles of ``u`` over those draws. ``None`` when
+    ``target`` does not vary with the table."""
+    from momentbound.classifiers._nb_kernel import gram, psd_inverse
+
+    Tf = T[fit].astype(float)
+    Tc = Tf - Tf.mean(axis=0)
+    y = target[fit] - target[fit].mean()
+    coef = psd_inverse(gram(Tc)) @ np.einsum("rc,r->c", Tc, y)
+    top = float(np.abs(coef).max()) if coef.size else 0.0
+    scale = min(_PROJECTION_SCALE, _PROJECTION_SUPPORT // (2 * N))
+    if not (top > 0 and math.isfinite(top)) or scale < 1:
+        return None
+    ci = np.rint(coef / top * scale).astype(np.int64)
+    if ci.max() == ci.min():
+        return None
+    u = T @ ci
+    lo, pmf = projection_law(ci, p, N)
+    edges = np.unique(np.quantile(u[fit], np.linspace(0.0, 1.0, _PROJECTION_BINS + 1)[1:-1]))
+    if edges.size == 0:
+        return None
+    prob = np.bincount(np.searchsorted(edges, np.arange(lo, lo + pmf.size), side="right"), weights=pmf,
+                       minlength=edges.size + 1)
+    return _Bins(np.searchsorted(edges, u, side="right"), prob[1:])
+
+
+def _table_controls(T: np.ndarray, N: int, p: np.ndarray, target: np.ndarray) -> tuple[_Bins | None, _Bins | None]:
+    """Bins of a projection of the full-data tables ``T`` built from each half of the draws (the
+    ``bins`` of :class:`_Stats`; ``docs/mathematics.md``, "Monte Carlo control variates")."""
+    half = T.shape[0] // 2
+    a = _projection_bins(T, N, p, target, slice(0, half))
+    b = _projection_bins(T, N, p, target, slice(half, T.shape[0]))
+    return a, b
+
+
+def n_table_controls(n_cells: int) -> int:
+    """Most indicator controls :func:`_table_controls` adds to the kernel's."""
+    return _PROJECTION_BINS - 1
 
 
 def _interval(est: float, lo: float, hi: float, floor: float, ceil: float) -> Interval:
@@ -636,9 +751,9 @@ class Simulation:
         s = np.array(sizes, dtype=float)
         full = np.empty(R) if self.track else None
         if full is None and isinstance(sampler, _IidFolds) and self.model.compiled(N):
-            E, C, ge_last, Z = self._kernel_folds(sizes)
-            if R >= _CONTROL_DRAWS * (Z.shape[1] + 1):
-                st = st.with_controls(Z)
+            E, C, ge_last, Z, T = self._kernel_folds(sizes)
+            if R >= _CONTROL_DRAWS * (Z.shape[1] + n_table_controls(T.shape[1]) + 1):
+                st = st.with_controls(Z, _table_controls(T, N, self.model.p, E.sum(axis=1) / N))
                 self.used_controls = True
         else:  # the numpy path also gives the full-data GE per draw when tracking
             E, C, ge_last = _cv_draws(self.model, sizes, sampler, R, self.rng, full, self._advance)
@@ -656,7 +771,7 @@ class Simulation:
         fold_variance = self.stats.combined((C / s**2).mean(axis=1) if coins else np.zeros(R), D2 / v)
         rowsum = D.sum(axis=1)
         pairs = (rowsum * rowsum - D2) / (v * (v - 1))
-        fold_covariance = st.combined(np.zeros(R), pairs, nonneg=False)
+        fold_covariance = st.combined(np.zeros(R), pairs, nonneg=False, centring=float(D2.mean()) / v)
         return SimulatedParts(
             mean, variance, self.stats.mean(ge_last), self.stats.variance(ge_last), N - N // v, None, v,
             tuple(sizes), fold_variance, fold_covariance,
@@ -679,21 +794,25 @@ class Simulation:
         return SimulatedParts(mean, variance, st.mean(ge), st.variance(ge), N - int(sizes[tested - 1]),
                               None, len(sizes), tuple(sizes))
 
-    def _kernel_folds(self, sizes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Independent fold tables through the compiled naive Bayes kernel, in chunks."""
+    def _kernel_folds(
+        self, sizes: tuple[int, ...]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Independent fold tables through the compiled naive Bayes kernel, in chunks: per-fold
+        errors, coin variances and GE, the kernel's controls and the full-data count tables."""
         from momentbound.classifiers._nb_kernel import cv_draws, n_controls
 
         m, R = self.model, self.draws
         v = len(sizes)
         E, C, GE = np.empty((R, v)), np.empty((R, v)), np.empty((R, v))
         Z = np.empty((R, n_controls(m.p.size)))
+        T = np.empty((R, m.p.size), dtype=np.int64)
         chunk = min(_kernel_chunk(R), max(1, _CHUNK_ENTRIES // max(1, sum(sizes))))
         for start in range(0, R, chunk):
             part = slice(start, min(R, start + chunk))
-            cv_draws(m.layout, m.p, m.w, sizes, self.rng, E[part], C[part], GE[part], Z[part])
+            cv_draws(m.layout, m.p, m.w, sizes, self.rng, E[part], C[part], GE[part], Z[part], T[part])
             self._advance(part.stop - start)
         ge_last = GE[:, -1]
-        return E, C, ge_last, Z
+        return E, C, ge_last, Z, T
 
     def repeated(self, sizes: tuple[int, ...], tested: int, sampler: Any, repeats: float) -> SimulatedParts:
         """The mean of ``repeats`` independent re-partitions of the same data (repeated CV, or

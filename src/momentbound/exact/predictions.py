@@ -152,8 +152,15 @@ def class_count_splits(model: CellModel, n: int, mode: str) -> Iterator[tuple[tu
             for rest in rec(k + 1, left - c):
                 yield (c,) + rest
 
+    rational = _is_rational(mode)
+    # float mode: in log space (the coefficient and the powers alone overflow or underflow at large n)
+    logs = None if rational else [math.log(p) if p > 0 else -math.inf for p in priors]
     for split in rec(0, n):
         if any(c > 0 and priors[k] == 0 for k, c in enumerate(split)):
+            continue
+        if logs is not None:
+            log_prob = math.lgamma(n + 1) + sum(c * lp - math.lgamma(c + 1) for c, lp in zip(split, logs) if c)
+            yield split, math.exp(log_prob)
             continue
         coef = math.factorial(n)
         for c in split:
