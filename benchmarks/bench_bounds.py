@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from momentbound.bounds import available_methods, bound
-from momentbound.bounds.compare import table4_problem
+from momentbound.studies.method_comparison import table4_problem
 from momentbound.model.paper import PAPER_TABLE4
 
 TARGETS = {"sdp": 0.020, "sqp": 0.2, "prekopa": 0.5, "lp": 2.0, "exact": 10.0}

@@ -72,7 +72,7 @@ def z_problem(N: int, order: int) -> tuple[MomentProblem, Any]:
 
 def table4(N: int) -> tuple[MomentProblem, Any]:
     """The Table 4 workload exactly as ``momentbound compare`` / bench_bounds.py build it."""
-    from momentbound.bounds.compare import table4_problem
+    from momentbound.studies.method_comparison import table4_problem
     from momentbound.exact import prob_z_positive
     from momentbound.model import equal_cells_model
 

@@ -30,7 +30,7 @@ from momentbound.errors import MomentboundError
 
 
 def workloads() -> list[tuple[str, MomentProblem]]:
-    from momentbound.bounds.compare import table4_problem
+    from momentbound.studies.method_comparison import table4_problem
 
     n, p = 40, Fraction(3, 10)
     pmf = [(k, math.comb(n, k) * p**k * (1 - p) ** (n - k)) for k in range(n + 1)]

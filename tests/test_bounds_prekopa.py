@@ -230,7 +230,7 @@ def test_prekopa_start_option_is_validated():
 
 @pytest.mark.parametrize("N", [100, 1000])
 def test_prekopa_on_the_table4_problem_equals_lp_and_holds_the_truth(N):
-    from momentbound.bounds.compare import table4_problem
+    from momentbound.studies.method_comparison import table4_problem
 
     prob, _ = table4_problem(N, 6)
     r = bound(prob, "prekopa")

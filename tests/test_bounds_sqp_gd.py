@@ -204,7 +204,7 @@ def test_bad_options() -> None:
 def test_gd_concentrated_law_makes_progress() -> None:
     """Z at N = 1000 lives within +-0.02 of 0 in the scaled variable: from q = 0 GD finds no
     descent direction; the quadratic start gives a non-trivial, valid bound (never below sqp's)."""
-    from momentbound.bounds.compare import table4_problem
+    from momentbound.studies.method_comparison import table4_problem
     from momentbound.bounds.gd import quadratic_start
     from momentbound.bounds.pieces import discrete_pieces
 
@@ -224,7 +224,7 @@ def test_gd_concentrated_law_makes_progress() -> None:
 def test_sqp_twelve_moments_of_z_at_N100() -> None:
     """12 moments of Z_x at N = 100 (a concentrated law: the large coefficient box makes
     HiGHS fail, the exchange restarts from a small box); valid against the exact law."""
-    from momentbound.bounds.compare import table4_problem
+    from momentbound.studies.method_comparison import table4_problem
     from momentbound.exact import prob_z_positive
     from momentbound.model import equal_cells_model
 

@@ -1,4 +1,4 @@
-"""CLI tests of ``momentbound compare`` (thin wrapper of bounds.compare.compare_methods).
+"""CLI tests of ``momentbound compare`` (thin wrapper of studies.method_comparison.compare_methods).
 
 Witness for the exact column: brute-force enumeration of all count tables at small N.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from momentbound.bounds.compare import CompareTable, compare_methods, table4_problem
+from momentbound.studies.method_comparison import CompareTable, compare_methods, table4_problem
 from momentbound.cli import main
 from momentbound.errors import InvalidArgument, UnknownMethod
 from momentbound.model import equal_cells_model

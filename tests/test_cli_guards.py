@@ -209,7 +209,7 @@ def test_seed_message_lists_montecarlo():
 
 def test_compare_refuses_sizes_that_would_need_gigabytes():
     refused(run("compare", "--N", "100000000", "--order", "4", "--methods", "closed-form"), "above 5,000")
-    from momentbound.bounds.compare import compare_methods
+    from momentbound.studies.method_comparison import compare_methods
 
     with pytest.raises(InvalidArgument, match="above MAX_N"):
         compare_methods((10**8,), 4, methods=("closed-form",))

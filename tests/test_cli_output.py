@@ -31,14 +31,14 @@ def _no_work(*args, **kwargs):
 @pytest.fixture
 def no_computing(monkeypatch):
     """Every command's computing step fails loudly, so exit code 2 proves it was never reached."""
-    import momentbound.bounds.compare
+    import momentbound.studies.method_comparison
     import momentbound.cli.demo
     import momentbound.estimators
     import momentbound.studies.registry
 
     monkeypatch.setattr(momentbound.studies.registry, "run_study", _no_work)
     monkeypatch.setattr(momentbound.estimators, "sweep", _no_work)
-    monkeypatch.setattr(momentbound.bounds.compare, "compare_methods", _no_work)
+    monkeypatch.setattr(momentbound.studies.method_comparison, "compare_methods", _no_work)
     monkeypatch.setattr(momentbound.cli.demo, "_moments_table", _no_work)
 
 

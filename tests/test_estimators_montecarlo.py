@@ -20,7 +20,7 @@ from momentbound.bounds.result import Kind
 from momentbound.cli import main
 from momentbound.errors import ImpossibleSplit, InvalidArgument, InvalidModel
 from momentbound.estimators import GE, HoldOut, KFold, LeaveOneOut, estimator_moments
-from momentbound.estimators import montecarlo as mc
+from momentbound.estimators import simulation as mc
 from momentbound.estimators.montecarlo import MonteCarloMoments, monte_carlo_moments
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel

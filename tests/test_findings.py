@@ -98,7 +98,7 @@ def test_table4_exact_value_at_N1000() -> None:
 @pytest.mark.parametrize("N", sorted(_TABLE))
 def test_table4_bounds(N: int) -> None:
     from momentbound.bounds import bound
-    from momentbound.bounds.compare import table4_problem
+    from momentbound.studies.method_comparison import table4_problem
 
     exact_text, lp_text, pa_text, sdp_text, sqp_text = _TABLE[N]
     row = f"| {N} | {exact_text} | {lp_text} | {pa_text} | {sdp_text} | {sqp_text} | 0.34 - 0.62 |"
@@ -127,7 +127,7 @@ def test_table4_bounds(N: int) -> None:
 
 @pytest.mark.slow
 def test_all_24_bounds_contain_the_exact_value() -> None:
-    from momentbound.bounds.compare import compare_methods
+    from momentbound.studies.method_comparison import compare_methods
 
     methods = ("lp", "lp-dual", "prekopa", "closed-form", "sdp", "sqp", "gd", "gdts")  # the bound methods
     table = compare_methods((10, 100, 1000), 6, methods=methods, rng=2024)

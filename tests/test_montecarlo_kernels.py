@@ -17,7 +17,7 @@ from momentbound.classifiers._nb_kernel import Layout, cv_draws, n_controls, pre
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.errors import InvalidArgument
 from momentbound.estimators import GE, KFold, estimator_moments
-from momentbound.estimators import montecarlo as mc
+from momentbound.estimators import simulation as mc
 from momentbound.estimators.montecarlo import TableModel, monte_carlo_moments
 from momentbound.model.cells import CellModel
 from momentbound.model.paper import independent_1d_model, second_nb_model

@@ -54,7 +54,7 @@ _EXPORTS: dict[str, str] = {
     "METHODS": "momentbound.bounds",
     "check_feasible": "momentbound.bounds",
     "verify_polynomial_dominates": "momentbound.bounds",
-    "compare_methods": "momentbound.bounds.compare",
+    "compare_methods": "momentbound.studies.method_comparison",
     "frechet_bounds": "momentbound.bounds.joint",
     "bird_bound": "momentbound.bounds.joint",
     "joint_sdp": "momentbound.bounds.joint",

@@ -28,7 +28,7 @@ def _exact_feasible(N: int, ev: Any, method: str) -> bool:
     """Whether the model form adds the exact row; ``--method exact`` refuses (before any work)
     an exact value that would take minutes (sign events beyond ``MAX_N`` of the comparison
     table) or need the whole law of Z at a large N."""
-    from momentbound.bounds.compare import MAX_N
+    from momentbound.studies.method_comparison import MAX_N
 
     if _is_sign_event(ev) and N > MAX_N:
         if method == "exact":

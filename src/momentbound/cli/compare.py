@@ -41,7 +41,7 @@ def command(Ns: str, order: int, methods: str, draws: int, seed: int, as_json: b
             solvers: str | None, moments: str | None, support: str | None, event: str, force: bool) -> None:
     """Time and accuracy of every cdf method for P[Z_(0,0) > 0] (paper Tables 4-6), or of every
     optimisation method under every cvxpy solver (--solvers)."""
-    from momentbound.bounds.compare import MAX_N, compare_methods
+    from momentbound.studies.method_comparison import MAX_N, compare_methods
     from momentbound.errors import MomentboundError, SolverFailed
 
     if solvers is not None:
@@ -88,7 +88,7 @@ def _solver_table(Ns: str, order: int, methods: str, solvers: str, moments: str 
     import io
 
     from momentbound.bounds import Event, MomentProblem, Support
-    from momentbound.bounds.compare import table4_problem
+    from momentbound.studies.method_comparison import table4_problem
     from momentbound.bounds.formulations import installed_solvers
     from momentbound.bounds.problem import as_exact
     from momentbound.bounds.solver_compare import SolverTable, compare_solvers

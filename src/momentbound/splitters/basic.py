@@ -122,7 +122,7 @@ class Splitter(Protocol):
     ``assemble(engine, N, covariance)`` gets a
     :class:`~momentbound.estimators.from_predictions.MomentEngine` (exact, bound and series backends) and
     returns :class:`ExactParts`; ``simulate(sim, N)`` gets a
-    :class:`~momentbound.estimators.montecarlo.Simulation` (Monte Carlo backend) and returns its
+    :class:`~momentbound.estimators.simulation.Simulation` (Monte Carlo backend) and returns its
     parts. A splitter without exact terms raises ``InvalidArgument`` in ``assemble`` naming
     ``backend="montecarlo"``.
     """

@@ -323,7 +323,7 @@ class OutOfBag:
 # ----------------------------------------------------------------------------- simulation
 def _simulate_family(sim: Any, N: int, splitter: Any) -> Any:
     """Monte Carlo of the bootstrap family: draws datasets, and for finite ``B`` the bootstrap samples."""
-    from momentbound.estimators.montecarlo import SimulatedParts
+    from momentbound.estimators.simulation import SimulatedParts
 
     m, R, st = sim.model, sim.draws, sim.stats
     B = getattr(splitter, "B", None)
@@ -494,7 +494,7 @@ def bootstrap_extra_variance(
     True
     """
     from momentbound.classifiers import NaiveBayes, as_classifier
-    from momentbound.estimators.montecarlo import Simulation, TableModel, check_arguments
+    from momentbound.estimators.simulation import Simulation, TableModel, check_arguments
 
     clf = as_classifier(NaiveBayes() if classifier is None else classifier)
     splitter = Bootstrap(_check_B(B, required=True))

@@ -1,6 +1,6 @@
 """Tables 4-6: every cdf method on ``P[Z > 0]`` of the equal-cells 2x2x2 model, 6 moments.
 
-The rows come from :func:`momentbound.bounds.compare.compare_methods` (one per method and
+The rows come from :func:`momentbound.studies.method_comparison.compare_methods` (one per method and
 ``N``, with the exact value from the class-conditional decomposition); Table 5's random
 sampling intervals are rerun with 100, 1000 and 10000 draws. The study checks the paper's
 statements: the true value is just under 0.5, the reported LP/SDP/SQP bounds
@@ -63,7 +63,7 @@ def tables_study(
     """
     import pandas as pd
 
-    from momentbound.bounds.compare import compare_methods
+    from momentbound.studies.method_comparison import compare_methods
 
     check_positive_int(order, name="order", minimum=1)
     grid = tuple(sorted({check_positive_int(int(n), name="sizes", minimum=1) for n in sizes}))

@@ -23,9 +23,9 @@ import numpy as np
 
 from momentbound.errors import InvalidArgument, MomentboundError, SolverFailed
 
-from .api import available_methods, bound
-from .problem import Event, MomentProblem, Support
-from .result import BoundResult, Kind, Status
+from momentbound.bounds.api import available_methods, bound
+from momentbound.bounds.problem import Event, MomentProblem, Support
+from momentbound.bounds.result import BoundResult, Kind, Status
 
 __all__ = ["CompareRow", "CompareTable", "compare_methods", "table4_problem"]
 
@@ -170,7 +170,7 @@ def compare_methods(
     from momentbound.exact import prob_z_positive
     from momentbound.model import equal_cells_model
 
-    from .api import get_method
+    from momentbound.bounds.api import get_method
 
     from momentbound._validate import as_seed
 
