@@ -48,12 +48,12 @@ def test_cv_intervals_hold_their_level(draws):
 
 
 def test_too_few_draws_are_refused_because_the_level_would_not_hold(monkeypatch):
-    from momentbound.estimators import montecarlo
+    from momentbound.estimators import simulation
 
     with pytest.raises(InvalidArgument, match=f"draws must be an integer >= {MIN_DRAWS}"):
         monte_carlo_moments(MODEL, N, GE(), draws=MIN_DRAWS - 1, rng=np.random.default_rng(0))
     # the reason for the rule: with the check lifted, 5 draws miss the exact variance far too often
-    monkeypatch.setattr(montecarlo, "MIN_DRAWS", 2)
+    monkeypatch.setattr(simulation, "MIN_DRAWS", 2)
     exact = float(estimator_moments(MODEL, N, GE()).variance)
     held = sum(
         r.variance.lower <= exact <= r.variance.upper
