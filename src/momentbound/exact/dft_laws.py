@@ -16,7 +16,7 @@ import numpy as np
 from momentbound.exact.predictions import ComponentSpace
 from momentbound.model.cells import CellModel
 
-__all__ = ["PowerLaw", "class_point_law", "fast_fft_length", "hoeffding_window"]
+__all__ = ["PowerLaw", "class_point_law", "dft_window_size", "fast_fft_length", "hoeffding_window"]
 
 
 def class_point_law(model: CellModel, space: ComponentSpace, c: int) -> np.ndarray:
@@ -130,3 +130,15 @@ def fast_fft_length(n: int) -> int:
             f3 *= 3
         f5 *= 5
     return best
+
+
+def dft_window_size(n_max: int, dim: int, tail: float) -> int:
+    """DFT length for laws of up to ``n_max`` points on ``dim`` count axes: the whole range
+    ``0..n_max``, or (``tail > 0``) a window per axis holding all but ``tail / (2 dim)`` of every
+    binomial marginal (Hoeffding), read modulo the length, when that is shorter."""
+    size = fast_fft_length(n_max + 1)
+    if tail > 0:
+        w = math.sqrt(n_max * math.log(4.0 * dim / tail) / 2.0)
+        if 2 * w + 2 < size:
+            size = fast_fft_length(int(2 * w) + 2)
+    return size

@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from momentbound.classifiers.naive_bayes import NaiveBayes, keys_fit_int64, tie_shares
-from momentbound.exact.dft_laws import PowerLaw, class_point_law, fast_fft_length, hoeffding_window
+from momentbound.exact.dft_laws import PowerLaw, class_point_law, dft_window_size, hoeffding_window
 from momentbound.exact.predictions import ComponentSpace, class_laws
 from momentbound.model.cells import CellModel
 
@@ -86,12 +86,7 @@ class TwoClassTables:
             self.laws = [class_laws(model, self.space, k, n_max, "float") for k in range(2)]
             self._power = None
         else:
-            size = fast_fft_length(n_max + 1)
-            if tail > 0:
-                # windows holding all but tail/(2D) of every binomial marginal (read modulo size)
-                w = math.sqrt(n_max * math.log(4.0 * self.space.dim / tail) / 2.0)
-                if 2 * w + 2 < size:
-                    size = fast_fft_length(int(2 * w) + 2)
+            size = dft_window_size(n_max, self.space.dim, tail)
             self.laws = None
             self._power = [
                 PowerLaw(class_point_law(model, self.space, k), size) if float(model.prior(k)) > 0 else None

@@ -26,7 +26,7 @@ from typing import Union
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.exact.dft_laws import PowerLaw, class_point_law, fast_fft_length, hoeffding_window
+from momentbound.exact.dft_laws import PowerLaw, class_point_law, dft_window_size, hoeffding_window
 from momentbound.exact.predictions import ComponentSpace, class_laws, law_rows
 from momentbound.model.cells import CellModel
 
@@ -334,15 +334,6 @@ SECONDS_PER_OPERATION = {1: 7.5e-9, 2: 5e-9, 3: 1.3e-9}
 SECONDS_PER_SPLIT = 2e-4
 
 
-def _dft_size(N: int, n_max: int, dim: int, tail: float) -> int:
-    """The DFT length of the per-class laws: the whole range, or a window holding all but ``tail``."""
-    w = math.sqrt(n_max * math.log(4.0 * dim / tail) / 2.0) if tail > 0 else math.inf
-    size = fast_fft_length(n_max + 1)
-    if 2 * w + 2 < size:
-        size = fast_fft_length(int(2 * w) + 2)
-    return size
-
-
 def estimated_seconds(model: CellModel, N: int, tail: float = 1e-13) -> float:
     """Estimated run time of :func:`prob_z_positive` in floating point (seconds, a lower estimate).
 
@@ -360,7 +351,7 @@ def estimated_seconds(model: CellModel, N: int, tail: float = 1e-13) -> float:
         count = (N + 1) * (N + 2) / 2
         splits = np.full(min(int(count), 1), N / model.n_classes, dtype=float)
         n_max = N
-    size = _dft_size(N, n_max, dim, tail)
+    size = dft_window_size(n_max, dim, tail)
     states_k = np.minimum(splits + 1, size) ** dim
     states_l = np.minimum(N - splits + 1, size) ** dim
     grid = float(size) ** dim
@@ -435,7 +426,7 @@ def prob_z_positive(
         n_max = {k: N, l: N}
     # DFT size: the whole range 0..n, or (large n) a window per axis holding all but
     # ``tail`` of each binomial marginal, read modulo the size (error <= 2 * outside mass)
-    size = _dft_size(N, max(n_max.values()), space.dim, tail)
+    size = dft_window_size(max(n_max.values()), space.dim, tail)
     power = {
         c: PowerLaw(class_point_law(model, space, c), size) if float(model.prior(c)) > 0 else None for c in (k, l)
     }

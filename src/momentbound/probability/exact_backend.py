@@ -142,7 +142,7 @@ class ExactBackend(PredictionBackend):
         """
         import math
 
-        from momentbound.exact.dft_laws import fast_fft_length
+        from momentbound.exact.dft_laws import dft_window_size
 
         if model.n_classes != 2 or self.mode(model, n) != "float" or not two_class_predictions.fits_int64(model, n, clf):
             return 0.0
@@ -153,11 +153,7 @@ class ExactBackend(PredictionBackend):
             return 1e-3 * n_pairs * n**0.75
         size = n + 1
         if n > two_class_predictions.TwoClassTables.RECURSION_MAX:
-            size = fast_fft_length(n + 1)
-            if self.tail > 0:
-                w = math.sqrt(n * math.log(4.0 * D / self.tail) / 2.0)
-                if 2 * w + 2 < size:
-                    size = fast_fft_length(int(2 * w) + 2)
+            size = dft_window_size(n, D, self.tail)
         return 2.6e-7 * 3.0 ** (D - 2) * n_pairs * (n + 1) * float(size) ** D
 
     def _note_tail(self, model: CellModel, n: int, tables: two_class_predictions.TwoClassTables) -> None:
