@@ -35,11 +35,11 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from momentbound.classifiers.naive_bayes import NaiveBayes, keys_fit_int64
+from momentbound.classifiers.naive_bayes import NaiveBayes, keys_fit_int64, score_keys
 from momentbound.exact.predictions import ComponentSpace, class_count_splits, class_laws, decide_grid
 from momentbound.model.cells import CellModel
 
-__all__ = ["applies", "cross_error_matrix", "work_estimate", "NS_PER_OP"]
+__all__ = ["applies", "cross_error_matrix", "cross_errors", "CrossErrors", "work_estimate", "NS_PER_OP"]
 
 Input = tuple[int, ...]
 
@@ -65,16 +65,27 @@ def _add_class_step(out, src, gmap, offs, coef):  # pragma: no cover - compiled
 
 
 @njit(cache=True, parallel=True)
-def _step_two(out, src0, src1, map0, off0, c0, map1, off1, c1, have0, have1):  # pragma: no cover - compiled
+def _step_two(out, src0, src1, map0, off0, c0, map1, off1, c1, have0, have1,
+              lw0, lw1, psplit, thr, dropped):  # pragma: no cover - compiled
     """Two classes, both class steps in one pass: ``out[g0, g1, xv] = sum_sig c0[sig, xv]
-    src0[map0[g0] + off0[sig], g1, xv] + c1[sig, xv] src1[g0, map1[g1] + off1[sig], xv]``."""
+    src0[map0[g0] + off0[sig], g1, xv] + c1[sig, xv] src1[g0, map1[g1] + off1[sig], xv]``.
+
+    States whose probability bound ``psplit lw0[g0, xv] lw1[g1, xv]`` (the law of a training set
+    of this size) is below ``thr`` are set to 0; their bounds are summed in ``dropped[g0]``.
+    """
     G0, G1, XV = out.shape
     nsig = off0.shape[0]
     for g0 in prange(G0):
         b0 = map0[g0]
+        drop = 0.0
         for g1 in range(G1):
             b1 = map1[g1]
             for xv in range(XV):
+                pb = psplit * lw0[g0, xv] * lw1[g1, xv]
+                if pb < thr:
+                    out[g0, g1, xv] = 0.0
+                    drop += pb
+                    continue
                 acc = 0.0
                 if have0:
                     for sg in range(nsig):
@@ -83,6 +94,26 @@ def _step_two(out, src0, src1, map0, off0, c0, map1, off1, c1, have0, have1):  #
                     for sg in range(nsig):
                         acc += c1[sg, xv] * src1[g0, b1 + off1[sg], xv]
                 out[g0, g1, xv] = acc
+        dropped[g0] += drop
+
+
+@njit(cache=True, parallel=True)
+def _decide_two(out, key0, key1, present0, present1, random):  # pragma: no cover - compiled
+    """Two classes: ``out[g0, g1, :] = g(0)`` from the integer keys of the class-0 and class-1
+    states (the rules of :func:`momentbound.classifiers.naive_bayes.tie_shares`)."""
+    G0, G1, XV = out.shape
+    for g0 in prange(G0):
+        k0 = key0[g0]
+        for g1 in range(G1):
+            k1 = key1[g1]
+            if random:
+                v = 1.0 if k0 > k1 else (0.0 if k0 < k1 else 0.5)
+            elif present0:
+                v = 1.0 if (not present1 or k0 >= k1) else 0.0
+            else:
+                v = 0.0 if present1 else 1.0
+            for xv in range(XV):
+                out[g0, g1, xv] = v
 
 
 @njit(cache=True, inline="always")
@@ -96,12 +127,13 @@ def _put_errors(e, ua, ub, x, ga, gb):  # pragma: no cover - compiled
 
 @njit(cache=True, parallel=True)
 def _cross_sum_two(X, d, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, sig,
-                   hA, hB, h2A, h2B, col, weight, M, symmetric):  # pragma: no cover - compiled
+                   hA, hB, h2A, h2B, col, weight, M, symmetric, thr, dropped):  # pragma: no cover - compiled
     """Two classes: :func:`_cross_sum` with the class-0 grid index outer (parallel) and the class-1
     one inner.
 
     ``hA`` / ``hB``: ``g(0)`` on the splits ``(a + 1, b)`` / ``(a, b + 1)``, shape ``(states, XU)``;
-    ``S1a = (b + 1)^d`` and ``S1b = (b + 2)^d`` are their class-0 strides.
+    ``S1a = (b + 1)^d`` and ``S1b = (b + 2)^d`` are their class-0 strides. States of ``C`` with
+    probability below ``thr`` are skipped; their probabilities are summed in ``dropped[g0]``.
     """
     n_cells = 2 * X
     rows = np.zeros((G0, n_cells, n_cells))
@@ -109,6 +141,7 @@ def _cross_sum_two(X, d, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1
         W0 = weight * w0[g0]
         if W0 == 0.0:
             continue
+        drop = 0.0
         e1 = np.empty((n_cells, n_cells))
         e2 = np.empty((n_cells, n_cells))
         acc = rows[g0]
@@ -121,7 +154,8 @@ def _cross_sum_two(X, d, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1
             rb[x] = P0[g0, x] * S1b
         for g1 in range(G1):
             W = W0 * w1[g1]
-            if W == 0.0:
+            if W < thr or W == 0.0:
+                drop += W
                 continue
             for xu in range(X):
                 for x in range(X):
@@ -143,6 +177,7 @@ def _cross_sum_two(X, d, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1
                 for t in range(n_cells):
                     for u in range(n_cells):
                         acc[t, u] += W * e1[u, t] * e2[t, u]
+        dropped[g0] += drop
     total = rows.sum(axis=0)
     for t in range(n_cells):
         for u in range(n_cells):
@@ -286,6 +321,14 @@ def _grid_map(side: int, d: int) -> np.ndarray:
 def _top_block(st: _Setup, totals: tuple[int, ...]) -> np.ndarray:
     """The decision on the per-input grid of one class split: ``(states, X, V)``."""
     K, d = st.K, st.d
+    if K == 2 and keys_fit_int64(st.clf.alpha_exact, st.model.arities, sum(totals), K):
+        c0, c1 = _grid_coords(totals[0] + 1, d), _grid_coords(totals[1] + 1, d)
+        k0, k1 = score_keys(st.clf.alpha_exact, st.model.arities, [int(n) for n in totals],
+                            [c0[:, None, :], c1[None, :, :]])
+        out = np.empty((len(c0), len(c1), st.XU))
+        _decide_two(out, k0[:, 0].copy(), k1[0, :].copy(),
+                    totals[0] > 0, totals[1] > 0, st.clf.ties == "random")
+        return out.reshape(len(c0) * len(c1), st.XU, 1)
     agree = []
     for k in range(K):
         coords = _grid_coords(totals[k] + 1, d)
@@ -298,8 +341,12 @@ def _top_block(st: _Setup, totals: tuple[int, ...]) -> np.ndarray:
     return np.ascontiguousarray(np.broadcast_to(vals[:, None, :], (vals.shape[0], st.XU, st.V)))
 
 
-def _step_block(st: _Setup, totals: tuple[int, ...], sources: list[np.ndarray | None]) -> np.ndarray:
-    """``U(totals) = sum_k pi_k sum_sigma q_{k,x}(sigma) U'(totals + e_k)[shifted]``."""
+def _step_block(st: _Setup, totals: tuple[int, ...], sources: list[np.ndarray | None],
+                prune: "_Pruning | None" = None) -> np.ndarray:
+    """``U(totals) = sum_k pi_k sum_sigma q_{k,x}(sigma) U'(totals + e_k)[shifted]``.
+
+    Two classes with ``prune``: states below its threshold are set to 0 (see :class:`_Pruning`).
+    """
     K, d, XV = st.K, st.d, st.XU * st.V
     sides = [n + 1 for n in totals]
     sizes = [s**d for s in sides]
@@ -311,10 +358,19 @@ def _step_block(st: _Setup, totals: tuple[int, ...], sources: list[np.ndarray | 
         c1 = np.ascontiguousarray(np.repeat(st.coef[1], st.V, axis=1))
         dummy = np.zeros((1, 1, XV))
         have0, have1 = s0 is not None and st.priors[0] > 0, s1 is not None and st.priors[1] > 0
+        if prune is None:
+            lw0, lw1, psplit, thr = np.ones((sizes[0], XV)), np.ones((sizes[1], XV)), 1.0, 0.0
+        else:
+            lw0, lw1 = prune.agreement_law(0, totals[0]), prune.agreement_law(1, totals[1])
+            psplit, thr = prune.split_prob(totals), prune.thr
+        dropped = np.zeros(sizes[0])
         _step_two(out, s0.reshape((sides[0] + 1) ** d, sizes[1], XV) if have0 else dummy,
                   s1.reshape(sizes[0], (sides[1] + 1) ** d, XV) if have1 else dummy,
                   _grid_map(sides[0], d), st.bits @ _powers(sides[0] + 1, d), c0,
-                  _grid_map(sides[1], d), st.bits @ _powers(sides[1] + 1, d), c1, have0, have1)
+                  _grid_map(sides[1], d), st.bits @ _powers(sides[1] + 1, d), c1, have0, have1,
+                  lw0, lw1, psplit, thr, dropped)
+        if prune is not None:
+            prune.level_dropped += float(dropped.sum())
         return out.reshape(n_states, st.XU, st.V)
     out = np.zeros((n_states, st.XU, st.V))
     for k in range(K):
@@ -353,7 +409,8 @@ def _levels_generic(st: _Setup, bottom: int, r: int) -> dict[tuple[int, ...], np
     return level
 
 
-def _stream_two_class(st: _Setup, bottom: int, r: int) -> Iterator[tuple[int, np.ndarray]]:
+def _stream_two_class(st: _Setup, bottom: int, r: int, prune: "_Pruning | None" = None
+                      ) -> Iterator[tuple[int, np.ndarray]]:
     """Two classes: ``(a, h on the split (a, bottom - a))`` for ``a = 0..bottom``, holding one
     slice per level (level ``l`` holds the split ``(a + l, bottom - a)`` of iteration ``a``)."""
     slots: list[np.ndarray | None] = [None] * (r + 1)
@@ -367,13 +424,100 @@ def _stream_two_class(st: _Setup, bottom: int, r: int) -> Iterator[tuple[int, np
             else:
                 # class 0 added: level lv + 1 at (i0 + 1, b) (this iteration); class 1 added:
                 # level lv + 1 at (i0, b + 1) (previous iteration, still in its slot)
-                nxt = _step_block(st, (i0, b), [cur, slots[lv + 1]])
+                nxt = _step_block(st, (i0, b), [cur, slots[lv + 1]], prune)
             slots[lv + 1] = cur
             cur = nxt
         slots[0] = cur
         if a >= 0:
             assert cur is not None
             yield a, cur
+
+
+# ----------------------------------------------------------------------------- pruning
+class _Pruning:
+    """Which states of the two-class sums are skipped, and a bound on what that leaves out.
+
+    A state ``D`` of a training set of ``m`` points (class split ``n``, agreement counts on the
+    grid of ``h``) is skipped when ``P[split n] prod_k lw_k(D_k)`` is below :attr:`thr`, ``lw_k``
+    the law of the agreement counts of ``n_k`` class-``k`` points (the largest over the inputs
+    that share a column of ``h``), which bounds the probability that ``m`` iid points have that
+    state. A skipped state is read as 0 by the level below; since ``P_m(D) >= p_u P_{m-1}(D - u)``
+    for every cell ``u`` of probability ``p_u``, the lookups of ``h`` at ``C + u`` move by at most
+    :attr:`level_dropped` ``/ p_min`` in total (docs/mathematics.md, 'The multi-attribute cross
+    term').
+    """
+
+    def __init__(self, st: _Setup, n_max: int, thr: float) -> None:
+        self.st = st
+        self.thr = float(thr)
+        self.level_dropped = 0.0
+        self.space = ComponentSpace(st.model.arities, st.inputs)
+        self.laws = [class_laws(st.model, self.space, k, n_max, "float") for k in range(st.K)]
+        self._log_priors = [math.log(p) if p > 0 else -math.inf for p in st.priors]
+        self._agree: dict[tuple[int, int], np.ndarray] = {}
+
+    def split_prob(self, totals: tuple[int, ...]) -> float:
+        m = sum(totals)
+        lp = math.lgamma(m + 1)
+        for n, l in zip(totals, self._log_priors):
+            if n:
+                lp += n * l - math.lgamma(n + 1)
+        return math.exp(lp) if lp > -math.inf else 0.0
+
+    def agreement_law(self, k: int, n: int) -> np.ndarray:
+        """``(states, XU)``: per column of ``h``, the largest over its inputs of the law of the
+        agreement counts of ``n`` class-``k`` points."""
+        key = (k, n)
+        if key not in self._agree:
+            st = self.st
+            law = np.asarray(self.laws[k][n], dtype=float).ravel()
+            D = self.space.dim
+            coords = np.indices((n + 1,) * D).reshape(D, -1).T.astype(np.int64)
+            out = np.zeros(((n + 1) ** st.d, st.XU))
+            ok = law > 0
+            pw = _powers(n + 1, st.d)
+            for ix, x in enumerate(st.inputs):
+                idx = np.clip(self.space.agreements(coords[ok], n, x), 0, n) @ pw
+                lx = np.bincount(idx, weights=law[ok], minlength=len(out))
+                c = st.col[ix]
+                np.maximum(out[:, c], lx, out=out[:, c])
+            if len(self._agree) > 4 * (n + 2):
+                self._agree.pop(next(iter(self._agree)))
+            self._agree[key] = out
+        return self._agree[key]
+
+
+def _threshold(grids: "_CommonGrids", splits: dict[tuple[int, ...], float], budget: float) -> float:
+    """The largest ``thr`` (within a factor 1.1) such that the states of ``C`` with probability
+    below ``thr`` hold at most ``budget`` (two classes; exact sums over the sorted class laws)."""
+    rows = []
+    for (a, b), w in splits.items():
+        if w <= 0:
+            continue
+        w0 = grids.arrays(0, a)[0]
+        w0 = w0[w0 > 0] * w
+        w1 = np.sort(grids.arrays(1, b)[0])
+        rows.append((w0, w1, np.concatenate([[0.0], np.cumsum(w1)])))
+
+    def dropped(thr: float) -> float:
+        tot = 0.0
+        for w0, w1, c1 in rows:
+            tot += float(w0 @ c1[np.searchsorted(w1, thr / w0)])
+        return tot
+
+    top = max((float(r[0].max() * r[1][-1]) for r in rows), default=0.0)
+    if budget <= 0 or top <= 0:
+        return 0.0
+    lo, hi = -745.0, math.log(top)  # log thr: dropped(exp(lo)) <= budget < dropped(exp(hi)) (or hi keeps all)
+    if dropped(math.exp(hi)) <= budget:
+        return math.exp(hi)
+    while hi - lo > 0.1:
+        mid = 0.5 * (lo + hi)
+        if dropped(math.exp(mid)) <= budget:
+            lo = mid
+        else:
+            hi = mid
+    return math.exp(lo)
 
 
 # ----------------------------------------------------------------------------- the C sum
@@ -410,7 +554,10 @@ class _CommonGrids:
 
 
 def _sum_split(st: _Setup, grids: _CommonGrids, split: tuple[int, ...], weight: float,
-               h_blocks: list[np.ndarray], h2_blocks: list[np.ndarray], M: np.ndarray, cells_u: int) -> None:
+               h_blocks: list[np.ndarray], h2_blocks: list[np.ndarray], M: np.ndarray, cells_u: int,
+               thr: float = 0.0) -> float:
+    """Add the states of ``C`` with this class split to ``M``; returns the probability of the
+    states skipped (two classes: those below ``thr``)."""
     K, d = st.K, st.d
     arrs = [grids.arrays(k, split[k]) for k in range(K)]
     if K == 2:
@@ -418,10 +565,11 @@ def _sum_split(st: _Setup, grids: _CommonGrids, split: tuple[int, ...], weight: 
         a, b = split
         flat = [blk.reshape(len(blk), st.XU) for blk in h_blocks]
         flat2 = flat if h2_blocks is h_blocks else [blk.reshape(len(blk), st.XU) for blk in h2_blocks]
+        dropped = np.zeros(len(w0))
         _cross_sum_two(st.X, d, len(w0), len(w1), w0, w1, P0, Pp0, P1, Pp1, st.bits @ _powers(a + 2, d),
                        st.bits @ _powers(b + 2, d), (b + 1) ** d, (b + 2) ** d, st.sig, flat[0], flat[1],
-                       flat2[0], flat2[1], st.col, float(weight), M, h2_blocks is h_blocks)
-        return
+                       flat2[0], flat2[1], st.col, float(weight), M, h2_blocks is h_blocks, float(thr), dropped)
+        return float(dropped.sum())
     gsize = np.array([len(a[0]) for a in arrs], dtype=np.int64)
     gstart = np.concatenate([[0], np.cumsum(gsize)[:-1]]).astype(np.int64)
     w_cat = np.concatenate([a[0] for a in arrs])
@@ -444,6 +592,7 @@ def _sum_split(st: _Setup, grids: _CommonGrids, split: tuple[int, ...], weight: 
     cell_y = np.tile(np.arange(K, dtype=np.int64), st.X)
     _cross_sum(K, st.X, st.V, cell_x, cell_y, gsize, gstart, w_cat, P_cat, Pp_cat, offp, strides, st.sig,
                h_cat, h_start, h2_cat, h2_start, st.col, float(weight), M, cells_u)
+    return 0.0
 
 
 # ----------------------------------------------------------------------------- public
@@ -484,15 +633,95 @@ def work_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
     return rec + csum
 
 
-def cross_error_matrix(
-    model: CellModel, n_common: int, n_a: int, n_b: int, clf: NaiveBayes
-) -> np.ndarray:
+@dataclass(frozen=True)
+class CrossErrors:
+    """Result of :func:`cross_errors`.
+
+    Attributes
+    ----------
+    matrix:
+        ``M[a, b] = P[err_a(C + B' + b) and err_b(C + A' + a)]``, shape ``(n_cells, n_cells)``.
+    dropped_mass_bound:
+        Every entry of ``matrix`` is at most this much below the full sum (0 when nothing was
+        skipped), plus float rounding.
+    """
+
+    matrix: np.ndarray
+    dropped_mass_bound: float
+
+
+def cross_errors(
+    model: CellModel, n_common: int, n_a: int, n_b: int, clf: NaiveBayes, tail: float = 0.0
+) -> CrossErrors:
     """``M[a, b] = P[err_a(C + B' + b) and err_b(C + A' + a)]`` for every pair of cells.
 
     ``a = (x_a, y_a)`` is a test point whose fold has ``n_a`` other points (``A'``), ``b`` one of
     another fold with ``n_b`` other points (``B'``), ``C`` the ``n_common`` shared training points;
     all iid from ``model``. Cells are ordered input major, class fastest (``CellModel`` order).
     Float64 (score comparisons are exact integer comparisons).
+
+    Parameters
+    ----------
+    tail:
+        Two classes: the states of ``C`` whose probabilities sum to at most ``tail / 2`` are
+        skipped, and so are the states of the larger training sets of the lower recursion that
+        are less probable than the least probable state kept (see :class:`_Pruning`); the bound
+        on what this leaves out is :attr:`CrossErrors.dropped_mass_bound`. ``0`` sums every state.
+
+    Examples
+    --------
+    >>> from momentbound.model import equal_cells_model
+    >>> r = cross_errors(equal_cells_model((2,)), 1, 0, 0, NaiveBayes())
+    >>> r.matrix.shape, r.dropped_mass_bound
+    ((4, 4), 0.0)
+    """
+    if not 0 <= tail < 1:
+        raise ValueError(f"tail must be in [0, 1), got {tail!r}")
+    st = _setup(model, clf)
+    K = st.K
+    cells = st.X * K
+    bottom = n_common + 1
+    grids = _CommonGrids(st, n_common)
+    M = np.zeros((cells, cells))
+    symmetric = n_a == n_b
+    splits = dict(class_count_splits(model, n_common, "float"))
+    if K != 2:
+        lv1 = _levels_generic(st, bottom, n_b)
+        lv2 = lv1 if symmetric else _levels_generic(st, bottom, n_a)
+        for split, w in splits.items():
+            if w == 0:
+                continue
+            up = [tuple(n + (i == y) for i, n in enumerate(split)) for y in range(K)]
+            _sum_split(st, grids, split, w, [lv1[s] for s in up], [lv2[s] for s in up], M, cells)
+        return CrossErrors(M, 0.0)
+    thr = _threshold(grids, splits, tail / 2) if tail > 0 else 0.0
+    prune = _Pruning(st, bottom + max(n_a, n_b) - 1, thr) if thr > 0 else None
+    # C split (a, n_common - a) needs h on (a + 1, .) (u of class 0) and (a, .) (u of class 1)
+    stream1 = _stream_two_class(st, bottom, n_b, prune)  # h_a: private part B'
+    stream2 = stream1 if symmetric else _stream_two_class(st, bottom, n_a, prune)
+    prev1 = prev2 = None
+    dropped_c = 0.0
+    for a, blk1 in stream1:
+        blk2 = blk1 if symmetric else next(stream2)[1]
+        if prev1 is not None:
+            c0 = a - 1
+            split = (c0, n_common - c0)
+            w = splits.get(split, 0.0)
+            if w > 0:
+                dropped_c += _sum_split(st, grids, split, w, [blk1, prev1],
+                                        [blk1, prev1] if symmetric else [blk2, prev2], M, cells, thr)
+        prev1, prev2 = blk1, blk2
+    bound = dropped_c
+    if prune is not None:
+        p_min = min(float(model.p(z, k)) for z in model.inputs() for k in range(K) if model.p(z, k) > 0)
+        bound += prune.level_dropped * (2.0 if symmetric else 1.0) / p_min
+    return CrossErrors(M, bound)
+
+
+def cross_error_matrix(
+    model: CellModel, n_common: int, n_a: int, n_b: int, clf: NaiveBayes
+) -> np.ndarray:
+    """The matrix of :func:`cross_errors` with every state summed.
 
     Returns
     -------
@@ -506,35 +735,4 @@ def cross_error_matrix(
     >>> M.shape
     (4, 4)
     """
-    st = _setup(model, clf)
-    K = st.K
-    cells = st.X * K
-    bottom = n_common + 1
-    grids = _CommonGrids(st, n_common)
-    M = np.zeros((cells, cells))
-    symmetric = n_a == n_b
-    splits = dict(class_count_splits(model, n_common, "float"))
-    if K == 2:
-        # C split (a, n_common - a) needs h on (a + 1, .) (u of class 0) and (a, .) (u of class 1)
-        stream1 = _stream_two_class(st, bottom, n_b)  # h_a: private part B'
-        stream2 = stream1 if symmetric else _stream_two_class(st, bottom, n_a)
-        prev1 = prev2 = None
-        for a, blk1 in stream1:
-            blk2 = blk1 if symmetric else next(stream2)[1]
-            if prev1 is not None:
-                c0 = a - 1
-                split = (c0, n_common - c0)
-                w = splits.get(split, 0.0)
-                if w > 0:
-                    _sum_split(st, grids, split, w, [blk1, prev1],
-                               [blk1, prev1] if symmetric else [blk2, prev2], M, cells)
-            prev1, prev2 = blk1, blk2
-    else:
-        lv1 = _levels_generic(st, bottom, n_b)
-        lv2 = lv1 if symmetric else _levels_generic(st, bottom, n_a)
-        for split, w in splits.items():
-            if w == 0:
-                continue
-            up = [tuple(n + (i == y) for i, n in enumerate(split)) for y in range(K)]
-            _sum_split(st, grids, split, w, [lv1[s] for s in up], [lv2[s] for s in up], M, cells)
-    return M
+    return cross_errors(model, n_common, n_a, n_b, clf).matrix
