@@ -29,7 +29,7 @@ Arithmetic is float64 (the comparisons of scores stay exact integer comparisons)
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -485,14 +485,16 @@ def work_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
 
 
 def cross_error_matrix(
-    model: CellModel, n_common: int, n_a: int, n_b: int, clf: NaiveBayes
+    model: CellModel, n_common: int, n_a: int, n_b: int, clf: NaiveBayes,
+    on_progress: Callable[[float], None] | None = None,
 ) -> np.ndarray:
     """``M[a, b] = P[err_a(C + B' + b) and err_b(C + A' + a)]`` for every pair of cells.
 
     ``a = (x_a, y_a)`` is a test point whose fold has ``n_a`` other points (``A'``), ``b`` one of
     another fold with ``n_b`` other points (``B'``), ``C`` the ``n_common`` shared training points;
     all iid from ``model``. Cells are ordered input major, class fastest (``CellModel`` order).
-    Float64 (score comparisons are exact integer comparisons).
+    Float64 (score comparisons are exact integer comparisons). ``on_progress(fraction)``, if given,
+    is called with the fraction of the work done (once per class split of ``C``, last with 1).
 
     Returns
     -------
@@ -529,12 +531,18 @@ def cross_error_matrix(
                     _sum_split(st, grids, split, w, [blk1, prev1],
                                [blk1, prev1] if symmetric else [blk2, prev2], M, cells)
             prev1, prev2 = blk1, blk2
+            if on_progress is not None:
+                on_progress((a + 1) / (bottom + 1))
     else:
         lv1 = _levels_generic(st, bottom, n_b)
         lv2 = lv1 if symmetric else _levels_generic(st, bottom, n_a)
-        for split, w in splits.items():
+        for i, (split, w) in enumerate(splits.items()):
+            if on_progress is not None:
+                on_progress(i / len(splits))
             if w == 0:
                 continue
             up = [tuple(n + (i == y) for i, n in enumerate(split)) for y in range(K)]
             _sum_split(st, grids, split, w, [lv1[s] for s in up], [lv2[s] for s in up], M, cells)
+    if on_progress is not None:
+        on_progress(1.0)
     return M
