@@ -426,6 +426,8 @@ def command(
             options.update(scheduler=scheduler, workers=workers)
     if progress is not None:
         options["progress"] = progress
+    elif as_json and against is None and backend in ("exact", "montecarlo"):
+        options["progress"] = False  # --json: no bar unless --progress asks for one (docs/cli.md)
     if against is not None:
         _accuracy(model, N, est, classifier, backend, covariance, options, as_json)
         return

@@ -555,7 +555,8 @@ def estimator_moments(
                     f"(limit {max_seconds:g} s); use backend='montecarlo' (conditional Monte "
                     "Carlo, confidence intervals), a smaller N, or max_seconds=None to run it anyway"
                 )
-    if progress is not None and getattr(engine.backend, "work_plan", None) is None:
+    has_plan = getattr(engine.backend, "work_plan", None) is not None
+    if progress and not has_plan:
         raise InvalidArgument(
             f"progress applies to backend='exact' and backend='montecarlo', not {engine.backend.name!r}; "
             "drop progress"
@@ -566,13 +567,13 @@ def estimator_moments(
             f"progress with backend='exact' is available for GE, HoldOut, KFold and LeaveOneOut, not "
             f"{estimator.describe()}; drop progress (or use backend='montecarlo', which has it for every splitter)"
         )
-    if progress is False or not planned:
+    if progress is False or not planned or not has_plan:
         return _compute(engine, split.N, estimator, covariance)
     items = _work_plan(engine, split, estimator, covariance)
     plan = {item.key: max(item.seconds, MIN_TERM_SECONDS) for item in items}
     total = sum(plan.values())
     memory = max((item.memory for item in items), default=0.0)
-    with ProgressBar(total, progress, f"exact {estimator.describe()}, N={split.N}", memory, unit="estimated s",
+    with ProgressBar(total, progress, f"exact {estimator.describe()}, N={split.N}", memory, unit="exact terms",
                      seconds=total) as bar:
         engine.meter = WorkMeter(plan, bar)
         try:

@@ -312,7 +312,7 @@ class ExactBackend(PredictionBackend):
         Examples
         --------
         >>> from momentbound.model import second_nb_model
-        >>> plan = ExactBackend().work_plan(second_nb_model(), 40, (36, 35), (5,) * 8, NaiveBayes())
+        >>> plan = ExactBackend().work_plan(second_nb_model(), 40, (35,), (5,) * 8, NaiveBayes())
         >>> [item.key for item in plan]
         [('pair', 35), ('cross', 30, 5, 5)]
         """
