@@ -17,7 +17,15 @@ import pytest
 
 import momentbound.estimators.from_predictions as fp
 from momentbound.errors import InvalidArgument
-from momentbound.estimators import GE, HoldOut, KFold, StratifiedKFold, estimator_moments, make_engine
+from momentbound.estimators import (
+    GE,
+    HoldOut,
+    KFold,
+    Resubstitution,
+    StratifiedKFold,
+    estimator_moments,
+    make_engine,
+)
 from momentbound.estimators.results import MOMENT_FIELDS
 from momentbound.model import independent_1d_model, second_nb_model
 from momentbound.progress import ProgressBar, WorkMeter
@@ -82,6 +90,20 @@ def test_bar_reaches_its_total_and_values_do_not_change(monkeypatch, capsys, mod
     _same_values(with_bar, estimator_moments(model, N, KFold(v), progress=False))
 
 
+def test_stratified_bar_counts_its_class_count_work(monkeypatch, capsys):
+    """StratifiedKFold: the bar runs over the class-count vectors (STRATIFIED_UNITS in all), its
+    time measured on the first ones; the values are those computed without it."""
+    rec = Recorder(monkeypatch)
+    with_bar = estimator_moments(ONE_D, 60, StratifiedKFold(5), progress=True)
+    (bar,) = rec.bars
+    assert bar.total == fp.STRATIFIED_UNITS and sum(rec.advances[0]) == pytest.approx(fp.STRATIFIED_UNITS)
+    steps = [f for k, f in rec.fractions if k == ("stratified", 60, 5)]
+    assert len(steps) > 10 and steps == sorted(steps) and steps[-1] == 1.0
+    out, err = capsys.readouterr()
+    assert out == "" and "exact StratifiedKFold(v=5), N=60: 1,000 class-count work units, about" in err
+    _same_values(with_bar, estimator_moments(ONE_D, 60, StratifiedKFold(5), progress=False))
+
+
 def test_no_progress_writes_nothing(capsys):
     estimator_moments(TWO_BY_TWO, 20, KFold(4), progress=False)
     estimator_moments(ONE_D, 300, HoldOut(test_size=100))  # automatic: stderr is not a terminal
@@ -107,8 +129,8 @@ def test_progress_is_refused_where_it_does_not_apply():
         estimator_moments(ONE_D, 10, KFold(2), progress="yes")
     with pytest.raises(InvalidArgument, match="backend='exact' and backend='montecarlo', not 'sampling'"):
         estimator_moments(ONE_D, 10, KFold(2), backend="sampling", progress=True)
-    with pytest.raises(InvalidArgument, match="StratifiedKFold"):
-        estimator_moments(ONE_D, 10, StratifiedKFold(2), progress=True)
+    with pytest.raises(InvalidArgument, match=r"not Resubstitution\(\)"):
+        estimator_moments(ONE_D, 10, Resubstitution(), progress=True)
 
 
 def test_cli_exact_json_is_one_document_while_progress_goes_to_stderr():
@@ -131,10 +153,10 @@ def test_cli_refuses_progress_where_it_does_not_apply():
 
     from momentbound.cli import main
 
-    base = ["estimate", "--arities", "2", "--cells", "1/5,3/10,1/5,3/10", "--N", "10", "--folds", "2"]
+    base = ["estimate", "--arities", "2", "--cells", "1/5,3/10,1/5,3/10", "--N", "10"]
     bad = CliRunner().invoke(main, base + ["--backend", "sampling", "--progress"])
     assert bad.exit_code == 2 and "apply to --backend exact and montecarlo, not sampling" in bad.output
-    bad = CliRunner().invoke(main, base + ["--estimator", "stratified-cv", "--progress"])
-    assert bad.exit_code == 2 and "StratifiedKFold(v=2); drop progress" in bad.output
-    ok = CliRunner().invoke(main, base + ["--estimator", "stratified-cv", "--json"])  # no bar asked: runs
-    assert ok.exit_code == 0 and json.loads(ok.output)["estimator"] == "stratified-cv"
+    bad = CliRunner().invoke(main, base + ["--estimator", "resubstitution", "--progress"])
+    assert bad.exit_code == 2 and "not Resubstitution(); drop progress" in bad.output
+    ok = CliRunner().invoke(main, base + ["--estimator", "resubstitution", "--json"])  # no bar asked: it runs
+    assert ok.exit_code == 0 and json.loads(ok.output)["estimator"] == "resubstitution"

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Union
@@ -42,6 +42,7 @@ from momentbound.splitters.basic import (  # KFold: used by the doctests
     LeaveOneOut,
     check_model_and_estimator,
 )
+from momentbound.splitters.stratified import StratifiedKFold
 from momentbound.estimators.results import MOMENT_FIELDS, ErrorMoments
 from momentbound.intervals import (
     Enclosure,
@@ -73,6 +74,9 @@ MAX_SECONDS = 120.0
 
 #: with a progress bar on the exact backend, every planned term counts at least this (seconds)
 MIN_TERM_SECONDS = 0.01
+
+#: units of the bar of ``StratifiedKFold`` (its class-count work; the time is measured as it runs)
+STRATIFIED_UNITS = 1000
 
 
 # ----------------------------------------------------------------------------- result
@@ -183,6 +187,12 @@ class MomentEngine:
     def _advance(self, key: tuple[Any, ...], done: float) -> None:
         if self.meter is not None:
             self.meter.fraction(key, done)
+
+    def progress_hook(self, key: tuple[Any, ...]) -> Callable[[float], None] | None:
+        """``on_progress(fraction)`` for the term ``key`` while a bar runs, else ``None``."""
+        if self.meter is None:
+            return None
+        return lambda done: self._advance(key, done)
 
     def __post_init__(self) -> None:
         m = self.model
@@ -296,7 +306,7 @@ class MomentEngine:
         # backends that compute every pair of test points at once (reduced-state kernels)
         matrix = getattr(self.backend, "cross_error_matrix", None)
         if matrix is not None:
-            extra = {} if self.meter is None else {"on_progress": lambda done: self._advance(piece, done)}
+            extra = {} if self.meter is None else {"on_progress": self.progress_hook(piece)}
             M = matrix(model, n_common, s - 1, t - 1, self.classifier, **extra)
             if M is not None:
                 p = np.array([v for row in self._p_float for v in row])
@@ -463,8 +473,9 @@ def estimator_moments(
         seconds, after a line with the estimated time and peak memory (:meth:`ExactBackend.work_plan
         <momentbound.probability.exact_backend.ExactBackend.work_plan>`). ``None`` (default) shows
         it when stderr is a terminal and the estimate exceeds 2 s; ``True`` always, ``False`` never.
-        GE, hold-out, k-fold and leave-one-out have it (``progress=True`` with another splitter
-        raises ``InvalidArgument``).
+        GE, hold-out, k-fold and leave-one-out have it; ``StratifiedKFold`` too, in units of its
+        class-count work, its time measured on its first steps (``progress=True`` with another
+        splitter raises ``InvalidArgument``).
         With ``backend="montecarlo"`` only: ``draws``, ``confidence``, ``rng``, ``scheduler``,
         ``workers`` and ``progress`` of
         :func:`~momentbound.estimators.montecarlo.monte_carlo_moments`, which computes the
@@ -561,20 +572,30 @@ def estimator_moments(
             f"progress applies to backend='exact' and backend='montecarlo', not {engine.backend.name!r}; "
             "drop progress"
         )
-    planned = isinstance(estimator, (GE, HoldOut, KFold, LeaveOneOut))
+    planned = isinstance(estimator, (GE, HoldOut, KFold, LeaveOneOut, StratifiedKFold))
     if progress and not planned:
         raise InvalidArgument(
-            f"progress with backend='exact' is available for GE, HoldOut, KFold and LeaveOneOut, not "
-            f"{estimator.describe()}; drop progress (or use backend='montecarlo', which has it for every splitter)"
+            "progress with backend='exact' is available for GE, HoldOut, KFold, StratifiedKFold and LeaveOneOut, "
+            f"not {estimator.describe()}; drop progress (or use backend='montecarlo', which has it for every "
+            "splitter)"
         )
     if progress is False or not planned or not has_plan:
         return _compute(engine, split.N, estimator, covariance)
-    items = _work_plan(engine, split, estimator, covariance)
-    plan = {item.key: max(item.seconds, MIN_TERM_SECONDS) for item in items}
-    total = sum(plan.values())
-    memory = max((item.memory for item in items), default=0.0)
-    with ProgressBar(total, progress, f"exact {estimator.describe()}, N={split.N}", memory, unit="exact terms",
-                     seconds=total) as bar:
+    label = f"exact {estimator.describe()}, N={split.N}"
+    if isinstance(estimator, StratifiedKFold):
+        from momentbound.exact.stratified import cached_law_bytes
+
+        # the class-count terms have no time estimate: the bar times its first steps, as Monte Carlo does
+        plan = {("stratified", split.N, estimator.v): float(STRATIFIED_UNITS)}
+        bar = ProgressBar(STRATIFIED_UNITS, progress, label, cached_law_bytes(engine.model, split.N),
+                          unit="class-count work units")
+    else:
+        items = _work_plan(engine, split, estimator, covariance)
+        plan = {item.key: max(item.seconds, MIN_TERM_SECONDS) for item in items}
+        total = sum(plan.values())
+        bar = ProgressBar(total, progress, label, max((item.memory for item in items), default=0.0),
+                          unit="exact terms", seconds=total)
+    with bar:
         engine.meter = WorkMeter(plan, bar)
         try:
             return _compute(engine, split.N, estimator, covariance)
