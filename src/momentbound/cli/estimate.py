@@ -387,7 +387,8 @@ def check_montecarlo(backend: str, covariance: str, draws: int | None) -> None:
               help="Workers for --scheduler local, threads or processes.")
 @click.option("--progress/--no-progress", default=None,
               help="--backend exact or montecarlo: progress bar and the time and memory estimate on stderr "
-              "(default: when stderr is a terminal and the run takes over 2 s; exact: ge, holdout, cv, stratified-cv and loo).")
+              "(default: when stderr is a terminal and the run takes over 2 s; exact: ge, holdout, cv, "
+              "stratified-cv and loo).")
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
 @library_errors
 def command(

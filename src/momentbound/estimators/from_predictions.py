@@ -470,8 +470,8 @@ def estimator_moments(
         ``progress`` (``None``, ``True`` or ``False``) with ``backend="exact"``: a progress bar on
         stderr (never stdout) that advances through the costly terms (pair terms of each training
         size, cross-validation cross terms of each pair of fold sizes) in units of their estimated
-        seconds, after a line with the estimated time and peak memory (:meth:`ExactBackend.work_plan
-        <momentbound.probability.exact_backend.ExactBackend.work_plan>`). ``None`` (default) shows
+        seconds, after a line with the estimated time and peak memory
+        (:meth:`~momentbound.probability.exact_backend.ExactBackend.work_plan`). ``None`` (default) shows
         it when stderr is a terminal and the estimate exceeds 2 s; ``True`` always, ``False`` never.
         GE, hold-out, k-fold and leave-one-out have it; ``StratifiedKFold`` too, in units of its
         class-count work, its time measured on its first steps (``progress=True`` with another
