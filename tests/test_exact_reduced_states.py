@@ -81,13 +81,13 @@ def test_cross_error_matrix_equals_brute_force(name, clf):
 def test_cv_moments_equal_brute_force(name, clf, monkeypatch):
     """KFold with unequal folds (3, 2) and leave-one-out: every moment, float backend."""
     calls = []
-    real = rs.cross_error_matrix
+    real = rs.cross_errors
 
     def spy(*args, **kwargs):
         calls.append(args[1:4])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(rs, "cross_error_matrix", spy)
+    monkeypatch.setattr(rs, "cross_errors", spy)
     model = MODELS[name]
     bf = oracle(name, clf.ties, clf.alpha)
     runs = [(5, KFold(2), 2), (4, LeaveOneOut(), 4)] if name != "3class2" else [(3, LeaveOneOut(), 3)]
@@ -130,3 +130,32 @@ def test_work_guard_refuses_before_computing():
         backend.cross_error_matrix(second_nb_model(), 160, 19, 19, NaiveBayes())
     with pytest.raises(InvalidArgument, match="montecarlo"):
         estimator_moments(second_nb_model(), 400, KFold(10))
+
+
+@pytest.mark.parametrize("sizes", [(12, 3, 3), (10, 2, 4), (14, 0, 0)])
+@pytest.mark.parametrize("tail", [1e-2, 1e-4])
+def test_pruned_cross_term_within_its_bound(sizes, tail):
+    """Skipping improbable states only lowers the entries, by at most the reported bound; the
+    bound is computed from what was skipped, so it is positive once pruning bites."""
+    model = MODELS["2x2"]
+    full = rs.cross_errors(model, *sizes, NaiveBayes(), 0.0)
+    pruned = rs.cross_errors(model, *sizes, NaiveBayes(), tail)
+    assert full.dropped_mass_bound == 0.0
+    gap = full.matrix - pruned.matrix
+    assert gap.max() > 1e-9  # the pruning did skip something that mattered
+    assert gap.min() >= -1e-13
+    assert gap.max() <= pruned.dropped_mass_bound + 1e-13
+    assert pruned.dropped_mass_bound <= 4 * tail
+
+
+def test_tail_sums_every_state_beyond_two_classes():
+    model = MODELS["3class"]
+    a = rs.cross_errors(model, 3, 1, 1, NaiveBayes(), 0.0)
+    b = rs.cross_errors(model, 3, 1, 1, NaiveBayes(), 1e-2)
+    assert b.dropped_mass_bound == 0.0
+    assert np.array_equal(a.matrix, b.matrix)
+
+
+def test_tail_is_checked():
+    with pytest.raises(ValueError, match="tail"):
+        rs.cross_errors(MODELS["2x2"], 2, 1, 1, NaiveBayes(), 1.5)

@@ -164,8 +164,9 @@ def test_cli_json_stays_one_document_while_progress_goes_to_stderr():
     assert "draws, about" in done.stderr and "MB" in done.stderr
     assert "draws, about" not in done.stdout
     # the flag is refused where it does nothing
-    bad = subprocess.run(cmd[:cmd.index("--backend")] + ["--progress"], capture_output=True, text=True, env=dict(os.environ), timeout=300)
-    assert bad.returncode == 2 and "--backend montecarlo" in bad.stderr
+    bad = subprocess.run(cmd[:cmd.index("--backend")] + ["--backend", "sampling", "--progress"], capture_output=True,
+                         text=True, env=dict(os.environ), timeout=300)
+    assert bad.returncode == 2 and "--backend exact and montecarlo" in bad.stderr
 
 
 def test_projection_law_equals_enumeration():

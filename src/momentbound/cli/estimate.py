@@ -386,8 +386,9 @@ def check_montecarlo(backend: str, covariance: str, draws: int | None) -> None:
 @click.option("--workers", type=int, default=2, show_default=True,
               help="Workers for --scheduler local, threads or processes.")
 @click.option("--progress/--no-progress", default=None,
-              help="--backend montecarlo: progress bar and the time and memory estimate on stderr (default: "
-              "when stderr is a terminal and the run takes over 2 s).")
+              help="--backend exact or montecarlo: progress bar and the time and memory estimate on stderr "
+              "(default: when stderr is a terminal and the run takes over 2 s; exact: ge, holdout, cv, "
+              "stratified-cv and loo).")
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
 @library_errors
 def command(
@@ -410,8 +411,8 @@ def command(
         raise click.UsageError("--scheduler and --workers only apply to --backend montecarlo")
     if workers < 1:
         raise UserError(f"--workers must be at least 1, got {workers}")
-    if progress is not None and backend != "montecarlo":
-        raise click.UsageError("--progress/--no-progress only apply to --backend montecarlo")
+    if progress is not None and backend not in ("exact", "montecarlo"):
+        raise click.UsageError(f"--progress/--no-progress apply to --backend exact and montecarlo, not {backend}")
     model = build_model(arities, cells, n_classes)
     est = build_estimator(estimator, N, folds, test_size, test_fraction, repeats, splits, bootstraps)
     est.split(N)  # ImpossibleSplit before any work
@@ -424,8 +425,10 @@ def command(
             if against is not None:
                 raise click.UsageError("--scheduler does not apply to --against ge-full")
             options.update(scheduler=scheduler, workers=workers)
-        if progress is not None:
-            options["progress"] = progress
+    if progress is not None:
+        options["progress"] = progress
+    elif as_json and against is None and backend in ("exact", "montecarlo"):
+        options["progress"] = False  # --json: no bar unless --progress asks for one (docs/cli.md)
     if against is not None:
         _accuracy(model, N, est, classifier, backend, covariance, options, as_json)
         return

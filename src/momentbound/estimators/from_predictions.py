@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Union
@@ -35,11 +35,14 @@ import numpy as np
 
 from momentbound.errors import InvalidArgument, InvalidModel, UnknownMethod
 from momentbound.splitters.basic import (  # KFold: used by the doctests
+    GE,
     Estimator,
+    HoldOut,
     KFold,
     LeaveOneOut,
     check_model_and_estimator,
 )
+from momentbound.splitters.stratified import StratifiedKFold
 from momentbound.estimators.results import MOMENT_FIELDS, ErrorMoments
 from momentbound.intervals import (
     Enclosure,
@@ -52,6 +55,7 @@ from momentbound.intervals import (
 )
 from momentbound.estimators.symmetry import transpose, input_symmetries
 from momentbound.model.cells import CellModel
+from momentbound.progress import ProgressBar, WorkMeter, check_progress
 
 __all__ = [
     "EstimatorMoments",
@@ -67,6 +71,12 @@ COVARIANCE_RULES = ("exact", "paper")
 
 #: :func:`estimator_moments` refuses backends that estimate a longer computation (seconds)
 MAX_SECONDS = 120.0
+
+#: with a progress bar on the exact backend, every planned term counts at least this (seconds)
+MIN_TERM_SECONDS = 0.01
+
+#: units of the bar of ``StratifiedKFold`` (its class-count work; the time is measured as it runs)
+STRATIFIED_UNITS = 1000
 
 
 # ----------------------------------------------------------------------------- result
@@ -171,6 +181,18 @@ class MomentEngine:
     _joint: dict[tuple[str, int, int, int], Value] = field(default_factory=dict, repr=False)
     _pairs: dict[tuple[int, int, int], Any] = field(default_factory=dict, repr=False)
     _singles: dict[tuple[int, int], Any] = field(default_factory=dict, repr=False)
+    #: receives ``fraction(key, done)`` while a costly term (a key of ``ExactBackend.work_plan``) runs
+    meter: Any = field(default=None, repr=False, compare=False)
+
+    def _advance(self, key: tuple[Any, ...], done: float) -> None:
+        if self.meter is not None:
+            self.meter.fraction(key, done)
+
+    def progress_hook(self, key: tuple[Any, ...]) -> Callable[[float], None] | None:
+        """``on_progress(fraction)`` for the term ``key`` while a bar runs, else ``None``."""
+        if self.meter is None:
+            return None
+        return lambda done: self._advance(key, done)
 
     def __post_init__(self) -> None:
         m = self.model
@@ -244,6 +266,7 @@ class MomentEngine:
             total: Value = 0
             inputs = self._inputs
             for ix, x in enumerate(inputs):
+                self._advance(("pair", n), ix / len(inputs))
                 for jx in range(ix, len(inputs)):
                     probs = self._pair(n, ix, jx)
                     w = self._w(_is_exact(probs))
@@ -253,6 +276,7 @@ class MomentEngine:
                     # pair(x, x') is pair(x', x) transposed: count off-diagonal input pairs twice
                     total = total + (term if jx == ix else term + term)
             self._ge2[n] = total
+            self._advance(("pair", n), 1.0)
         return self._ge2[n]
 
     def test_second(self, n_train: int, n_test: int) -> Value:
@@ -278,10 +302,12 @@ class MomentEngine:
 
     def _cross_errors(self, n_common: int, s: int, t: int) -> Value:
         model, K = self.model, self.model.n_classes
+        piece = ("cross", n_common, s, t)
         # backends that compute every pair of test points at once (reduced-state kernels)
         matrix = getattr(self.backend, "cross_error_matrix", None)
         if matrix is not None:
-            M = matrix(model, n_common, s - 1, t - 1, self.classifier)
+            extra = {} if self.meter is None else {"on_progress": self.progress_hook(piece)}
+            M = matrix(model, n_common, s - 1, t - 1, self.classifier, **extra)
             if M is not None:
                 p = np.array([v for row in self._p_float for v in row])
                 return float(p @ np.asarray(M, dtype=float) @ p)
@@ -294,6 +320,7 @@ class MomentEngine:
         total: Value = 0
         seen: dict[tuple[int, int, int, int], Any] = {}
         for a_pos, (ia, xa, ya) in enumerate(points):
+            self._advance(piece, a_pos / len(points))
             start = a_pos if s == t else 0
             for ib, xb, yb in points[start:]:
                 # cross(sigma a, sigma b) = cross(a, b) for every symmetry sigma of the model
@@ -315,6 +342,7 @@ class MomentEngine:
                 # equal fold sizes: cross(a, b) is cross(b, a) transposed, count a != b twice
                 twice = s == t and (ib, yb) != (ia, ya)
                 total = total + (term + term if twice else term)
+        self._advance(piece, 1.0)
         return total
 
     def _paper_errors(self, n_common: int, s: int, t: int) -> Value:
@@ -439,6 +467,15 @@ def estimator_moments(
         Refuse (``InvalidArgument``, naming ``backend="montecarlo"``) when the backend
         estimates a longer computation (``backend.estimated_seconds``); ``None`` disables it.
     **montecarlo:
+        ``progress`` (``None``, ``True`` or ``False``) with ``backend="exact"``: a progress bar on
+        stderr (never stdout) that advances through the costly terms (pair terms of each training
+        size, cross-validation cross terms of each pair of fold sizes) in units of their estimated
+        seconds, after a line with the estimated time and peak memory
+        (:meth:`~momentbound.probability.exact_backend.ExactBackend.work_plan`). ``None`` (default) shows
+        it when stderr is a terminal and the estimate exceeds 2 s; ``True`` always, ``False`` never.
+        GE, hold-out, k-fold and leave-one-out have it; ``StratifiedKFold`` too, in units of its
+        class-count work, its time measured on its first steps (``progress=True`` with another
+        splitter raises ``InvalidArgument``).
         With ``backend="montecarlo"`` only: ``draws``, ``confidence``, ``rng``, ``scheduler``,
         ``workers`` and ``progress`` of
         :func:`~momentbound.estimators.montecarlo.monte_carlo_moments`, which computes the
@@ -488,8 +525,10 @@ def estimator_moments(
                                   "it takes draws, confidence, rng, scheduler, workers and progress")
         options = dict(montecarlo, rng=as_seed(montecarlo.get("rng"), "rng"), max_seconds=max_seconds)
         return monte_carlo_moments(model, N, estimator, classifier=classifier, **options)  # type: ignore[return-value]
+    progress = montecarlo.pop("progress", None)
     if montecarlo:
         raise InvalidArgument(f"options {sorted(montecarlo)} only apply to backend='montecarlo'")
+    check_progress(progress)
     if engine is None:
         engine = make_engine(model, classifier=classifier, backend=backend)
     else:
@@ -527,7 +566,53 @@ def estimator_moments(
                     f"(limit {max_seconds:g} s); use backend='montecarlo' (conditional Monte "
                     "Carlo, confidence intervals), a smaller N, or max_seconds=None to run it anyway"
                 )
-    return _compute(engine, split.N, estimator, covariance)
+    has_plan = getattr(engine.backend, "work_plan", None) is not None
+    if progress and not has_plan:
+        raise InvalidArgument(
+            f"progress applies to backend='exact' and backend='montecarlo', not {engine.backend.name!r}; "
+            "drop progress"
+        )
+    planned = isinstance(estimator, (GE, HoldOut, KFold, LeaveOneOut, StratifiedKFold))
+    if progress and not planned:
+        raise InvalidArgument(
+            "progress with backend='exact' is available for GE, HoldOut, KFold, StratifiedKFold and LeaveOneOut, "
+            f"not {estimator.describe()}; drop progress (or use backend='montecarlo', which has it for every "
+            "splitter)"
+        )
+    if progress is False or not planned or not has_plan:
+        return _compute(engine, split.N, estimator, covariance)
+    label = f"exact {estimator.describe()}, N={split.N}"
+    if isinstance(estimator, StratifiedKFold):
+        from momentbound.exact.stratified import cached_law_bytes
+
+        # the class-count terms have no time estimate: the bar times its first steps, as Monte Carlo does
+        plan = {("stratified", split.N, estimator.v): float(STRATIFIED_UNITS)}
+        bar = ProgressBar(STRATIFIED_UNITS, progress, label, cached_law_bytes(engine.model, split.N),
+                          unit="class-count work units")
+    else:
+        items = _work_plan(engine, split, estimator, covariance)
+        plan = {item.key: max(item.seconds, MIN_TERM_SECONDS) for item in items}
+        total = sum(plan.values())
+        bar = ProgressBar(total, progress, label, max((item.memory for item in items), default=0.0),
+                          unit="exact terms", seconds=total)
+    with bar:
+        engine.meter = WorkMeter(plan, bar)
+        try:
+            return _compute(engine, split.N, estimator, covariance)
+        finally:
+            engine.meter = None
+
+
+def _work_plan(engine: MomentEngine, split: Any, estimator: Estimator, covariance: str) -> list[Any]:
+    """The backend's work items of the terms this call computes (those the engine holds left out)."""
+    folds = split.fold_sizes if isinstance(estimator, (KFold, LeaveOneOut)) and covariance == "exact" else ()
+    items = []
+    for item in engine.backend.work_plan(engine.model, split.N, split.train_sizes, folds, engine.classifier):
+        kind, *rest = item.key
+        cached = rest[0] in engine._ge2 if kind == "pair" else ("exact", split.N, *rest[1:]) in engine._joint
+        if not cached:
+            items.append(item)
+    return items
 
 
 def make_engine(model: CellModel, *, classifier: Any = None, backend: Any = "exact") -> MomentEngine:

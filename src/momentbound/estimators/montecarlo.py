@@ -55,7 +55,6 @@ from momentbound.estimators.simulation import (  # re-exported: the engine's pub
     MIN_DRAWS,
     SCHEDULERS,
     Draws,
-    ProgressBar,
     SimulatedParts,
     Simulation,
     TableModel,
@@ -68,6 +67,7 @@ from momentbound.estimators.simulation import (  # re-exported: the engine's pub
 )
 from momentbound.intervals import Interval
 from momentbound.model.cells import CellModel
+from momentbound.progress import ProgressBar
 
 __all__ = [
     "Draws", "MonteCarloMoments", "Simulation", "SimulatedParts", "monte_carlo_moments", "memory_estimate",

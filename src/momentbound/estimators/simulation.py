@@ -9,7 +9,6 @@ with their intervals; the splitters' own ``simulate`` methods build on :class:`S
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,10 +28,11 @@ from momentbound.splitters.basic import (  # KFold, LeaveOneOut: used by the doc
 )
 from momentbound.intervals import Interval
 from momentbound.model.cells import CellModel
+from momentbound.progress import check_progress
 
 __all__ = [
     "Draws", "Simulation", "SimulatedParts", "TableModel", "check_arguments", "check_scheduler",
-    "fit_scheduler", "interval_plus", "interval_sqrt", "memory_estimate", "ProgressBar",
+    "fit_scheduler", "interval_plus", "interval_sqrt", "memory_estimate",
     "DEFAULT_DRAWS", "MIN_DRAWS", "MAX_MEMORY", "SCHEDULERS",
 ]
 
@@ -70,10 +70,6 @@ class _IidFolds:
 #: per-draw results larger than this (bytes) are refused before any work
 MAX_MEMORY = 4 * 2**30
 
-#: with ``progress=None`` the bar appears when the run is estimated to take longer (seconds)
-PROGRESS_AFTER = 2.0
-
-
 def memory_estimate(n_cells: int, folds: int, draws: int) -> int:
     """Bytes of the per-draw arrays of a run (errors, coin variances, GE and controls per fold and
     draw, the full-data table and its projections, two partitions for repeated splitters) plus one
@@ -83,61 +79,6 @@ def memory_estimate(n_cells: int, folds: int, draws: int) -> int:
     q = n_controls(n_cells)
     per_draw = 8 * (2 * 3 * folds + q + n_cells + 2 * n_table_controls(n_cells) + 10)
     return draws * per_draw + 8 * _CHUNK_ENTRIES * 4
-
-
-class ProgressBar:
-    """A rich progress bar on stderr, started once the first chunk tells how long the run takes."""
-
-    def __init__(self, total: int, mode: bool | None, label: str, memory: int) -> None:
-        self.total, self.mode, self.label, self.memory = total, mode, label, memory
-        self.done = 0
-        self.bar: Any = None
-        self.task: Any = None
-        self.first: tuple[int, float] | None = None
-
-    def __enter__(self) -> "ProgressBar":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-    def _wanted(self, seconds: float) -> bool:
-        if self.mode is not None:
-            return bool(self.mode)
-        import sys
-
-        return sys.stderr is not None and sys.stderr.isatty() and seconds > PROGRESS_AFTER
-
-    def advance(self, r: int) -> None:
-        self.done += r
-        if self.bar is None:
-            if self.mode is False or self.done >= self.total:
-                return
-            if self.first is None:  # the first chunk pays for loading the compiled kernels
-                self.first = (self.done, time.perf_counter())
-                return
-            n0, t0 = self.first
-            seconds = (time.perf_counter() - t0) * (self.total - n0) / max(1, self.done - n0)
-            if not self._wanted(seconds):
-                self.mode = False if self.mode is None else self.mode
-                return
-            import sys
-
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TimeRemainingColumn
-
-            console = Console(file=sys.stderr)
-            console.print(
-                f"{self.label}: {self.total:,} draws, about {seconds:.2g} s and "
-                f"{self.memory / 2**20:.0f} MB"
-            )
-            self.bar = Progress("{task.description}", BarColumn(), "{task.percentage:>3.0f}%",
-                                TimeRemainingColumn(), console=console, transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("draws", total=self.total, completed=self.done)
-            return
-        self.bar.update(self.task, completed=min(self.done, self.total))
 
 
 # ----------------------------------------------------------------------------- validation
@@ -152,8 +93,7 @@ def check_arguments(model: object, N: object, estimator: object, classifier: obj
     if (isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating))
             or not (0 < float(confidence) < 1)):
         raise InvalidArgument(f"confidence must be a number in (0, 1) such as 0.95, got {confidence!r}")
-    if progress not in (None, True, False):
-        raise InvalidArgument(f"progress must be None (automatic), True or False, got {progress!r}")
+    check_progress(progress)
     if not isinstance(rng, np.random.Generator):
         raise InvalidArgument(
             f"rng must be a numpy.random.Generator (e.g. np.random.default_rng(seed)), got {rng!r}"

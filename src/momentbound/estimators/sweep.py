@@ -159,7 +159,7 @@ def sweep(
         rows.append(
             estimator_moments(
                 model, n, est, classifier=classifier, backend=engine.backend, covariance=covariance,
-                engine=engine,
+                engine=engine, progress=False,  # the caller's progress(i, n) reports the sweep
             )
         )
         if progress is not None:

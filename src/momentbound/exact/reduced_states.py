@@ -29,7 +29,7 @@ Arithmetic is float64 (the comparisons of scores stay exact integer comparisons)
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -362,7 +362,7 @@ def _step_block(st: _Setup, totals: tuple[int, ...], sources: list[np.ndarray | 
             lw0, lw1, psplit, thr = np.ones((sizes[0], XV)), np.ones((sizes[1], XV)), 1.0, 0.0
         else:
             lw0, lw1 = prune.agreement_law(0, totals[0]), prune.agreement_law(1, totals[1])
-            psplit, thr = prune.split_prob(totals), prune.thr
+            psplit, thr = prune.split_prob(totals), prune.thr(sum(totals))
         dropped = np.zeros(sizes[0])
         _step_two(out, s0.reshape((sides[0] + 1) ** d, sizes[1], XV) if have0 else dummy,
                   s1.reshape(sizes[0], (sides[1] + 1) ** d, XV) if have1 else dummy,
@@ -438,7 +438,7 @@ class _Pruning:
     """Which states of the two-class sums are skipped, and a bound on what that leaves out.
 
     A state ``D`` of a training set of ``m`` points (class split ``n``, agreement counts on the
-    grid of ``h``) is skipped when ``P[split n] prod_k lw_k(D_k)`` is below :attr:`thr`, ``lw_k``
+    grid of ``h``) is skipped when ``P[split n] prod_k lw_k(D_k)`` is below :meth:`thr`, ``lw_k``
     the law of the agreement counts of ``n_k`` class-``k`` points (the largest over the inputs
     that share a column of ``h``), which bounds the probability that ``m`` iid points have that
     state. A skipped state is read as 0 by the level below; since ``P_m(D) >= p_u P_{m-1}(D - u)``
@@ -447,14 +447,23 @@ class _Pruning:
     term').
     """
 
-    def __init__(self, st: _Setup, n_max: int, thr: float) -> None:
+    def __init__(self, st: _Setup, n_max: int, level_budget: float) -> None:
         self.st = st
-        self.thr = float(thr)
+        self.level_budget = float(level_budget)
         self.level_dropped = 0.0
         self.space = ComponentSpace(st.model.arities, st.inputs)
         self.laws = [class_laws(st.model, self.space, k, n_max, "float") for k in range(st.K)]
         self._log_priors = [math.log(p) if p > 0 else -math.inf for p in st.priors]
         self._agree: dict[tuple[int, int], np.ndarray] = {}
+        self._thr: dict[int, float] = {}
+
+    def thr(self, m: int) -> float:
+        """Threshold of the training sets of ``m`` points: those below it hold at most the level
+        budget under the law of ``m`` iid points."""
+        if m not in self._thr:
+            splits = dict(class_count_splits(self.st.model, m, "float"))
+            self._thr[m] = _threshold(self.laws, splits, self.level_budget)
+        return self._thr[m]
 
     def split_prob(self, totals: tuple[int, ...]) -> float:
         m = sum(totals)
@@ -487,16 +496,21 @@ class _Pruning:
         return self._agree[key]
 
 
-def _threshold(grids: "_CommonGrids", splits: dict[tuple[int, ...], float], budget: float) -> float:
-    """The largest ``thr`` (within a factor 1.1) such that the states of ``C`` with probability
-    below ``thr`` hold at most ``budget`` (two classes; exact sums over the sorted class laws)."""
+def _p_min(model: CellModel) -> float:
+    return min(float(model.p(z, k)) for z in model.inputs() for k in range(model.n_classes) if model.p(z, k) > 0)
+
+
+def _threshold(laws: list[list[np.ndarray]], splits: dict[tuple[int, ...], float], budget: float) -> float:
+    """The largest ``thr`` (within a factor ``e^0.25``) such that the states of a training set
+    (two classes: class split ``(a, b)`` and the per-class laws ``laws[k][n]``) with probability
+    below ``thr`` hold at most ``budget`` (exact sums over the sorted class laws)."""
     rows = []
     for (a, b), w in splits.items():
         if w <= 0:
             continue
-        w0 = grids.arrays(0, a)[0]
+        w0 = np.asarray(laws[0][a], dtype=float).ravel()
         w0 = w0[w0 > 0] * w
-        w1 = np.sort(grids.arrays(1, b)[0])
+        w1 = np.sort(np.asarray(laws[1][b], dtype=float).ravel())
         rows.append((w0, w1, np.concatenate([[0.0], np.cumsum(w1)])))
 
     def dropped(thr: float) -> float:
@@ -508,10 +522,11 @@ def _threshold(grids: "_CommonGrids", splits: dict[tuple[int, ...], float], budg
     top = max((float(r[0].max() * r[1][-1]) for r in rows), default=0.0)
     if budget <= 0 or top <= 0:
         return 0.0
-    lo, hi = -745.0, math.log(top)  # log thr: dropped(exp(lo)) <= budget < dropped(exp(hi)) (or hi keeps all)
-    if dropped(math.exp(hi)) <= budget:
-        return math.exp(hi)
-    while hi - lo > 0.1:
+    hi = math.log(top)
+    lo = max(hi - 120.0, -745.0)
+    if dropped(math.exp(lo)) > budget:
+        return 0.0
+    while hi - lo > 0.25:
         mid = 0.5 * (lo + hi)
         if dropped(math.exp(mid)) <= budget:
             lo = mid
@@ -651,22 +666,26 @@ class CrossErrors:
 
 
 def cross_errors(
-    model: CellModel, n_common: int, n_a: int, n_b: int, clf: NaiveBayes, tail: float = 0.0
+    model: CellModel, n_common: int, n_a: int, n_b: int, clf: NaiveBayes, tail: float = 0.0,
+    on_progress: Callable[[float], None] | None = None,
 ) -> CrossErrors:
     """``M[a, b] = P[err_a(C + B' + b) and err_b(C + A' + a)]`` for every pair of cells.
 
     ``a = (x_a, y_a)`` is a test point whose fold has ``n_a`` other points (``A'``), ``b`` one of
     another fold with ``n_b`` other points (``B'``), ``C`` the ``n_common`` shared training points;
     all iid from ``model``. Cells are ordered input major, class fastest (``CellModel`` order).
-    Float64 (score comparisons are exact integer comparisons).
+    Float64 (score comparisons are exact integer comparisons). ``on_progress(fraction)``, if given,
+    is called with the fraction of the work done (once per class split of ``C``, last with 1).
 
     Parameters
     ----------
     tail:
         Two classes: the states of ``C`` whose probabilities sum to at most ``tail / 2`` are
-        skipped, and so are the states of the larger training sets of the lower recursion that
-        are less probable than the least probable state kept (see :class:`_Pruning`); the bound
-        on what this leaves out is :attr:`CrossErrors.dropped_mass_bound`. ``0`` sums every state.
+        skipped, and so are, at each size ``m`` of the lower recursion, the least probable
+        training sets of ``m`` points holding at most ``tail p_min / (4 r)`` (``p_min`` the
+        smallest cell probability, ``r`` the larger private size; see :class:`_Pruning`). The
+        bound on what this leaves out, computed from the states actually skipped, is
+        :attr:`CrossErrors.dropped_mass_bound` (of order ``tail``). ``0`` sums every state.
 
     Examples
     --------
@@ -688,14 +707,20 @@ def cross_errors(
     if K != 2:
         lv1 = _levels_generic(st, bottom, n_b)
         lv2 = lv1 if symmetric else _levels_generic(st, bottom, n_a)
-        for split, w in splits.items():
+        for i, (split, w) in enumerate(splits.items()):
             if w == 0:
                 continue
-            up = [tuple(n + (i == y) for i, n in enumerate(split)) for y in range(K)]
+            up = [tuple(n + (j == y) for j, n in enumerate(split)) for y in range(K)]
             _sum_split(st, grids, split, w, [lv1[s] for s in up], [lv2[s] for s in up], M, cells)
+            if on_progress is not None:
+                on_progress((i + 1) / len(splits))
         return CrossErrors(M, 0.0)
-    thr = _threshold(grids, splits, tail / 2) if tail > 0 else 0.0
-    prune = _Pruning(st, bottom + max(n_a, n_b) - 1, thr) if thr > 0 else None
+    thr = _threshold(grids.laws, splits, tail / 2) if tail > 0 else 0.0
+    r = max(n_a, n_b)
+    prune = None
+    if tail > 0 and r > 0:
+        # the level drops count twice (symmetric) and 1 / p_min each: tail / 2 in all
+        prune = _Pruning(st, bottom + r - 1, tail * _p_min(model) / (4.0 * r))
     # C split (a, n_common - a) needs h on (a + 1, .) (u of class 0) and (a, .) (u of class 1)
     stream1 = _stream_two_class(st, bottom, n_b, prune)  # h_a: private part B'
     stream2 = stream1 if symmetric else _stream_two_class(st, bottom, n_a, prune)
@@ -711,15 +736,17 @@ def cross_errors(
                 dropped_c += _sum_split(st, grids, split, w, [blk1, prev1],
                                         [blk1, prev1] if symmetric else [blk2, prev2], M, cells, thr)
         prev1, prev2 = blk1, blk2
+        if on_progress is not None:
+            on_progress((a + 1) / (bottom + 1))
     bound = dropped_c
     if prune is not None:
-        p_min = min(float(model.p(z, k)) for z in model.inputs() for k in range(K) if model.p(z, k) > 0)
-        bound += prune.level_dropped * (2.0 if symmetric else 1.0) / p_min
+        bound += prune.level_dropped * (2.0 if symmetric else 1.0) / _p_min(model)
     return CrossErrors(M, bound)
 
 
 def cross_error_matrix(
-    model: CellModel, n_common: int, n_a: int, n_b: int, clf: NaiveBayes
+    model: CellModel, n_common: int, n_a: int, n_b: int, clf: NaiveBayes,
+    on_progress: Callable[[float], None] | None = None,
 ) -> np.ndarray:
     """The matrix of :func:`cross_errors` with every state summed.
 
@@ -735,4 +762,4 @@ def cross_error_matrix(
     >>> M.shape
     (4, 4)
     """
-    return cross_errors(model, n_common, n_a, n_b, clf).matrix
+    return cross_errors(model, n_common, n_a, n_b, clf, on_progress=on_progress).matrix

@@ -321,6 +321,7 @@ def stratified_cv_moments(
     rational_max_n: int = 12,
     terms: ClassCountTerms | None = None,
     tail: float = 1e-13,
+    on_progress: Callable[[float], None] | None = None,
 ) -> StratifiedCVMoments:
     """Exact mean and variance of scikit-learn's ``StratifiedKFold`` CV error of naive Bayes.
 
@@ -352,6 +353,9 @@ def stratified_cv_moments(
         most ``tail`` times the probability that the split is possible, are left out of the sums
         (reported as ``dropped_mass_bound``; the moments move by at most ``2 * tail``); ``0`` sums
         every one. Exact arithmetic always sums every one.
+    on_progress:
+        Called with the fraction of the work done after each class-count vector (the work of a
+        vector ``n`` counted as ``prod_c (n_c + 1)^(2 d)``, the size of its agreement grids).
 
     Returns
     -------
@@ -386,7 +390,10 @@ def stratified_cv_moments(
         fold_second[:] = zero
     pair_total = zero  # sum over i != j of E[HE_i HE_j]
     splits, dropped = likely_class_counts(model, N, mode, tail, splitter.possible)
-    for counts, p_counts in splits:
+    work = np.cumsum([math.prod((c + 1.0) ** (2 * model.d) for c in counts) for counts, _ in splits])
+    for at, (counts, p_counts) in enumerate(splits):
+        if on_progress is not None:
+            on_progress(float(work[at - 1] / work[-1]) if at else 0.0)
         if not splitter.possible(counts):
             continue
         p_ok = p_ok + p_counts
@@ -415,6 +422,8 @@ def stratified_cv_moments(
             pair_total = pair_total + p * g.pair_sum(inv)
             mean = mean + p * ce1
             second = second + p * ce2
+    if on_progress is not None:
+        on_progress(1.0)
     if p_ok == 0:
         raise _impossible(splitter, N)
     mean, second = mean / p_ok, second / p_ok

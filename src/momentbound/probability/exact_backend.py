@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -14,11 +15,26 @@ from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
 from momentbound.probability.base import PredictionBackend, check_classifier, check_count, check_model
 
-__all__ = ["ExactBackend", "ARITHMETICS", "make_exact_backend"]
+__all__ = ["ExactBackend", "ARITHMETICS", "WorkItem", "make_exact_backend"]
 
 ARITHMETICS = ("auto", "rational", "float")
 #: memory limit of the dense matrices of the one-attribute cross terms (bytes)
 CROSS_MEMORY_BYTES = 2 * 2**30
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One costly term of an estimator's exact moments (:meth:`ExactBackend.work_plan`).
+
+    ``key`` names the term as the moment engine computes it: ``("pair", n)`` for the pair terms
+    of ``E[GE_n^2]``, ``("cross", n_common, s, t)`` (``s >= t``) for the cross-validation cross
+    term of two folds of sizes ``s`` and ``t``. ``seconds`` is its estimated time on one core,
+    ``memory`` its estimated peak memory (bytes). Both are rough (within a few times).
+    """
+
+    key: tuple[object, ...]
+    seconds: float
+    memory: float
 
 
 class ExactBackend(PredictionBackend):
@@ -209,15 +225,18 @@ class ExactBackend(PredictionBackend):
     REDUCED_OPS_PER_WORK: ClassVar[float] = 25.0
 
     def cross_error_matrix(
-        self, model: CellModel, n_common: int, n_a: int, n_b: int, classifier: NaiveBayes = NaiveBayes()
+        self, model: CellModel, n_common: int, n_a: int, n_b: int, classifier: NaiveBayes = NaiveBayes(),
+        on_progress: Callable[[float], None] | None = None,
     ) -> np.ndarray | None:
         """``M[a, b] = P[err_a(C + B' + b) and err_b(C + A' + a)]`` for every pair of cells at once
-        (:func:`momentbound.exact.reduced_states.cross_error_matrix`), or ``None`` where the per-pair
+        (:func:`momentbound.exact.reduced_states.cross_errors`, skipping states that hold at most
+        about ``tail``; the bound is kept in :attr:`dropped_mass_bound`), or ``None`` where the per-pair
         :meth:`cross` is the better route (rational arithmetic, the one-attribute fast path, score
         keys beyond int64).
 
         Raises ``InvalidArgument`` (suggesting ``backend='montecarlo'``) when the estimated work
         exceeds ``max_work`` (:data:`REDUCED_OPS_PER_WORK` multiply-adds per unit).
+        ``on_progress(fraction)`` is called as the work advances (see the kernels' function).
         """
         model = check_model(model)
         nc = check_count(n_common, "n_common")
@@ -239,7 +258,9 @@ class ExactBackend(PredictionBackend):
                 "use backend='montecarlo' (estimator moments by conditional Monte Carlo), a smaller N, "
                 "or raise max_work"
             )
-        return reduced_states.cross_error_matrix(model, nc, na, nb, clf)
+        r = reduced_states.cross_errors(model, nc, na, nb, clf, tail=self.tail, on_progress=on_progress)
+        self.dropped_mass_bound = max(self.dropped_mass_bound, r.dropped_mass_bound)
+        return r.matrix
 
     def estimated_cross_seconds(
         self, model: CellModel, N: int, fold_sizes: Sequence[int], clf: NaiveBayes
@@ -253,28 +274,68 @@ class ExactBackend(PredictionBackend):
         ``1.2e-9 n^2.8`` s per term on one core (measured 0.31 s at n = 800 and 13.9 s at
         n = 3200), about ``(n_inputs K)^2 / 2`` terms, ``8 (n + 1)^2`` bytes per matrix.
         """
-        n_total = N
-        if self.mode(model, n_total) != "float":
-            return 0.0
-        if cross1d.applies(model, clf):
-            if len(fold_sizes) < 2:
-                return 0.0
-            n_common = max(N - int(fold_sizes[0]) - int(fold_sizes[1]), 0)
-            if 32.0 * (n_common + 1) ** 2 > CROSS_MEMORY_BYTES:
-                return math.inf  # several dense matrices of this size do not fit: refuse in any case
-            terms = (model.n_inputs * model.n_classes) ** 2 / 2
-            return 1.2e-9 * float(n_common + 1) ** 2.8 * terms
-        if not reduced_states.applies(model, n_total, clf):
-            return 0.0
-        sizes = sorted(set(int(s) for s in fold_sizes))
+        items = self._cross_items(model, N, fold_sizes, clf)
+        if any(item.memory > CROSS_MEMORY_BYTES for item in items if cross1d.applies(model, clf)):
+            return math.inf  # several dense matrices of this size do not fit: refuse in any case
+        return sum(item.seconds for item in items)
+
+    def _cross_items(self, model: CellModel, N: int, fold_sizes: Sequence[int], clf: NaiveBayes) -> list[WorkItem]:
+        """One :class:`WorkItem` per pair of fold sizes (``s >= t``) of the float cross terms."""
+        if self.mode(model, N) != "float" or len(fold_sizes) < 2:
+            return []
+        one_attribute = cross1d.applies(model, clf)
+        if not one_attribute and not reduced_states.applies(model, N, clf):
+            return []
+        sizes = sorted(set(int(s) for s in fold_sizes), reverse=True)
         counts = {s: list(fold_sizes).count(s) for s in sizes}
-        work = 0.0
+        items = []
         for i, s in enumerate(sizes):
             for t in sizes[i:]:
                 if s == t and counts[s] < 2:
                     continue
-                work += reduced_states.work_estimate(model, N - s - t, t - 1, s - 1)
-        return work * reduced_states.NS_PER_OP * 1e-9
+                nc = N - s - t
+                if one_attribute:
+                    terms = (model.n_inputs * model.n_classes) ** 2 / 2
+                    seconds, memory = 1.2e-9 * float(nc + 1) ** 2.8 * terms, 32.0 * (nc + 1) ** 2
+                else:
+                    seconds = reduced_states.work_estimate(model, nc, s - 1, t - 1) * reduced_states.NS_PER_OP * 1e-9
+                    memory = _reduced_memory(model, nc, s - 1, t - 1)
+                items.append(WorkItem(("cross", nc, s, t), seconds, memory))
+        return items
+
+    def work_plan(
+        self, model: CellModel, N: int, train_sizes: Sequence[int], fold_sizes: Sequence[int], clf: NaiveBayes
+    ) -> tuple[WorkItem, ...]:
+        """The costly terms of the exact moments of an estimator that trains on ``train_sizes``
+        (pair terms) and, for cross-validation, has folds of ``fold_sizes`` (cross terms; pass
+        ``()`` otherwise): what :func:`momentbound.estimators.estimator_moments` shows progress in.
+
+        Terms without an estimate (rational arithmetic, the generic engine) count 0 s.
+
+        Examples
+        --------
+        >>> from momentbound.model import second_nb_model
+        >>> plan = ExactBackend().work_plan(second_nb_model(), 40, (35,), (5,) * 8, NaiveBayes())
+        >>> [item.key for item in plan]
+        [('pair', 35), ('cross', 30, 5, 5)]
+        """
+        items = [WorkItem(("pair", n), self.estimated_seconds(model, n, clf), self._pair_memory(model, n, clf))
+                 for n in sorted(set(int(n) for n in train_sizes))]
+        return tuple(items + self._cross_items(model, N, fold_sizes, clf))
+
+    def _pair_memory(self, model: CellModel, n: int, clf: NaiveBayes) -> float:
+        """Rough peak bytes of the pair terms at training size ``n`` (two-class fast path: the class
+        laws of every size up to ``n`` on the component grid, or one DFT window above
+        ``RECURSION_MAX``, plus the score numerators of both inputs)."""
+        if self.estimated_seconds(model, n, clf) == 0.0:
+            return 0.0
+        x0, x1 = (0,) * model.d, (1,) * model.d
+        D = predictions.ComponentSpace(model.arities, (x0, x1)).dim
+        if n > two_class_predictions.TwoClassTables.RECURSION_MAX:
+            from momentbound.exact.dft_laws import dft_window_size
+
+            return 8.0 * 2 * 4 * float(dft_window_size(n, D, self.tail)) ** D
+        return 8.0 * 2 * 4 * float(n + 2) ** (D + 1) / (D + 1)
 
     def overlap(
         self,
@@ -316,6 +377,24 @@ class ExactBackend(PredictionBackend):
 
     def __repr__(self) -> str:
         return f"ExactBackend(arithmetic={self.arithmetic!r}, rational_max_n={self.rational_max_n}, tail={self.tail})"
+
+
+def _reduced_memory(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
+    """Rough peak bytes of :func:`momentbound.exact.reduced_states.cross_error_matrix`: the laws of the
+    shared points (per class and size, with two index arrays per input) and the values of ``h`` on
+    the class splits it holds at once (two classes: one slice per level; more: two whole levels).
+    """
+    K, d, X = model.n_classes, model.d, model.n_inputs
+    V = 1 if K == 2 else K
+    D = predictions.ComponentSpace(model.arities, tuple(model.inputs())).dim
+    laws = 8.0 * K * (2 + 2 * X) * float(n_common + 2) ** (D + 1) / (D + 1)
+    r = max(n_a, n_b)
+    top = n_common + 1 + r
+    if K == 2:
+        held = (r + 2) * (top / 2.0 + 1) ** (2 * d)
+    else:
+        held = 2 * math.comb(top + K - 1, K - 1) * (top / K + 1.0) ** (K * d)
+    return laws + 8.0 * X * V * held * (1 if n_a == n_b else 2)
 
 
 def make_exact_backend(option: str | None) -> ExactBackend:

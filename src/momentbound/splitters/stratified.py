@@ -142,7 +142,8 @@ class StratifiedKFold:
         split = self.split(N)
         check_exact_engine(self, engine, covariance)
         r = stratified_cv_moments(engine.model, N, self.v, classifier=engine.classifier,
-                                  arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N))
+                                  arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N),
+                                  on_progress=engine.progress_hook(("stratified", N, self.v)))
         return ExactParts(r.mean, r.variance + r.mean * r.mean, N - N // self.v, None, self.v, split.fold_sizes,
                           r.fold_variance, r.fold_covariance, split_probability=r.prob_possible)
 
