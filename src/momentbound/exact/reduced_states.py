@@ -64,36 +64,81 @@ def _add_class_step(out, src, gmap, offs, coef):  # pragma: no cover - compiled
                     out[p, g, s, xv] += acc
 
 
+@njit(cache=True, inline="always")
+def _row_range(pmax, smax, base, side, limit):  # pragma: no cover - compiled
+    """First and last position of a grid row (``side`` entries from ``base``) whose value can
+    reach ``limit``: ``pmax`` / ``smax`` are the running maxima from the row's start / end."""
+    lo, hi = 0, side
+    while lo < hi:  # first i with pmax[base + i] >= limit (pmax nondecreasing along the row)
+        mid = (lo + hi) // 2
+        if pmax[base + mid] >= limit:
+            hi = mid
+        else:
+            lo = mid + 1
+    first = lo
+    lo, hi = 0, side
+    while lo < hi:  # first i with smax[base + i] < limit (smax nonincreasing along the row)
+        mid = (lo + hi) // 2
+        if smax[base + mid] >= limit:
+            lo = mid + 1
+        else:
+            hi = mid
+    return first, lo - 1
+
+
 @njit(cache=True, parallel=True)
 def _step_two(out, src0, src1, map0, off0, c0, map1, off1, c1, have0, have1,
-              lw0, lw1, psplit, thr, dropped):  # pragma: no cover - compiled
+              lw0, lw0max, lw1, side1, pmax1, smax1, before1, after1, psplit, thr, dropped):  # pragma: no cover - compiled
     """Two classes, both class steps in one pass: ``out[g0, g1, xv] = sum_sig c0[sig, xv]
     src0[map0[g0] + off0[sig], g1, xv] + c1[sig, xv] src1[g0, map1[g1] + off1[sig], xv]``.
 
     States whose probability bound ``psplit lw0[g0, xv] lw1[g1, xv]`` (the law of a training set
-    of this size) is below ``thr`` are set to 0; their bounds are summed in ``dropped[g0]``.
+    of this size) is below ``thr > 0`` are set to 0 and their bounds are summed in
+    ``dropped[g0]``. Along each row of the class-1 grid (``side1`` entries) only the
+    stretch that can pass is visited (:func:`_row_range` on the running maxima ``pmax1`` /
+    ``smax1`` of ``max_xv lw1``); ``before1`` / ``after1`` hold the row sums of ``lw1`` before /
+    after each entry, for what is left out.
     """
     G0, G1, XV = out.shape
     nsig = off0.shape[0]
+    R1 = G1 // side1
     for g0 in prange(G0):
         b0 = map0[g0]
         drop = 0.0
-        for g1 in range(G1):
-            b1 = map1[g1]
-            for xv in range(XV):
-                pb = psplit * lw0[g0, xv] * lw1[g1, xv]
-                if pb < thr:
-                    out[g0, g1, xv] = 0.0
-                    drop += pb
+        base = psplit * lw0max[g0]
+        for row in range(R1):
+            rb = row * side1
+            lo, hi = 0, side1 - 1
+            if thr > 0.0:
+                if base > 0.0:
+                    lo, hi = _row_range(pmax1, smax1, rb, side1, thr / base)
+                else:
+                    lo, hi = side1, side1 - 1
+                if lo > hi:
+                    for xv in range(XV):
+                        drop += psplit * lw0[g0, xv] * (before1[rb + side1 - 1, xv] + lw1[rb + side1 - 1, xv])
+                    out[g0, rb:rb + side1, :] = 0.0
                     continue
-                acc = 0.0
-                if have0:
-                    for sg in range(nsig):
-                        acc += c0[sg, xv] * src0[b0 + off0[sg], g1, xv]
-                if have1:
-                    for sg in range(nsig):
-                        acc += c1[sg, xv] * src1[g0, b1 + off1[sg], xv]
-                out[g0, g1, xv] = acc
+                for xv in range(XV):
+                    drop += psplit * lw0[g0, xv] * (before1[rb + lo, xv] + after1[rb + hi, xv])
+                out[g0, rb:rb + lo, :] = 0.0
+                out[g0, rb + hi + 1:rb + side1, :] = 0.0
+            for g1 in range(rb + lo, rb + hi + 1):
+                b1 = map1[g1]
+                for xv in range(XV):
+                    pb = psplit * lw0[g0, xv] * lw1[g1, xv]
+                    if pb < thr:
+                        drop += pb
+                        out[g0, g1, xv] = 0.0
+                        continue
+                    acc = 0.0
+                    if have0:
+                        for sg in range(nsig):
+                            acc += c0[sg, xv] * src0[b0 + off0[sg], g1, xv]
+                    if have1:
+                        for sg in range(nsig):
+                            acc += c1[sg, xv] * src1[g0, b1 + off1[sg], xv]
+                    out[g0, g1, xv] = acc
         dropped[g0] += drop
 
 
@@ -127,13 +172,16 @@ def _put_errors(e, ua, ub, x, ga, gb):  # pragma: no cover - compiled
 
 @njit(cache=True, parallel=True)
 def _cross_sum_two(X, d, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, sig,
-                   hA, hB, h2A, h2B, col, weight, M, symmetric, thr, dropped):  # pragma: no cover - compiled
+                   hA, hB, h2A, h2B, col, weight, M, symmetric, thr, dropped,
+                   side1, pmax1, smax1, before1, after1):  # pragma: no cover - compiled
     """Two classes: :func:`_cross_sum` with the class-0 grid index outer (parallel) and the class-1
     one inner.
 
     ``hA`` / ``hB``: ``g(0)`` on the splits ``(a + 1, b)`` / ``(a, b + 1)``, shape ``(states, XU)``;
     ``S1a = (b + 1)^d`` and ``S1b = (b + 2)^d`` are their class-0 strides. States of ``C`` with
-    probability below ``thr`` are skipped; their probabilities are summed in ``dropped[g0]``.
+    probability below ``thr`` are skipped; their probabilities are summed in ``dropped[g0]``
+    (along each row of the class-1 grid only the stretch that can pass is visited, as in
+    :func:`_step_two`).
     """
     n_cells = 2 * X
     rows = np.zeros((G0, n_cells, n_cells))
@@ -142,6 +190,7 @@ def _cross_sum_two(X, d, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1
         if W0 == 0.0:
             continue
         drop = 0.0
+        lo, hi = 0, side1 - 1
         e1 = np.empty((n_cells, n_cells))
         e2 = np.empty((n_cells, n_cells))
         acc = rows[g0]
@@ -153,6 +202,16 @@ def _cross_sum_two(X, d, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1
         for x in range(X):
             rb[x] = P0[g0, x] * S1b
         for g1 in range(G1):
+            if thr > 0.0:
+                pos = g1 % side1
+                if pos == 0:  # a new row of the class-1 grid: its stretch
+                    lo, hi = _row_range(pmax1, smax1, g1, side1, thr / W0)
+                    if lo > hi:
+                        drop += W0 * (before1[g1 + side1 - 1, 0] + w1[g1 + side1 - 1])
+                    else:
+                        drop += W0 * (before1[g1 + lo, 0] + after1[g1 + hi, 0])
+                if pos < lo or pos > hi:
+                    continue
             W = W0 * w1[g1]
             if W < thr or W == 0.0:
                 drop += W
@@ -318,14 +377,15 @@ def _grid_map(side: int, d: int) -> np.ndarray:
     return _MAPS[key]
 
 
-def _top_block(st: _Setup, totals: tuple[int, ...]) -> np.ndarray:
+def _top_block(st: _Setup, totals: tuple[int, ...], buffers: "_Buffers | None" = None) -> np.ndarray:
     """The decision on the per-input grid of one class split: ``(states, X, V)``."""
     K, d = st.K, st.d
     if K == 2 and keys_fit_int64(st.clf.alpha_exact, st.model.arities, sum(totals), K):
         c0, c1 = _grid_coords(totals[0] + 1, d), _grid_coords(totals[1] + 1, d)
         k0, k1 = score_keys(st.clf.alpha_exact, st.model.arities, [int(n) for n in totals],
                             [c0[:, None, :], c1[None, :, :]])
-        out = np.empty((len(c0), len(c1), st.XU))
+        n = len(c0) * len(c1) * st.XU
+        out = (np.empty(n) if buffers is None else buffers.take(n)).reshape(len(c0), len(c1), st.XU)
         _decide_two(out, k0[:, 0].copy(), k1[0, :].copy(),
                     totals[0] > 0, totals[1] > 0, st.clf.ties == "random")
         return out.reshape(len(c0) * len(c1), st.XU, 1)
@@ -342,7 +402,7 @@ def _top_block(st: _Setup, totals: tuple[int, ...]) -> np.ndarray:
 
 
 def _step_block(st: _Setup, totals: tuple[int, ...], sources: list[np.ndarray | None],
-                prune: "_Pruning | None" = None) -> np.ndarray:
+                prune: "_Pruning | None" = None, buffers: "_Buffers | None" = None) -> np.ndarray:
     """``U(totals) = sum_k pi_k sum_sigma q_{k,x}(sigma) U'(totals + e_k)[shifted]``.
 
     Two classes with ``prune``: states below its threshold are set to 0 (see :class:`_Pruning`).
@@ -352,23 +412,26 @@ def _step_block(st: _Setup, totals: tuple[int, ...], sources: list[np.ndarray | 
     sizes = [s**d for s in sides]
     n_states = int(np.prod(sizes))
     if K == 2:
-        out = np.empty((sizes[0], sizes[1], XV))
+        out = (np.empty(n_states * XV) if buffers is None else buffers.take(n_states * XV)).reshape(sizes[0], sizes[1], XV)
         s0, s1 = sources
         c0 = np.ascontiguousarray(np.repeat(st.coef[0], st.V, axis=1))
         c1 = np.ascontiguousarray(np.repeat(st.coef[1], st.V, axis=1))
         dummy = np.zeros((1, 1, XV))
         have0, have1 = s0 is not None and st.priors[0] > 0, s1 is not None and st.priors[1] > 0
         if prune is None:
-            lw0, lw1, psplit, thr = np.ones((sizes[0], XV)), np.ones((sizes[1], XV)), 1.0, 0.0
+            lw0, lw0max, psplit, thr = np.ones((sizes[0], XV)), np.ones(sizes[0]), 1.0, 0.0
+            lw1 = np.ones((sizes[1], XV))
+            rows1 = _row_structure(lw1, sides[1])[1:]
         else:
-            lw0, lw1 = prune.agreement_law(0, totals[0]), prune.agreement_law(1, totals[1])
+            lw0, lw0max = prune.agreement_law(0, totals[0])[:2]
+            lw1, _, *rows1 = prune.agreement_law(1, totals[1])
             psplit, thr = prune.split_prob(totals), prune.thr(sum(totals))
         dropped = np.zeros(sizes[0])
         _step_two(out, s0.reshape((sides[0] + 1) ** d, sizes[1], XV) if have0 else dummy,
                   s1.reshape(sizes[0], (sides[1] + 1) ** d, XV) if have1 else dummy,
                   _grid_map(sides[0], d), st.bits @ _powers(sides[0] + 1, d), c0,
                   _grid_map(sides[1], d), st.bits @ _powers(sides[1] + 1, d), c1, have0, have1,
-                  lw0, lw1, psplit, thr, dropped)
+                  lw0, lw0max, lw1, sides[1], *rows1, psplit, thr, dropped)
         if prune is not None:
             prune.level_dropped += float(dropped.sum())
         return out.reshape(n_states, st.XU, st.V)
@@ -409,14 +472,38 @@ def _levels_generic(st: _Setup, bottom: int, r: int) -> dict[tuple[int, ...], np
     return level
 
 
+class _Buffers:
+    """Flat float buffers of one size, handed out again once released: the stream's slices are
+    large, and allocating them afresh costs a page fault per page every time."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.free: list[np.ndarray] = []
+
+    def take(self, n: int) -> np.ndarray:
+        buf = self.free.pop() if self.free else np.empty(self.size)
+        return buf[:n]
+
+    def give(self, arr: np.ndarray | None) -> None:
+        while arr is not None and arr.base is not None:
+            arr = arr.base
+        if arr is not None and arr.size == self.size:
+            self.free.append(arr)
+
+
 def _stream_two_class(st: _Setup, bottom: int, r: int, prune: "_Pruning | None" = None
                       ) -> Iterator[tuple[int, np.ndarray]]:
     """Two classes: ``(a, h on the split (a, bottom - a))`` for ``a = 0..bottom``, holding one
-    slice per level (level ``l`` holds the split ``(a + l, bottom - a)`` of iteration ``a``)."""
+    slice per level (level ``l`` holds the split ``(a + l, bottom - a)`` of iteration ``a``).
+    The slices above the bottom level live in reused buffers; the bottom ones are yielded and
+    allocated afresh."""
+    top = bottom + r
+    half = top // 2
+    buffers = _Buffers(((half + 1) * (top - half + 1)) ** st.d * st.XU) if r > 0 else None
     slots: list[np.ndarray | None] = [None] * (r + 1)
     for a in range(-r, bottom + 1):
         b = bottom - a
-        cur = _top_block(st, (a + r, b)) if a + r >= 0 else None
+        cur = _top_block(st, (a + r, b), buffers) if a + r >= 0 else None
         for lv in range(r - 1, -1, -1):
             i0 = a + lv
             if i0 < 0:
@@ -424,7 +511,9 @@ def _stream_two_class(st: _Setup, bottom: int, r: int, prune: "_Pruning | None" 
             else:
                 # class 0 added: level lv + 1 at (i0 + 1, b) (this iteration); class 1 added:
                 # level lv + 1 at (i0, b + 1) (previous iteration, still in its slot)
-                nxt = _step_block(st, (i0, b), [cur, slots[lv + 1]], prune)
+                nxt = _step_block(st, (i0, b), [cur, slots[lv + 1]], prune, buffers if lv > 0 else None)
+            if buffers is not None:
+                buffers.give(slots[lv + 1])
             slots[lv + 1] = cur
             cur = nxt
         slots[0] = cur
@@ -454,7 +543,7 @@ class _Pruning:
         self.space = ComponentSpace(st.model.arities, st.inputs)
         self.laws = [class_laws(st.model, self.space, k, n_max, "float") for k in range(st.K)]
         self._log_priors = [math.log(p) if p > 0 else -math.inf for p in st.priors]
-        self._agree: dict[tuple[int, int], np.ndarray] = {}
+        self._agree: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
         self._thr: dict[int, float] = {}
 
     def thr(self, m: int) -> float:
@@ -473,9 +562,10 @@ class _Pruning:
                 lp += n * l - math.lgamma(n + 1)
         return math.exp(lp) if lp > -math.inf else 0.0
 
-    def agreement_law(self, k: int, n: int) -> np.ndarray:
-        """``(states, XU)``: per column of ``h``, the largest over its inputs of the law of the
-        agreement counts of ``n`` class-``k`` points."""
+    def agreement_law(self, k: int, n: int) -> tuple[np.ndarray, ...]:
+        """``lw`` ``(states, XU)``: per column of ``h``, the largest over its inputs of the law of
+        the agreement counts of ``n`` class-``k`` points, followed by its :func:`_row_structure`
+        (rows of side ``n + 1``)."""
         key = (k, n)
         if key not in self._agree:
             st = self.st
@@ -492,8 +582,26 @@ class _Pruning:
                 np.maximum(out[:, c], lx, out=out[:, c])
             if len(self._agree) > 4 * (n + 2):
                 self._agree.pop(next(iter(self._agree)))
-            self._agree[key] = out
+            self._agree[key] = (out,) + _row_structure(out, n + 1)
         return self._agree[key]
+
+
+def _row_structure(lw: np.ndarray, side: int) -> tuple[np.ndarray, ...]:
+    """``(lwmax, pmax, smax, before, after)`` of a law ``lw`` ``(states, XV)`` on a grid whose last
+    coordinate (``side`` values) varies fastest: ``lwmax`` its largest column, ``pmax`` / ``smax``
+    the running maxima of ``lwmax`` from each row's start / end, ``before`` / ``after`` the sums
+    of ``lw`` over the row's entries before / after each entry."""
+    G, XV = lw.shape
+    rows = lw.reshape(G // side, side, XV)
+    lwmax = lw.max(axis=1)
+    m = lwmax.reshape(G // side, side)
+    pmax = np.maximum.accumulate(m, axis=1).ravel()
+    smax = np.maximum.accumulate(m[:, ::-1], axis=1)[:, ::-1].ravel()
+    inc = np.cumsum(rows, axis=1)
+    before = (inc - rows).reshape(G, XV)
+    after = (inc[:, -1:, :] - inc).reshape(G, XV)
+    return (np.ascontiguousarray(lwmax), np.ascontiguousarray(pmax), np.ascontiguousarray(smax),
+            np.ascontiguousarray(before), np.ascontiguousarray(after))
 
 
 def _p_min(model: CellModel) -> float:
@@ -550,6 +658,11 @@ class _CommonGrids:
         self.laws = [class_laws(st.model, self.space, k, self.n_max, "float") for k in range(st.K)]
         self._cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
+    def row_ranges(self, k: int, n: int) -> tuple[np.ndarray, ...]:
+        """:func:`_row_structure` of the law of ``n`` class-``k`` points (rows of side ``n + 1``)."""
+        law = self.arrays(k, n)[0]
+        return _row_structure(law[:, None], n + 1)[1:]
+
     def arrays(self, k: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         key = (k, n)
         if key not in self._cache:
@@ -581,9 +694,11 @@ def _sum_split(st: _Setup, grids: _CommonGrids, split: tuple[int, ...], weight: 
         flat = [blk.reshape(len(blk), st.XU) for blk in h_blocks]
         flat2 = flat if h2_blocks is h_blocks else [blk.reshape(len(blk), st.XU) for blk in h2_blocks]
         dropped = np.zeros(len(w0))
+        rows1 = grids.row_ranges(1, b)
         _cross_sum_two(st.X, d, len(w0), len(w1), w0, w1, P0, Pp0, P1, Pp1, st.bits @ _powers(a + 2, d),
                        st.bits @ _powers(b + 2, d), (b + 1) ** d, (b + 2) ** d, st.sig, flat[0], flat[1],
-                       flat2[0], flat2[1], st.col, float(weight), M, h2_blocks is h_blocks, float(thr), dropped)
+                       flat2[0], flat2[1], st.col, float(weight), M, h2_blocks is h_blocks, float(thr), dropped,
+                       b + 1, *rows1)
         return float(dropped.sum())
     gsize = np.array([len(a[0]) for a in arrs], dtype=np.int64)
     gstart = np.concatenate([[0], np.cumsum(gsize)[:-1]]).astype(np.int64)
@@ -626,25 +741,69 @@ def _split_sum(K: int, m: int, e: float) -> float:
     return float(poly[m]) if m < len(poly) else 0.0
 
 
-def work_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
-    """Multiply-adds of :func:`cross_error_matrix` (the recursions of both private sizes and the
-    sum over the states of ``C``); :data:`NS_PER_OP` converts them to seconds."""
+def _gaussian_states(model: CellModel, n: int, budget: float) -> float:
+    """About how many states of a training set of ``n`` points are kept when the least probable
+    ones holding ``budget`` are skipped: the lattice points of the normal approximation's ellipsoid
+    that holds all but ``budget`` (``inf`` when the approximation degenerates)."""
+    from scipy.special import gammaln
+    from scipy.stats import chi2
+
+    K = model.n_classes
+    space = ComponentSpace(model.arities, tuple(model.inputs()))
+    D = space.dim
+    rows, probs = [], []
+    for z in model.inputs():
+        sig = np.asarray(space.signature(z), dtype=float)
+        for k in range(K):
+            p = float(model.p(z, k))
+            if p > 0:
+                v = np.zeros(K * (1 + D))
+                v[k * (1 + D)] = 1.0
+                v[k * (1 + D) + 1:(k + 1) * (1 + D)] = sig
+                rows.append(v)
+                probs.append(p)
+    V, w = np.array(rows), np.array(probs)
+    mean = w @ V
+    cov = (V * w[:, None]).T @ V - np.outer(mean, mean)
+    lam = np.linalg.eigvalsh(cov)
+    lam = lam[lam > 1e-12 * max(lam.max(), 1e-300)]
+    dim = len(lam)
+    if dim == 0 or n < 1 or budget <= 0:
+        return math.inf
+    r2 = float(chi2.isf(budget, dim))
+    log_vol = (dim / 2) * math.log(math.pi) - gammaln(dim / 2 + 1) + (dim / 2) * math.log(r2)
+    log_vol += 0.5 * (float(np.log(lam).sum()) + dim * math.log(n))
+    return math.exp(log_vol) / math.sqrt(K)
+
+
+def work_estimate(model: CellModel, n_common: int, n_a: int, n_b: int, tail: float = 0.0) -> float:
+    """Multiply-adds of :func:`cross_errors` (the recursions of both private sizes and the sum
+    over the states of ``C``); :data:`NS_PER_OP` converts them to seconds. With ``tail > 0`` (two
+    classes) the states skipped are taken out by a normal approximation of the kept ones."""
     K, d = model.n_classes, model.d
     X = model.n_inputs
     V = 1 if K == 2 else K
     XU = _setup(model, NaiveBayes()).XU
     D = ComponentSpace(model.arities, tuple(model.inputs())).dim
     cells = X * K
+    prune = tail > 0 and K == 2
+    r_max = max(n_a, n_b)
+    level_budget = tail * _p_min(model) / (4.0 * max(r_max, 1)) if prune else 0.0
+
+    def kept(m: int, e: int, budget: float) -> float:
+        """States of ``m`` points visited (dense grid of dimension ``e`` per class)."""
+        total = _split_sum(K, m, e)
+        return min(total, _gaussian_states(model, m, budget)) if prune else total
+
     rec = 0.0
     for r in {n_a, n_b}:
         top = n_common + 1 + r
-        rec += 4.0 * _split_sum(K, top, d) * XU * V  # the decision on the top level
+        rec += _split_sum(K, top, d) * XU * V  # the decision on the top level
         for m in range(n_common + 1, top):
-            rec += _split_sum(K, m, d) * XU * V * K * 2**d
+            rec += kept(m, d, level_budget) * XU * V * K * 2**d
     pairs = cells * cells / (2.0 if n_a == n_b else 1.0)
     gathers = cells * X * (1 if n_a == n_b else 2)
-    # dense grid states of C (zero-probability states are skipped)
-    csum = _split_sum(K, n_common, D) * (gathers * V + pairs)
+    csum = kept(n_common, D, tail / 2) * (gathers * V + pairs)
     return rec + csum
 
 

@@ -248,7 +248,7 @@ class ExactBackend(PredictionBackend):
             return None
         if not reduced_states.applies(model, n_total, clf):
             return None
-        work = reduced_states.work_estimate(model, nc, na, nb)
+        work = reduced_states.work_estimate(model, nc, na, nb, tail=self.tail)
         if work > self.max_work * self.REDUCED_OPS_PER_WORK:
             seconds = work * reduced_states.NS_PER_OP * 1e-9
             raise InvalidArgument(
@@ -298,7 +298,7 @@ class ExactBackend(PredictionBackend):
                     terms = (model.n_inputs * model.n_classes) ** 2 / 2
                     seconds, memory = 1.2e-9 * float(nc + 1) ** 2.8 * terms, 32.0 * (nc + 1) ** 2
                 else:
-                    seconds = reduced_states.work_estimate(model, nc, s - 1, t - 1) * reduced_states.NS_PER_OP * 1e-9
+                    seconds = reduced_states.work_estimate(model, nc, s - 1, t - 1, tail=self.tail) * reduced_states.NS_PER_OP * 1e-9
                     memory = _reduced_memory(model, nc, s - 1, t - 1)
                 items.append(WorkItem(("cross", nc, s, t), seconds, memory))
         return items
