@@ -11,7 +11,7 @@ Witness: at the largest exact size, a vectorised numpy simulation of real 10-fol
 baseline of ``bench_montecarlo_vs_simulation.py``, ``ties="first"``, ``alpha = 0``): E[CE] and
 Var(CE) must agree within 4 standard errors.
 
-Run: PYTHONPATH=src .venv/bin/python benchmarks/bench_multiattr.py [--quick] [--pieces] [--sim R]
+Run: PYTHONPATH=src .venv/bin/python benchmarks/bench_multiattr.py [--quick] [--large] [--pieces] [--sim R]
 """
 
 from __future__ import annotations
@@ -53,18 +53,29 @@ def models():
 
 
 def run_one(model: str, N: int, splitter: str, ties: str) -> None:
-    """Child process: one exact estimator_moments call; prints one JSON line."""
-    from momentbound.estimators import KFold, LeaveOneOut, estimator_moments
+    """Child process: one exact estimator_moments call (or, ``splitter="sweep"``, every fold count
+    2..N through one engine); prints one JSON line."""
+    from momentbound.estimators import KFold, LeaveOneOut, estimator_moments, sweep
     from momentbound.exact import NaiveBayes
+    from momentbound.probability.exact_backend import ExactBackend
 
     m = models()[model]()
-    est = LeaveOneOut() if splitter == "loo" else KFold(int(splitter))
+    backend = ExactBackend(max_work=math.inf)  # the run is asked for: no work refusal
     wall, cpu = time.perf_counter(), time.process_time()
-    r = estimator_moments(m, N, est, classifier=NaiveBayes(ties=ties), max_seconds=None)
+    if splitter == "sweep":
+        res = sweep(m, "folds", list(range(2, N + 1)), N=N, classifier=NaiveBayes(ties=ties), backend=backend)
+        rows = {int(v): row for v, row in zip(res.values, res.rows)}
+        r = rows[10]
+        extra = {"folds": len(rows), "variance_by_folds": {v: float(rows[v].variance) for v in (2, 5, 10, 20, 50, N)}}
+    else:
+        est = LeaveOneOut() if splitter == "loo" else KFold(int(splitter))
+        r = estimator_moments(m, N, est, classifier=NaiveBayes(ties=ties), backend=backend, max_seconds=None)
+        extra = {}
     out = {"model": model, "N": N, "splitter": splitter, "ties": ties,
            "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu,
            "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6,
-           "mean": float(r.mean), "variance": float(r.variance), "fold_covariance": float(r.fold_covariance)}
+           "mean": float(r.mean), "variance": float(r.variance), "fold_covariance": float(r.fold_covariance),
+           "dropped_mass_bound": backend.dropped_mass_bound, **extra}
     print(json.dumps(out), flush=True)
 
 
@@ -77,7 +88,10 @@ def child(model: str, N: int, splitter: str, ties: str = "first") -> dict:
     out = json.loads(res.stdout.strip().splitlines()[-1])
     print(f"{model:10s} N={N:4d} {splitter:>4s} ties={ties:6s} wall {out['wall']:7.1f} s  cpu {out['cpu']:7.1f} s  "
           f"peak {out['rss_gb']:.2f} GB  E={out['mean']:.10f} Var={out['variance']:.6e} "
-          f"Cov={out['fold_covariance']:.6e}  (load {os.getloadavg()[0]:.1f})", flush=True)
+          f"Cov={out['fold_covariance']:.6e}  dropped <= {out['dropped_mass_bound']:.1g}  "
+          f"(load {os.getloadavg()[0]:.1f})", flush=True)
+    if "variance_by_folds" in out:
+        print(f"  sweep over {out['folds']} fold counts; Var(CE) by folds: {out['variance_by_folds']}", flush=True)
     return out
 
 
@@ -159,6 +173,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="smaller sizes (about a minute)")
     ap.add_argument("--pieces", action="store_true", help="time single cross terms and extrapolate the sweeps")
     ap.add_argument("--sim", type=int, default=200_000, help="simulated datasets of the witness")
+    ap.add_argument("--large", action="store_true",
+                    help="also run every fold count 2..100 at N = 100 and 10-fold at N = 200 (about 10-20 minutes)")
     ap.add_argument("--one", nargs=4, metavar=("MODEL", "N", "SPLITTER", "TIES"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -177,6 +193,9 @@ def main() -> None:
     child("222-skew", 25, "loo", "first")
     child("3class", 30, "5", "random")
     simulate(100, 10, args.sim, 2026)
+    if args.large:
+        child("2x2x2", 100, "sweep", "random")
+        simulate(200, 10, args.sim, 2027)
     if args.pieces:
         pieces()
 
