@@ -293,6 +293,22 @@ class _Bins:
     prob: np.ndarray
 
 
+#: the control coefficients are fitted on at most this many draws of each half
+_FIT_DRAWS = 100_000
+
+
+def _halves(R: int) -> tuple[tuple[slice, slice], tuple[slice, slice]]:
+    """``(fit, use)`` pairs: the controls fitted on one half of the draws are used on the other."""
+    half = R // 2
+    a, b = slice(0, half), slice(half, R)
+    return (a, b), (b, a)
+
+
+def _fit_rows(part: slice) -> slice:
+    """The first ``_FIT_DRAWS`` draws of ``part`` (all of it when smaller)."""
+    return slice(part.start, min(part.stop, part.start + _FIT_DRAWS))
+
+
 class _Stats:
     """Point estimates and CLT intervals from per-draw values.
 
@@ -316,10 +332,11 @@ class _Stats:
         if controls is not None:
             from momentbound.classifiers._nb_kernel import gram, psd_inverse
 
-            half = R // 2
-            halves = (slice(0, half), slice(half, R))
             fitted = []
-            for (fit, use), blk in zip((halves, halves[::-1]), bins):
+            for (fit, use), blk in zip(_halves(R), bins):
+                # the coefficients from at most _FIT_DRAWS draws of the half (their error adds a
+                # fraction q / _FIT_DRAWS to the residual variance)
+                fit = _fit_rows(fit)
                 Z = controls[fit]
                 n = Z.shape[0]
                 # centred Gram matrix without a centred copy of the draws, in one compiled pass
@@ -351,6 +368,8 @@ class _Stats:
         """Mean of ``y`` minus its control part, and the standard error of that estimate."""
         if self.controls is None:
             return float(y.mean()), float(y.std(ddof=1)) / math.sqrt(self.R)
+        from momentbound.classifiers._nb_kernel import residuals
+
         resid = np.empty_like(y)
         for fit, use, gram_inv, Z, blk in self.controls:
             yf = y[fit] - y[fit].mean()
@@ -359,7 +378,7 @@ class _Stats:
                 g = np.concatenate([g, np.bincount(blk.index[fit], weights=yf, minlength=blk.prob.size + 1)[1:]])
             beta = gram_inv @ g
             q = Z.shape[1]
-            resid[use] = y[use] - np.einsum("ri,i->r", Z[use], beta[:q])
+            residuals(y, Z, beta[:q], use.start, use.stop, resid)
             if blk is not None:
                 b = beta[q:]
                 resid[use] -= np.concatenate([[0.0], b])[blk.index[use]] - float(blk.prob @ b)
@@ -451,12 +470,11 @@ def _projection_bins(T: np.ndarray, N: int, p: np.ndarray, target: np.ndarray, f
 
 
 def _table_controls(T: np.ndarray, N: int, p: np.ndarray, target: np.ndarray) -> tuple[_Bins | None, _Bins | None]:
-    """Bins of a projection of the full-data tables ``T`` built from each half of the draws (the
-    ``bins`` of :class:`_Stats`; ``docs/mathematics.md``, "Monte Carlo control variates")."""
-    half = T.shape[0] // 2
-    a = _projection_bins(T, N, p, target, slice(0, half))
-    b = _projection_bins(T, N, p, target, slice(half, T.shape[0]))
-    return a, b
+    """Bins of a projection of the full-data tables ``T`` built from each half of the draws (at most
+    ``_FIT_DRAWS`` of them; the ``bins`` of :class:`_Stats`; ``docs/mathematics.md``, "Monte Carlo
+    control variates")."""
+    (a, _), (b, _) = _halves(T.shape[0])
+    return (_projection_bins(T, N, p, target, _fit_rows(a)), _projection_bins(T, N, p, target, _fit_rows(b)))
 
 
 def n_table_controls(n_cells: int) -> int:
