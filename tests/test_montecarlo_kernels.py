@@ -224,3 +224,44 @@ def test_psd_inverse_fits_like_the_pseudo_inverse():
     assert np.abs(fit - want).max() < 1e-6 * np.abs(want).max()
     full = rng.random((50, 4))
     assert np.allclose(psd_inverse(full.T @ full), np.linalg.inv(full.T @ full))
+
+
+def test_alias_tables_hold_every_count_table_with_its_multinomial_probability():
+    """The alias table of the fold tables: every table of n points once, and the probability the
+    alias draw gives each (``prob[j] / M`` plus the rejected mass of the slots aliased to it) equals
+    the exact multinomial probability (rational arithmetic)."""
+    from fractions import Fraction
+
+    from momentbound.classifiers._nb_kernel import alias_tables
+    from momentbound.moments.enumeration import count_tables, multinomial_pmf
+
+    probs = [Fraction(1, 10), Fraction(3, 10), Fraction(0), Fraction(1, 5), Fraction(2, 5)]
+    n = 6
+    tables, prob, alias = alias_tables(tuple(float(x) for x in probs), n)
+    want = {tuple(int(c) for c in t): multinomial_pmf(t, probs) for t in count_tables(len(probs), n)}
+    M = len(want)
+    assert tables.shape == (M, len(probs)) and len({tuple(t) for t in tables.tolist()}) == M
+    drawn = prob / M
+    np.add.at(drawn, alias, (1.0 - prob) / M)
+    for row, x in zip(tables.tolist(), drawn):
+        assert abs(x - float(want[tuple(row)])) < 1e-15
+    # a table with a point in the empty cell is never drawn
+    assert all(x == 0.0 for row, x in zip(tables.tolist(), drawn) if row[2] > 0)
+
+
+def test_alias_drawn_folds_have_the_multinomial_law():
+    """Folds drawn through the alias table (small folds) against the exact cell moments of
+    Multinomial(s, p): the full-data table's mean and covariance, within 5 standard errors."""
+    from momentbound.classifiers._nb_kernel import aliased
+
+    m = TableModel(TWO_BY_TWO, NaiveBayes(ties="first"))
+    sizes = (3, 3, 2)
+    assert all(aliased(s, m.p.size) for s in sizes)
+    R = 100_000
+    *_, T = _draws(m, sizes, R, 9)
+    N, p = sum(sizes), m.p
+    mean_se = np.sqrt(N * p * (1 - p) / R)
+    assert np.max(np.abs(T.mean(axis=0) - N * p) / mean_se) < 5
+    cov = np.cov(T.T)
+    want = N * (np.diag(p) - np.outer(p, p))
+    assert np.max(np.abs(cov - want)) < 5 * np.sqrt(2 * N**2 / R) * p.max()

@@ -14,6 +14,9 @@ and the exact GE of its classifier, and the control variates of ``docs/mathemati
 
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy as np
 from numba import njit
 
@@ -183,9 +186,103 @@ def inverted(n: int, n_cells: int) -> bool:
     return n < 4 * n_cells
 
 
+#: a fold of ``n`` points over ``C`` cells is drawn from an alias table of all its
+#: ``comb(n + C - 1, C - 1)`` count tables when there are at most this many (one uniform a fold)
+ALIAS_TABLES = 60_000
+
+
+def aliased(n: int, n_cells: int) -> bool:
+    """Whether a fold of ``n`` points is drawn from the alias table of its count tables."""
+    return math.comb(n + n_cells - 1, n_cells - 1) <= ALIAS_TABLES
+
+
 @njit(cache=True)
-def _cv_kernel(rng, U, starts, R, sizes, p, cum, guide, w, arities, digits, n_marg, K, pa, qa, first,
-               E, Cv, GE, Z, Tout):
+def _compositions(n, out):
+    """Every count table of ``n`` points over ``out.shape[1]`` cells, one a row."""
+    C = out.shape[1]
+    t = np.zeros(C, dtype=np.int64)
+    t[0] = n
+    row = 0
+    while True:
+        for c in range(C):
+            out[row, c] = t[c]
+        row += 1
+        j = C - 2  # the last non-empty cell before the last one
+        while j >= 0 and t[j] == 0:
+            j -= 1
+        if j < 0:
+            return row
+        t[j] -= 1
+        tail = t[C - 1]
+        t[C - 1] = 0
+        t[j + 1] = tail + 1
+
+
+@njit(cache=True)
+def _vose(pmf, prob, alias):
+    """Walker's alias table of ``pmf`` (Vose's construction): draw ``j`` uniform, keep it with
+    probability ``prob[j]``, else take ``alias[j]``."""
+    M = pmf.shape[0]
+    scaled = pmf * M
+    small = np.empty(M, dtype=np.int64)
+    large = np.empty(M, dtype=np.int64)
+    ns = 0
+    nl = 0
+    for j in range(M):
+        if scaled[j] < 1.0:
+            small[ns] = j
+            ns += 1
+        else:
+            large[nl] = j
+            nl += 1
+    while ns > 0 and nl > 0:
+        ns -= 1
+        a = small[ns]
+        nl -= 1
+        b = large[nl]
+        prob[a] = scaled[a]
+        alias[a] = b
+        scaled[b] = (scaled[b] + scaled[a]) - 1.0
+        if scaled[b] < 1.0:
+            small[ns] = b
+            ns += 1
+        else:
+            large[nl] = b
+            nl += 1
+    for k in range(nl):
+        prob[large[k]] = 1.0
+        alias[large[k]] = large[k]
+    for k in range(ns):  # only rounding leaves these
+        prob[small[k]] = 1.0
+        alias[small[k]] = small[k]
+
+
+@functools.lru_cache(maxsize=32)
+def alias_tables(p: tuple[float, ...], n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All count tables of ``n`` points over the cells of ``p`` (``(M, C)``), and the alias table
+    (``prob``, ``alias``) of their multinomial probabilities (from log-gamma, normalised)."""
+    from scipy.special import gammaln
+
+    C = len(p)
+    M = math.comb(n + C - 1, C - 1)
+    tables = np.empty((M, C), dtype=np.int64)
+    _compositions(n, tables)
+    pp = np.asarray(p, dtype=float)
+    logp = np.log(np.where(pp > 0, pp, 1.0))
+    logpmf = gammaln(n + 1) - gammaln(tables + 1).sum(axis=1) + tables @ logp
+    logpmf[(tables[:, pp <= 0] > 0).any(axis=1)] = -np.inf  # a point in an empty cell
+    pmf = np.exp(logpmf - logpmf.max())
+    pmf /= pmf.sum()
+    prob = np.empty(M)
+    alias = np.empty(M, dtype=np.int64)
+    _vose(pmf, prob, alias)
+    small = tables.astype(np.uint8) if n <= 255 else tables.astype(np.int32)
+    return small, prob, alias
+
+
+@njit(cache=True)
+def _cv_kernel(rng, U, starts, R, sizes, p, cum, guide, atab, aprob, alias, aoff, acnt, w, arities, digits,
+               n_marg, K, pa, qa, first, E, Cv, GE, Z, Tout):
     v = sizes.shape[0]
     C = p.shape[0]
     n_inputs = digits.shape[0]
@@ -207,7 +304,16 @@ def _cv_kernel(rng, U, starts, R, sizes, p, cum, guide, w, arities, digits, n_ma
         for c in range(C):
             T[c] = 0
         for i in range(v):
-            _multinomial(rng, sizes[i], p, cum, guide, U[r, starts[i]:starts[i + 1]], F[i])
+            M = acnt[i]
+            if M > 0:  # one uniform: a count table from the alias table of the fold's size
+                x = U[r, starts[i]] * M
+                j = min(int(x), M - 1)
+                o = aoff[i]
+                row = o + j if x - j < aprob[o + j] else o + alias[o + j]
+                for c in range(C):
+                    F[i, c] = atab[row, c]
+            else:
+                _multinomial(rng, sizes[i], p, cum, guide, U[r, starts[i]:starts[i + 1]], F[i])
             for c in range(C):
                 T[c] += F[i, c]
         for c in range(C):
@@ -277,16 +383,43 @@ def cv_draws(layout: Layout, p: np.ndarray, w: np.ndarray, sizes: tuple[int, ...
     R = E.shape[0]
     pp = np.ascontiguousarray(p, dtype=np.float64)
     cum = np.cumsum(pp)
-    # uniforms of the folds drawn by inversion, in bulk (faster than one call per point)
-    counts = [s if inverted(s, pp.size) else 0 for s in sizes]
+    C = pp.size
+    # per fold: its alias table (one uniform), else inversion of s uniforms or binomials (none)
+    tabs, probs, aliases, aoff, acnt, counts, offset = [], [], [], [], [], [], 0
+    built: dict[int, int] = {}
+    for s in sizes:
+        if aliased(s, C):
+            if s not in built:
+                t, pr, al = alias_tables(tuple(float(x) for x in pp), int(s))
+                built[s] = offset
+                tabs.append(t)
+                probs.append(pr)
+                aliases.append(al)
+                offset += t.shape[0]
+            aoff.append(built[s])
+            acnt.append(math.comb(s + C - 1, C - 1))
+            counts.append(1)
+        else:
+            aoff.append(0)
+            acnt.append(0)
+            counts.append(s if inverted(s, C) else 0)
+    if tabs:
+        atab = np.concatenate(tabs) if len(tabs) > 1 else tabs[0]
+        if len({t.dtype for t in tabs}) > 1:
+            atab = atab.astype(np.int32)
+        aprob = np.concatenate(probs)
+        alias = np.concatenate(aliases)
+    else:
+        atab, aprob, alias = np.zeros((1, C), dtype=np.uint8), np.ones(1), np.zeros(1, dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    U = rng.random((R, int(starts[-1])))
+    U = rng.random((R, int(starts[-1])))  # the uniforms of the folds, in bulk (faster than one call each)
     # guide[b]: the first cell c with cum[c] > b / G, so that u in [b/G, (b+1)/G) starts there; with
     # 64 buckets per cell most buckets lie inside one cell and the search ends at once
-    G = 64 * pp.size
-    guide = np.minimum(np.searchsorted(cum, np.arange(G) / G, side="right"), pp.size - 1).astype(np.int64)
+    G = 64 * C
+    guide = np.minimum(np.searchsorted(cum, np.arange(G) / G, side="right"), C - 1).astype(np.int64)
     L = layout
-    _cv_kernel(rng, U, starts, R, np.asarray(sizes, dtype=np.int64), pp, cum, guide,
+    _cv_kernel(rng, U, starts, R, np.asarray(sizes, dtype=np.int64), pp, cum, guide, atab, aprob, alias,
+               np.asarray(aoff, dtype=np.int64), np.asarray(acnt, dtype=np.int64),
                np.ascontiguousarray(w, dtype=np.float64), L.arities, L.digits, L.n_marg, L.K,
                L.pa, L.qa, L.first, E, Cv, GE, Z, T)
 
