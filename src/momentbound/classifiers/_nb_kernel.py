@@ -218,6 +218,16 @@ def _compositions(n, out):
         t[j + 1] = tail + 1
 
 
+@njit(cache=True, inline="always")
+def _sort_slot(j, scaled, small, large, ns, nl):
+    """Push slot ``j`` on the stack of under-full (``scaled < 1``) or of full slots."""
+    if scaled[j] < 1.0:
+        small[ns] = j
+        return ns + 1, nl
+    large[nl] = j
+    return ns, nl + 1
+
+
 @njit(cache=True)
 def _vose(pmf, prob, alias):
     """Walker's alias table of ``pmf`` (Vose's construction): draw ``j`` uniform, keep it with
@@ -229,12 +239,7 @@ def _vose(pmf, prob, alias):
     ns = 0
     nl = 0
     for j in range(M):
-        if scaled[j] < 1.0:
-            small[ns] = j
-            ns += 1
-        else:
-            large[nl] = j
-            nl += 1
+        ns, nl = _sort_slot(j, scaled, small, large, ns, nl)
     while ns > 0 and nl > 0:
         ns -= 1
         a = small[ns]
@@ -243,12 +248,7 @@ def _vose(pmf, prob, alias):
         prob[a] = scaled[a]
         alias[a] = b
         scaled[b] = (scaled[b] + scaled[a]) - 1.0
-        if scaled[b] < 1.0:
-            small[ns] = b
-            ns += 1
-        else:
-            large[nl] = b
-            nl += 1
+        ns, nl = _sort_slot(b, scaled, small, large, ns, nl)
     for k in range(nl):
         prob[large[k]] = 1.0
         alias[large[k]] = large[k]
