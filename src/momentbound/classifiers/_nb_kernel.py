@@ -9,7 +9,8 @@ of class ``k`` at input ``x`` is ``N_k prod_j (qa A_jk + pa) prod_{i != k} den_i
 :func:`cv_draws` draws ``R`` sets of independent fold tables ``F_i ~ Multinomial(s_i, p)`` from a
 ``numpy.random.Generator`` and returns, per draw, each fold's expected error count, coin variance
 and the exact GE of its classifier, and the control variates of ``docs/mathematics.md``
-("Monte Carlo control variates"), all with known mean zero.
+("Monte Carlo control variates"), all with known mean zero. A fold with few possible count tables
+(:func:`aliased`) is drawn with one uniform from the alias table of all of them (:func:`alias_tables`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["Layout", "predict_tables", "cv_draws", "inverted", "n_controls", "gram", "psd_inverse", "residuals"]
+__all__ = [
+    "Layout", "predict_tables", "cv_draws", "inverted", "aliased", "alias_tables", "n_controls", "gram",
+    "psd_inverse", "residuals", "bin_sums",
+]
 
 
 class Layout:
@@ -519,3 +523,22 @@ def residuals(y: np.ndarray, Z: np.ndarray, beta: np.ndarray, lo: int, hi: int, 
     """``out[r] = y[r] - Z[r] . beta`` for ``lo <= r < hi``, single-threaded (see :func:`gram`)."""
     _residuals(np.ascontiguousarray(y, dtype=np.float64), np.ascontiguousarray(Z, dtype=np.float64),
                np.ascontiguousarray(beta, dtype=np.float64), int(lo), int(hi), out)
+
+
+@njit(cache=True)
+def _bin_sums(Z, w, index, out_z, out_w):
+    for r in range(Z.shape[0]):
+        b = index[r]
+        out_w[b] += w[r]
+        for j in range(Z.shape[1]):
+            out_z[b, j] += Z[r, j] * w[r]
+
+
+def bin_sums(Z: np.ndarray, w: np.ndarray, index: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted sums by bin ``index`` (``0 .. bins - 1``) of the rows of ``Z`` (``sum_r w_r Z_r``,
+    ``(bins, q)``) and of the weights ``w`` (``(bins,)``), in one single-threaded pass."""
+    out_z = np.zeros((bins, Z.shape[1]))
+    out_w = np.zeros(bins)
+    _bin_sums(np.ascontiguousarray(Z, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64),
+              np.ascontiguousarray(index, dtype=np.int64), out_z, out_w)
+    return out_z, out_w

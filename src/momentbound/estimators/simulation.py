@@ -330,7 +330,7 @@ class _Stats:
         self.z = NormalDist().inv_cdf(0.5 + confidence / 2)
         self.controls: list[tuple[slice, slice, np.ndarray, np.ndarray, _Bins | None]] | None = None
         if controls is not None:
-            from momentbound.classifiers._nb_kernel import gram, psd_inverse
+            from momentbound.classifiers._nb_kernel import bin_sums, gram, psd_inverse
 
             fitted = []
             for (fit, use), blk in zip(_halves(R), bins):
@@ -346,9 +346,8 @@ class _Stats:
                 centred = G - n * np.outer(zbar, zbar)
                 if blk is not None:  # indicator blocks from bin counts (the constant shift drops out)
                     idx, nb = blk.index[fit], blk.prob.size
-                    cnt = np.bincount(idx, minlength=nb + 1)[1:].astype(float)
-                    sums = np.stack([np.bincount(idx, weights=Z[:, j], minlength=nb + 1)[1:]
-                                     for j in range(Z.shape[1])])
+                    sums, cnt = bin_sums(Z, np.ones(n), idx, nb + 1)
+                    sums, cnt = sums[1:].T, cnt[1:]
                     cross = sums - np.outer(zbar, cnt)
                     centred = np.block([[centred, cross], [cross.T, np.diag(cnt) - np.outer(cnt, cnt) / n]])
                     raw = np.concatenate([raw, cnt])
@@ -368,14 +367,18 @@ class _Stats:
         """Mean of ``y`` minus its control part, and the standard error of that estimate."""
         if self.controls is None:
             return float(y.mean()), float(y.std(ddof=1)) / math.sqrt(self.R)
-        from momentbound.classifiers._nb_kernel import residuals
+        from momentbound.classifiers._nb_kernel import bin_sums, residuals
 
         resid = np.empty_like(y)
         for fit, use, gram_inv, Z, blk in self.controls:
             yf = y[fit] - y[fit].mean()
-            g = np.einsum("ri,r->i", Z[fit], yf)
+            # Z^T yf (and the bins' sums of yf) in one pass: all draws in bin 0 without indicator bins
+            index = blk.index[fit] if blk is not None else np.zeros(yf.size, dtype=np.int64)
+            nb = blk.prob.size if blk is not None else 0
+            zy, by = bin_sums(Z[fit], yf, index, nb + 1)
+            g = zy.sum(axis=0)
             if blk is not None:
-                g = np.concatenate([g, np.bincount(blk.index[fit], weights=yf, minlength=blk.prob.size + 1)[1:]])
+                g = np.concatenate([g, by[1:]])
             beta = gram_inv @ g
             q = Z.shape[1]
             residuals(y, Z, beta[:q], use.start, use.stop, resid)
