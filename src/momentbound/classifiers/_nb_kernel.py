@@ -261,7 +261,7 @@ def _vose(pmf, prob, alias):
         alias[small[k]] = small[k]
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=16)
 def alias_tables(p: tuple[float, ...], n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """All count tables of ``n`` points over the cells of ``p`` (``(M, C)``), and the alias table
     (``prob``, ``alias``) of their multinomial probabilities (from log-gamma, normalised)."""
