@@ -318,8 +318,8 @@ class _Stats:
 
     ``controls`` (optional, ``(R, q)``) are per-draw control variates with known mean zero. The
     estimates subtract ``Z beta``, cross-fitted: ``beta`` is the least-squares coefficient fitted
-    on the other half of the draws, so it is independent of the controls it multiplies and the
-    estimate stays unbiased (fitting on the same draws biases it by ``O(q / R)``, which is many
+    on the other half of the draws (its first ``_FIT_DRAWS``), so it is independent of the controls
+    it multiplies and the estimate stays unbiased (fitting on the same draws biases it by ``O(q / R)``, which is many
     standard errors when the controls explain most of the noise). The interval uses the standard
     deviation of the residuals ``y - Z beta`` (``docs/mathematics.md``, "Monte Carlo control
     variates"). ``bins = (B_a, B_b)`` adds indicator controls built from the first (``B_a``) and
