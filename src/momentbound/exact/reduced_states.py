@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numba import njit, prange
@@ -783,7 +783,7 @@ def work_estimate(model: CellModel, n_common: int, n_a: int, n_b: int, tail: flo
     K, d = model.n_classes, model.d
     X = model.n_inputs
     V = 1 if K == 2 else K
-    XU = _setup(model, NaiveBayes()).XU
+    XU = 1 if n_a == n_b == 0 else _setup(model, NaiveBayes()).XU  # no recursion: one column (see cross_errors)
     D = ComponentSpace(model.arities, tuple(model.inputs())).dim
     cells = X * K
     prune = tail > 0 and K == 2
@@ -856,6 +856,10 @@ def cross_errors(
     if not 0 <= tail < 1:
         raise ValueError(f"tail must be in [0, 1), got {tail!r}")
     st = _setup(model, clf)
+    if n_a == 0 and n_b == 0:
+        # no private points: h is the decision itself, the same function of the agreement counts
+        # for every input, so one column serves all (fewer bytes per lookup of the sum over C)
+        st = replace(st, XU=1, col=np.zeros(st.X, dtype=np.int64), coef=np.ascontiguousarray(st.coef[:, :, :1]))
     K = st.K
     cells = st.X * K
     bottom = n_common + 1

@@ -88,10 +88,16 @@ def estimator_runner(model: Any, *, ties: str, backend: str) -> "tuple[Callable[
     from momentbound.exact import NaiveBayes
 
     classifier = NaiveBayes(ties=ties)
+    if backend == "exact":
+        import math
+
+        from momentbound.probability.exact_backend import ExactBackend
+
+        backend = ExactBackend(max_work=math.inf)  # type: ignore[assignment]
     engine = make_engine(model, classifier=classifier, backend=backend)
 
     def run(N: int, estimator: Any, **kw: Any) -> Any:
-        # a study's grid is its own, documented scale: no per-call time limit
+        # a study's grid is its own, documented scale: no per-call time or work limit
         return estimator_moments(model, N, estimator, classifier=classifier, backend=backend, engine=engine,
                                  max_seconds=None, **kw)
 

@@ -7,11 +7,12 @@ against the number of folds at ``N = 100`` (the paper reports the best E + Std a
 ``N = 5000``).
 
 The exact 2x2x2 cross-validation cross term (reduced states, docs/mathematics.md, section 'The
-multi-attribute cross term') costs about a minute of CPU per fold-size pair at ``N = 100``, so a
-sweep over the folds is long and the registered ``nb_cv`` run uses the conditional Monte Carlo
-backend (:func:`~momentbound.estimators.montecarlo.monte_carlo_moments`, ``backend="montecarlo"``);
-``nb_size`` is exact for 10-fold CV up to ``cv_exact_max_N`` and for the hold-out up to
-``exact_max_N``, Monte Carlo above. Monte Carlo curves are point
+multi-attribute cross term') costs seconds to a minute of CPU per fold-size pair at ``N = 100``;
+the registered ``nb_cv`` run is exact (without the printed Lemma 2 curve, whose overlap terms are
+the slow part here), and ``backend="montecarlo"`` (conditional Monte Carlo,
+:func:`~momentbound.estimators.montecarlo.monte_carlo_moments`) runs larger grids. ``nb_size`` is
+exact for 10-fold CV up to ``cv_exact_max_N`` and for the hold-out up to ``exact_max_N``, Monte
+Carlo above. Monte Carlo curves are point
 estimates with confidence intervals (``<column>_lower``/``<column>_upper``); the claims are judged
 with the intervals (:class:`~momentbound.studies.result.Verdict` ``INCONCLUSIVE`` when they
 overlap), and a small exact run at ``check_N`` cross-checks the intervals.
@@ -271,8 +272,8 @@ def nb_cv_study(
     if N != paper_N:
         notes.insert(0,
             f"the paper uses N = {paper_N}; this run uses N = {N} (backend {sources[0].backend}); the exact "
-            f"2x2x2 cross-validation covariance terms grow steeply with N (about a minute of CPU per fold-size "
-            f"pair at N = 100 on this machine); backend 'montecarlo' runs a whole sweep at N = {paper_N} faster",
+            f"2x2x2 cross-validation covariance terms grow steeply with N (seconds to a minute of CPU per "
+            f"fold-size pair at N = 100 on a 2-core machine)",
         )
     title = (
         f"Figs. 20-24: cross-validation of 2x2x2 naive Bayes, N = {N} (paper: {paper_N}), class-1 cells 0.1, "
