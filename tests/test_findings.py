@@ -1,7 +1,7 @@
 """Every number stated in docs/findings.md is what the code computes, to the stated precision.
 
 The cheap numbers are recomputed here in the default run (exact moments, bounds, the bird
-exponent). The Monte Carlo numbers of Figs. 20-25 come from the recorded ``reproduce all`` run
+exponent). The numbers of Figs. 20-25 come from the recorded ``reproduce`` runs
 whose generated report is docs/studies.md: the default run checks that the page quotes that
 report faithfully, and the slow run recomputes them with the same seeds (the Monte Carlo
 backend draws each point from ``default_rng([seed, N, v])``, so a subset reproduces the run).
@@ -251,14 +251,10 @@ def test_equal_cells_holdout_is_exactly_one_half() -> None:
 # (page text, the generated docs/studies.md's text of the same number)
 _FROM_STUDIES = [
     ("0.0659 s", "0.0659 s"), ("0.0717 s", "0.0717 s"), ("10.5 s", "N=1000: 10.5 s"),
-    ("74 s", "computed in 73.9 s"), ("93 s", "computed in 93.0 s"),
-    ("15 exact values", "14 of 15 exact values"),
-    ("0.44105", "0.44105"), ("0.42473", "0.42473"),
-    ("0.0030983", "0.0030983"), ("0.0030892", "0.0030892"), ("0.0031074", "0.0031074"),
-    ("0.50092", "0.50092"), ("0.50082", "0.50082"), ("0.50102", "0.50102"),
-    ("0.50208", "0.50208"), ("0.50198", "0.50198"), ("0.50217", "0.50217"),
-    ("0.0052061", "0.0052061"), ("0.0051986", "0.0051986"), ("0.0052136", "0.0052136"),
-    ("0.0054661", "0.0054661"), ("0.0054580", "[0.005458,"), ("0.0054743", "0.0054743"),
+    ("189 s", "computed in 189.2 s"), ("44 s", "computed in 44.3 s"),
+    ("0.44107", "0.44107"), ("0.42471", "0.42471"), ("0.0030935", "minimum 0.0030935"),
+    ("0.5009", "minimum 0.5009 at"), ("0.0052022", "minimum 0.0052022"),
+    ("0.0054633", "0.0054633"), ("5.0%", "5.0186%"),
     ("0.70918", "CV 0.70918"), ("0.70763", "0.70763"),
     ("-0.0015", "-0.001544"), ("0.0029", "0.0028697"), ("0.40000", "E[CE] 0.4 [0.4"),
 ]
@@ -274,30 +270,24 @@ def test_page_quotes_the_recorded_run(page: str, studies: str) -> None:
     assert f"{value:.{decimals}f}" == text, (page, studies)
 
 
-_MC_CV = {  # folds: (column, estimate, lower, upper) as on the page
-    4: (("variance", "0.0052061", "0.0051986", "0.0052136"),),
-    5: (
-        ("fold_covariance", "0.0030983", "0.0030892", "0.0031074"),
-        ("mean_plus_std", "0.50208", "0.50198", "0.50217"),
-    ),
-    10: (
-        ("variance", "0.0054661", "0.0054580", "0.0054743"),
-        ("mean_plus_std", "0.50092", "0.50082", "0.50102"),
-    ),
+_EXACT_CV = {  # folds: (column, value as on the page)
+    2: (("mean", "0.44107"),),
+    4: (("variance", "0.0052022"),),
+    5: (("fold_covariance", "0.0030935"),),
+    10: (("variance", "0.0054633"), ("mean_plus_std", "0.5009")),
+    100: (("mean", "0.42471"),),
 }
 
-
 @pytest.mark.slow
-def test_monte_carlo_cv_at_N100_recomputed() -> None:
+def test_exact_cv_at_N100_recomputed() -> None:
     from momentbound.model import second_nb_model
-    from momentbound.studies.nb_cv import mc_cv_frame
+    from momentbound.studies.cv import cv_frame
 
-    df, _ = mc_cv_frame(second_nb_model(), 100, sorted(_MC_CV), draws=400_000, seed=2026)
+    df, _ = cv_frame(second_nb_model(), 100, sorted(_EXACT_CV), backend="exact", paper_lemma=False)
     df = df.set_index("folds")
-    for folds, rows in _MC_CV.items():
-        for col, *texts in rows:
-            for suffix, text in zip(("", "_lower", "_upper"), texts):
-                _as_stated(df.loc[folds, col + suffix], text)
+    for folds, rows in _EXACT_CV.items():
+        for col, text in rows:
+            _as_stated(df.loc[folds, col], text)
 
 
 @pytest.mark.slow
@@ -313,7 +303,7 @@ def test_monte_carlo_size_study_recomputed() -> None:
     _as_stated(df.loc[10, "he_mean_plus_std"], "0.70763")
     _as_stated(df.loc[10, "gap_mean_plus_std"], "-0.0015")
     _as_stated(df.loc[100, "gap_mean_plus_std"], "0.0231")
-    _as_stated(df.loc[200, "gap_mean_plus_std"], "0.0252")
+    _as_stated(df.loc[200, "gap_mean_plus_std"], "0.0253")
 
 
 # --------------------------------------------------------------------------- every number is covered
@@ -325,7 +315,7 @@ _NOT_COMPUTED = {
     "0.5",  # the paper's "just under 0.5"
     "0.1", "0.3", "0.4",  # priors and the Bayes error of the models
     "1/5", "3/10", "1/2",  # cells of the models, E[HE] = 1/2 (checked in the equal-cells test)
-    "400,000", "100,000", "95%",  # Monte Carlo draws and interval level
+    "100,000", "95%",  # Monte Carlo draws and interval level
     "40-50%",  # the paper's claimed best split
     "2026-11-25",  # date of the recorded timing run
 }
