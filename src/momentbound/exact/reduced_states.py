@@ -87,19 +87,26 @@ def _row_range(pmax, smax, base, side, limit):  # pragma: no cover - compiled
 
 
 @njit(cache=True, parallel=True)
-def _step_two(out, src0, src1, map0, off0, c0, map1, off1, c1, have0, have1,
+def _step_two(out, src0, src1, map0, off0, c0, rowbase1, off1, c1, have0, have1,
               lw0, lw0max, lw1, side1, pmax1, smax1, before1, after1, psplit, thr, dropped):  # pragma: no cover - compiled
     """Two classes, both class steps in one pass: ``out[g0, g1, xv] = sum_sig c0[sig, xv]
-    src0[map0[g0] + off0[sig], g1, xv] + c1[sig, xv] src1[g0, map1[g1] + off1[sig], xv]``.
+    src0[map0[g0] + off0[sig], g1, xv] + c1[sig, xv] src1[g0, map1[g1] + off1[sig], xv]``, with
+    ``map1[g1] = rowbase1[g1 // side1] + g1 % side1`` (a row of the class-1 grid is contiguous in
+    the larger grid too). The arrays are flat (C order); the sums run along grid rows, so each
+    is a contiguous multiply-add the compiler vectorises.
 
     States whose probability bound ``psplit lw0[g0, xv] lw1[g1, xv]`` (the law of a training set
     of this size) is below ``thr > 0`` are set to 0 and their bounds are summed in
-    ``dropped[g0]``. Along each row of the class-1 grid (``side1`` entries) only the
-    stretch that can pass is visited (:func:`_row_range` on the running maxima ``pmax1`` /
-    ``smax1`` of ``max_xv lw1``); ``before1`` / ``after1`` hold the row sums of ``lw1`` before /
-    after each entry, for what is left out.
+    ``dropped[g0]``. Along each row of the class-1 grid (``side1`` entries) only the stretch that
+    can pass is computed (:func:`_row_range` on the running maxima ``pmax1`` / ``smax1`` of
+    ``max_xv lw1``); ``before1`` / ``after1`` hold the row sums of ``lw1`` before / after each
+    entry, for what is left out.
     """
     G0, G1, XV = out.shape
+    out_f = out.reshape(-1)
+    s0_f = src0.reshape(-1)
+    s1_f = src1.reshape(-1)
+    G1p = src1.shape[1]
     nsig = off0.shape[0]
     R1 = G1 // side1
     for g0 in prange(G0):
@@ -123,22 +130,29 @@ def _step_two(out, src0, src1, map0, off0, c0, map1, off1, c1, have0, have1,
                     drop += psplit * lw0[g0, xv] * (before1[rb + lo, xv] + after1[rb + hi, xv])
                 out[g0, rb:rb + lo, :] = 0.0
                 out[g0, rb + hi + 1:rb + side1, :] = 0.0
-            for g1 in range(rb + lo, rb + hi + 1):
-                b1 = map1[g1]
-                for xv in range(XV):
-                    pb = psplit * lw0[g0, xv] * lw1[g1, xv]
-                    if pb < thr:
-                        drop += pb
-                        out[g0, g1, xv] = 0.0
-                        continue
-                    acc = 0.0
-                    if have0:
-                        for sg in range(nsig):
-                            acc += c0[sg, xv] * src0[b0 + off0[sg], g1, xv]
-                    if have1:
-                        for sg in range(nsig):
-                            acc += c1[sg, xv] * src1[g0, b1 + off1[sg], xv]
-                    out[g0, g1, xv] = acc
+            o = (g0 * G1 + rb) * XV
+            for xv in range(XV):
+                for j in range(lo, hi + 1):
+                    out_f[o + j * XV + xv] = 0.0
+                if have0:
+                    for sg in range(nsig):
+                        c = c0[sg, xv]
+                        s = ((b0 + off0[sg]) * G1 + rb) * XV + xv
+                        for j in range(lo, hi + 1):
+                            out_f[o + j * XV + xv] += c * s0_f[s + j * XV]
+                if have1:
+                    for sg in range(nsig):
+                        c = c1[sg, xv]
+                        s = (g0 * G1p + rowbase1[row] + off1[sg]) * XV + xv
+                        for j in range(lo, hi + 1):
+                            out_f[o + j * XV + xv] += c * s1_f[s + j * XV]
+                if thr > 0.0:
+                    l0 = psplit * lw0[g0, xv]
+                    for j in range(lo, hi + 1):
+                        pb = l0 * lw1[rb + j, xv]
+                        if pb < thr:
+                            drop += pb
+                            out_f[o + j * XV + xv] = 0.0
         dropped[g0] += drop
 
 
@@ -430,7 +444,7 @@ def _step_block(st: _Setup, totals: tuple[int, ...], sources: list[np.ndarray | 
         _step_two(out, s0.reshape((sides[0] + 1) ** d, sizes[1], XV) if have0 else dummy,
                   s1.reshape(sizes[0], (sides[1] + 1) ** d, XV) if have1 else dummy,
                   _grid_map(sides[0], d), st.bits @ _powers(sides[0] + 1, d), c0,
-                  _grid_map(sides[1], d), st.bits @ _powers(sides[1] + 1, d), c1, have0, have1,
+                  _grid_map(sides[1], d)[::sides[1]].copy(), st.bits @ _powers(sides[1] + 1, d), c1, have0, have1,
                   lw0, lw0max, lw1, sides[1], *rows1, psplit, thr, dropped)
         if prune is not None:
             prune.level_dropped += float(dropped.sum())
