@@ -62,3 +62,15 @@ def test_law_memory_estimate_counts_the_cached_grids():
 def test_accuracy_against_GE_N_refuses_dense_tables_beyond_the_limit(estimator):
     with pytest.raises(InvalidArgument, match="backend='montecarlo'"):
         estimator_accuracy(ONE, 100_000, estimator)
+
+
+def test_sweep_passes_max_seconds_to_every_point():
+    from momentbound.estimators import sweep
+
+    # 2x2x2 at N = 30: the cross terms take a second or so; a limit of a millisecond refuses
+    # them before any work, and None runs them (the same values as one call)
+    with pytest.raises(InvalidArgument, match="max_seconds=None"):
+        sweep(second_nb_model(), "folds", [3], N=30, max_seconds=1e-3)
+    res = sweep(second_nb_model(), "folds", [3], N=30, max_seconds=None)
+    one = estimator_moments(second_nb_model(), 30, KFold(3), max_seconds=None)
+    assert res.rows[0].variance == one.variance

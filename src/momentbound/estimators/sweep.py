@@ -17,6 +17,7 @@ import numpy as np
 from momentbound.errors import InvalidArgument
 from momentbound.splitters.basic import GE, Estimator, HoldOut, KFold, LeaveOneOut, check_size
 from momentbound.estimators.from_predictions import (
+    MAX_SECONDS,
     EstimatorMoments,
     MomentEngine,
     check_arguments,
@@ -104,6 +105,7 @@ def sweep(
     covariance: str = "exact",
     progress: Callable[[int, int], None] | None = None,
     engine: MomentEngine | None = None,
+    max_seconds: float | None = MAX_SECONDS,
     **montecarlo: Any,
 ) -> SweepResult:
     """Estimator moments over hold-out test sizes, numbers of folds, or dataset sizes.
@@ -127,6 +129,10 @@ def sweep(
         Called as ``progress(done, total)`` after each row (the CLI draws a progress bar with it).
     engine:
         A shared :class:`MomentEngine` (built from ``classifier``/``backend`` when omitted).
+    max_seconds:
+        Exact backends: each point is refused (before any work) when its estimated time exceeds
+        this, as in :func:`~momentbound.estimators.from_predictions.estimator_moments`; ``None``
+        runs every point.
     **montecarlo:
         With ``backend="montecarlo"``: ``draws``, ``confidence``, ``scheduler``, ``workers`` of
         :func:`~momentbound.estimators.montecarlo.monte_carlo_moments` and ``seed`` (an integer
@@ -160,6 +166,7 @@ def sweep(
             estimator_moments(
                 model, n, est, classifier=classifier, backend=engine.backend, covariance=covariance,
                 engine=engine, progress=False,  # the caller's progress(i, n) reports the sweep
+                max_seconds=max_seconds,
             )
         )
         if progress is not None:
