@@ -28,6 +28,7 @@ Arithmetic is float64 (the comparisons of scores stay exact integer comparisons)
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -550,12 +551,12 @@ class _Pruning:
     term').
     """
 
-    def __init__(self, st: _Setup, n_max: int, level_budget: float) -> None:
+    def __init__(self, st: _Setup, level_budget: float, laws: list[list[np.ndarray]]) -> None:
         self.st = st
         self.level_budget = float(level_budget)
         self.level_dropped = 0.0
         self.space = ComponentSpace(st.model.arities, st.inputs)
-        self.laws = [class_laws(st.model, self.space, k, n_max, "float") for k in range(st.K)]
+        self.laws = laws  # per class, the laws of n = 0.. points up to the largest level stepped
         self._log_priors = [math.log(p) if p > 0 else -math.inf for p in st.priors]
         self._agree: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
         self._thr: dict[int, float] = {}
@@ -755,13 +756,10 @@ def _split_sum(K: int, m: int, e: float) -> float:
     return float(poly[m]) if m < len(poly) else 0.0
 
 
-def _gaussian_states(model: CellModel, n: int, budget: float) -> float:
-    """About how many states of a training set of ``n`` points are kept when the least probable
-    ones holding ``budget`` are skipped: the lattice points of the normal approximation's ellipsoid
-    that holds all but ``budget`` (``inf`` when the approximation degenerates)."""
-    from scipy.special import gammaln
-    from scipy.stats import chi2
-
+@functools.lru_cache(maxsize=32)
+def _state_spread(model: CellModel) -> np.ndarray:
+    """Positive eigenvalues of the covariance of one point's contribution to the reduced state
+    (class indicator and, within its class, the component signature)."""
     K = model.n_classes
     space = ComponentSpace(model.arities, tuple(model.inputs()))
     D = space.dim
@@ -780,7 +778,18 @@ def _gaussian_states(model: CellModel, n: int, budget: float) -> float:
     mean = w @ V
     cov = (V * w[:, None]).T @ V - np.outer(mean, mean)
     lam = np.linalg.eigvalsh(cov)
-    lam = lam[lam > 1e-12 * max(lam.max(), 1e-300)]
+    return lam[lam > 1e-12 * max(lam.max(), 1e-300)]
+
+
+def _gaussian_states(model: CellModel, n: int, budget: float) -> float:
+    """About how many states of a training set of ``n`` points are kept when the least probable
+    ones holding ``budget`` are skipped: the lattice points of the normal approximation's ellipsoid
+    that holds all but ``budget`` (``inf`` when the approximation degenerates)."""
+    from scipy.special import gammaln
+    from scipy.stats import chi2
+
+    K = model.n_classes
+    lam = _state_spread(model)
     dim = len(lam)
     if dim == 0 or n < 1 or budget <= 0:
         return math.inf
@@ -877,7 +886,11 @@ def cross_errors(
     K = st.K
     cells = st.X * K
     bottom = n_common + 1
-    grids = _CommonGrids(st, n_common)
+    r = max(n_a, n_b)
+    steps = K == 2 and tail > 0 and r > 0  # the recursion's levels are pruned too
+    # one set of class laws: the shared points' (n <= n_common) and the pruned levels' (up to
+    # bottom + r - 1)
+    grids = _CommonGrids(st, bottom + r - 1 if steps else n_common)
     M = np.zeros((cells, cells))
     symmetric = n_a == n_b
     splits = dict(class_count_splits(model, n_common, "float"))
@@ -893,11 +906,10 @@ def cross_errors(
                 on_progress((i + 1) / len(splits))
         return CrossErrors(M, 0.0)
     thr = _threshold(grids.laws, splits, tail / 2) if tail > 0 else 0.0
-    r = max(n_a, n_b)
     prune = None
-    if tail > 0 and r > 0:
+    if steps:
         # the level drops count twice (symmetric) and 1 / p_min each: tail / 2 in all
-        prune = _Pruning(st, bottom + r - 1, tail * _p_min(model) / (4.0 * r))
+        prune = _Pruning(st, tail * _p_min(model) / (4.0 * r), grids.laws)
     # C split (a, n_common - a) needs h on (a + 1, .) (u of class 0) and (a, .) (u of class 1)
     stream1 = _stream_two_class(st, bottom, n_b, prune)  # h_a: private part B'
     stream2 = stream1 if symmetric else _stream_two_class(st, bottom, n_a, prune)
