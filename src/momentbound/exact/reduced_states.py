@@ -176,81 +176,85 @@ def _decide_two(out, key0, key1, present0, present1, random):  # pragma: no cove
                 out[g0, g1, xv] = v
 
 
-@njit(cache=True, inline="always")
-def _put_errors(e, ua, ub, x, ga, gb):  # pragma: no cover - compiled
-    """Errors of the cells ``(x, 0)`` and ``(x, 1)`` from ``g(0)`` at ``C + u`` (rows ``ua``, ``ub``)."""
-    e[ua, 2 * x] = 1.0 - ga
-    e[ua, 2 * x + 1] = ga
-    e[ub, 2 * x] = 1.0 - gb
-    e[ub, 2 * x + 1] = gb
-
-
-@njit(cache=True, parallel=True)
-def _cross_sum_two(X, d, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, sig,
+@njit(cache=True, parallel=True, fastmath=True)
+def _cross_sum_two(X, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, sig,
                    hA, hB, h2A, h2B, col, weight, M, symmetric, thr, dropped,
                    side1, pmax1, smax1, before1, after1):  # pragma: no cover - compiled
-    """Two classes: :func:`_cross_sum` with the class-0 grid index outer (parallel) and the class-1
-    one inner.
+    """Two classes: :func:`_cross_sum` with the class-0 grid index outer (parallel) and the rows of
+    the class-1 grid inner, each row one pass of contiguous multiply-adds.
 
     ``hA`` / ``hB``: ``g(0)`` on the splits ``(a + 1, b)`` / ``(a, b + 1)``, shape ``(states, XU)``;
     ``S1a = (b + 1)^d`` and ``S1b = (b + 2)^d`` are their class-0 strides. States of ``C`` with
     probability below ``thr`` are skipped; their probabilities are summed in ``dropped[g0]``
     (along each row of the class-1 grid only the stretch that can pass is visited, as in
-    :func:`_step_two`).
+    :func:`_step_two`). Per row, ``F[y, yu, xu, x, j] = err of cell (x, y) at C + (xu, yu)`` is
+    gathered for the row's entries ``j``, then ``M[t, u] += sum_j W_j F[t at u]_j F'[u at t]_j``.
     """
     n_cells = 2 * X
+    R1 = G1 // side1
     rows = np.zeros((G0, n_cells, n_cells))
     for g0 in prange(G0):
         W0 = weight * w0[g0]
         if W0 == 0.0:
             continue
         drop = 0.0
-        lo, hi = 0, side1 - 1
-        e1 = np.empty((n_cells, n_cells))
-        e2 = np.empty((n_cells, n_cells))
         acc = rows[g0]
+        Wv = np.empty(side1)
+        F = np.empty((2, 2, X, X, side1))
+        F2 = F if symmetric else np.empty((2, 2, X, X, side1))
         ra = np.empty((X, X), dtype=np.int64)
-        rb = np.empty(X, dtype=np.int64)
+        rb = np.empty((X, X), dtype=np.int64)
         for xu in range(X):
             for x in range(X):
                 ra[xu, x] = (Pp0[g0, x] + offp0[sig[xu, x]]) * S1a
-        for x in range(X):
-            rb[x] = P0[g0, x] * S1b
-        for g1 in range(G1):
+                rb[xu, x] = P0[g0, x] * S1b + offp1[sig[xu, x]]
+        for row in range(R1):
+            base = row * side1
+            lo, hi = 0, side1 - 1
             if thr > 0.0:
-                pos = g1 % side1
-                if pos == 0:  # a new row of the class-1 grid: its stretch
-                    lo, hi = _row_range(pmax1, smax1, g1, side1, thr / W0)
-                    if lo > hi:
-                        drop += W0 * (before1[g1 + side1 - 1, 0] + w1[g1 + side1 - 1])
-                    else:
-                        drop += W0 * (before1[g1 + lo, 0] + after1[g1 + hi, 0])
-                if pos < lo or pos > hi:
+                lo, hi = _row_range(pmax1, smax1, base, side1, thr / W0)
+                if lo > hi:
+                    drop += W0 * (before1[base + side1 - 1, 0] + w1[base + side1 - 1])
                     continue
-            W = W0 * w1[g1]
-            if W < thr or W == 0.0:
-                drop += W
-                continue
+                drop += W0 * (before1[base + lo, 0] + after1[base + hi, 0])
+            L = hi - lo + 1
+            first = base + lo
+            for j in range(L):
+                W = W0 * w1[first + j]
+                if W < thr:
+                    drop += W
+                    W = 0.0
+                Wv[j] = W
             for xu in range(X):
                 for x in range(X):
-                    sg = sig[xu, x]
-                    ia = ra[xu, x] + P1[g1, x]
-                    ib = rb[x] + Pp1[g1, x] + offp1[sg]
-                    ua = 2 * xu
-                    ub = 2 * xu + 1
                     cx = col[x]
-                    # e1[u, t]: err of cell t = (x, y) looked up at C + u
-                    _put_errors(e1, ua, ub, x, hA[ia, cx], hB[ib, cx])
+                    a0 = ra[xu, x]
+                    b0 = rb[xu, x]
+                    for j in range(L):
+                        ga = hA[a0 + P1[first + j, x], cx]
+                        gb = hB[b0 + Pp1[first + j, x], cx]
+                        F[0, 0, xu, x, j] = 1.0 - ga
+                        F[1, 0, xu, x, j] = ga
+                        F[0, 1, xu, x, j] = 1.0 - gb
+                        F[1, 1, xu, x, j] = gb
                     if not symmetric:
-                        _put_errors(e2, ua, ub, x, h2A[ia, cx], h2B[ib, cx])
-            if symmetric:
-                for t in range(n_cells):
-                    for u in range(t, n_cells):
-                        acc[t, u] += W * e1[u, t] * e1[t, u]
-            else:
-                for t in range(n_cells):
-                    for u in range(n_cells):
-                        acc[t, u] += W * e1[u, t] * e2[t, u]
+                        for j in range(L):
+                            ga = h2A[a0 + P1[first + j, x], cx]
+                            gb = h2B[b0 + Pp1[first + j, x], cx]
+                            F2[0, 0, xu, x, j] = 1.0 - ga
+                            F2[1, 0, xu, x, j] = ga
+                            F2[0, 1, xu, x, j] = 1.0 - gb
+                            F2[1, 1, xu, x, j] = gb
+            for t in range(n_cells):
+                x, y = t // 2, t % 2
+                for u in range(t if symmetric else 0, n_cells):
+                    xu, yu = u // 2, u % 2
+                    fa = F[y, yu, xu, x]    # error of t at C + u
+                    fb = F2[yu, y, x, xu]   # error of u at C + t
+                    s = 0.0
+                    for j in range(L):
+                        s += Wv[j] * fa[j] * fb[j]
+                    acc[t, u] += s
         dropped[g0] += drop
     total = rows.sum(axis=0)
     for t in range(n_cells):
@@ -710,7 +714,7 @@ def _sum_split(st: _Setup, grids: _CommonGrids, split: tuple[int, ...], weight: 
         flat2 = flat if h2_blocks is h_blocks else [blk.reshape(len(blk), st.XU) for blk in h2_blocks]
         dropped = np.zeros(len(w0))
         rows1 = grids.row_ranges(1, b)
-        _cross_sum_two(st.X, d, len(w0), len(w1), w0, w1, P0, Pp0, P1, Pp1, st.bits @ _powers(a + 2, d),
+        _cross_sum_two(st.X, len(w0), len(w1), w0, w1, P0, Pp0, P1, Pp1, st.bits @ _powers(a + 2, d),
                        st.bits @ _powers(b + 2, d), (b + 1) ** d, (b + 2) ** d, st.sig, flat[0], flat[1],
                        flat2[0], flat2[1], st.col, float(weight), M, h2_blocks is h_blocks, float(thr), dropped,
                        b + 1, *rows1)
