@@ -176,6 +176,19 @@ def _decide_two(out, key0, key1, present0, present1, random):  # pragma: no cove
                 out[g0, g1, xv] = v
 
 
+@njit(cache=True, inline="always")
+def _gather_row(F, hA, hB, a0, b0, P1, Pp1, first, L, xu, x, cx):  # pragma: no cover - compiled
+    """``F[y, yu, xu, x, j]``: the error of cell ``(x, y)`` at ``C + (xu, yu)`` along one row of
+    ``L`` entries of the class-1 grid (``g(0)`` read from ``hA`` for ``yu = 0``, ``hB`` for 1)."""
+    for j in range(L):
+        ga = hA[a0 + P1[first + j, x], cx]
+        gb = hB[b0 + Pp1[first + j, x], cx]
+        F[0, 0, xu, x, j] = 1.0 - ga
+        F[1, 0, xu, x, j] = ga
+        F[0, 1, xu, x, j] = 1.0 - gb
+        F[1, 1, xu, x, j] = gb
+
+
 @njit(cache=True, parallel=True, fastmath=True)
 def _cross_sum_two(X, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, sig,
                    hA, hB, h2A, h2B, col, weight, M, symmetric, thr, dropped,
@@ -230,21 +243,9 @@ def _cross_sum_two(X, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, 
                     cx = col[x]
                     a0 = ra[xu, x]
                     b0 = rb[xu, x]
-                    for j in range(L):
-                        ga = hA[a0 + P1[first + j, x], cx]
-                        gb = hB[b0 + Pp1[first + j, x], cx]
-                        F[0, 0, xu, x, j] = 1.0 - ga
-                        F[1, 0, xu, x, j] = ga
-                        F[0, 1, xu, x, j] = 1.0 - gb
-                        F[1, 1, xu, x, j] = gb
+                    _gather_row(F, hA, hB, a0, b0, P1, Pp1, first, L, xu, x, cx)
                     if not symmetric:
-                        for j in range(L):
-                            ga = h2A[a0 + P1[first + j, x], cx]
-                            gb = h2B[b0 + Pp1[first + j, x], cx]
-                            F2[0, 0, xu, x, j] = 1.0 - ga
-                            F2[1, 0, xu, x, j] = ga
-                            F2[0, 1, xu, x, j] = 1.0 - gb
-                            F2[1, 1, xu, x, j] = gb
+                        _gather_row(F2, h2A, h2B, a0, b0, P1, Pp1, first, L, xu, x, cx)
             for t in range(n_cells):
                 x, y = t // 2, t % 2
                 for u in range(t if symmetric else 0, n_cells):
