@@ -16,7 +16,7 @@ import pytest
 
 from momentbound import CellModel
 from momentbound.errors import InvalidArgument
-from momentbound.estimators import KFold, LeaveOneOut, estimator_moments
+from momentbound.estimators import KFold, LeaveOneOut, estimator_moments, sweep
 from momentbound.exact import NaiveBayes
 from momentbound.exact import reduced_states as rs
 from momentbound.model import second_nb_model
@@ -159,3 +159,35 @@ def test_tail_sums_every_state_beyond_two_classes():
 def test_tail_is_checked():
     with pytest.raises(ValueError, match="tail"):
         rs.cross_errors(MODELS["2x2"], 2, 1, 1, NaiveBayes(), 1.5)
+
+
+@pytest.mark.parametrize("name,sizes", [("2x2x2 paper", (30, 4, 4)), ("2x2x2 paper", (40, 5, 3)), ("2x2", (12, 3, 3)),
+                                        ("2x2x2", (10, 2, 4)), ("3class", (12, 3, 3))])
+def test_memory_estimate_tracks_the_peak(name, sizes):
+    """numpy's allocations are traced: the peak of one cross term against the estimate."""
+    import tracemalloc
+
+    model = second_nb_model() if name == "2x2x2 paper" else MODELS[name]
+    rs.cross_errors(model, 3, 1, 1, NaiveBayes(), 1e-13)  # compiled before tracing
+    tracemalloc.start()
+    try:
+        rs.cross_errors(model, *sizes, NaiveBayes(), 1e-13)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert 0.4 <= peak / rs.memory_estimate(model, *sizes) <= 1.5
+
+
+def test_memory_guard_refuses_before_any_work():
+    small = ExactBackend(arithmetic="float", max_memory=2**20)
+    with pytest.raises(InvalidArgument, match="max_memory"):
+        small.cross_error_matrix(second_nb_model(), 60, 9, 9, NaiveBayes())
+    with pytest.raises(InvalidArgument, match="max_memory"):
+        estimator_moments(second_nb_model(), 100, KFold(10), backend=small, max_seconds=None)
+    with pytest.raises(InvalidArgument, match="max_memory"):
+        sweep(second_nb_model(), "folds", [2, 10], N=100, backend=small, max_seconds=None)
+    assert small.dropped_mass_bound == 0.0  # nothing ran
+    assert ExactBackend().max_memory > 0
+    for bad in (0, -1.0, True, "1GB"):
+        with pytest.raises(InvalidArgument, match="max_memory must be"):
+            ExactBackend(max_memory=bad)

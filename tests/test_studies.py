@@ -296,6 +296,18 @@ def test_nb_size_exact_cv_up_to_cv_exact_max_n() -> None:
     assert ("cv_exact_max_N", 2) in res.parameters
 
 
+def test_nb_size_cv_by_monte_carlo_where_exact_exceeds_the_memory_limit(monkeypatch) -> None:
+    from momentbound.probability import exact_backend
+
+    monkeypatch.setattr(exact_backend, "physical_memory", lambda: 1000.0)  # an 800-byte limit
+    res = run_study("nb_size", sizes=(2, 14), folds=2, cv_backend="montecarlo", exact_max_N=None,
+                    cv_exact_max_N=14, draws=2000, seed=1)
+    assert list(res.data["ce_backend"]) == ["exact", "montecarlo"]  # N = 2 is rational: no cross terms held
+    assert list(res.data["he_backend"]) == ["exact", "exact"]
+    (note,) = [n for n in res.notes if "memory limit" in n]
+    assert "N=14" in note and "max_memory" in note
+
+
 def test_nb_size_montecarlo_contains_brute_force() -> None:
     # hold-out exact at N = 2, Monte Carlo at N = 4 (above exact_max_N); CV Monte Carlo throughout
     res = run_study("nb_size", sizes=(2, 4), folds=2, cv_backend="montecarlo", exact_max_N=2,

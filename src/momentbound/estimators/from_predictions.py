@@ -566,6 +566,9 @@ def estimator_moments(
                     f"(limit {max_seconds:g} s); use backend='montecarlo' (conditional Monte "
                     "Carlo, confidence intervals), a smaller N, or max_seconds=None to run it anyway"
                 )
+    check_memory = getattr(engine.backend, "check_cross_memory", None)
+    if check_memory is not None and isinstance(estimator, (KFold, LeaveOneOut)):
+        check_memory(engine.model, split.N, split.fold_sizes, engine.classifier)  # before any work
     has_plan = getattr(engine.backend, "work_plan", None) is not None
     if progress and not has_plan:
         raise InvalidArgument(

@@ -40,7 +40,8 @@ from momentbound.classifiers.naive_bayes import NaiveBayes, keys_fit_int64, scor
 from momentbound.exact.predictions import ComponentSpace, class_count_splits, class_laws, decide_grid
 from momentbound.model.cells import CellModel
 
-__all__ = ["applies", "cross_error_matrix", "cross_errors", "CrossErrors", "work_estimate", "NS_PER_OP"]
+__all__ = ["applies", "cross_error_matrix", "cross_errors", "CrossErrors", "memory_estimate", "work_estimate",
+           "NS_PER_OP"]
 
 Input = tuple[int, ...]
 
@@ -833,6 +834,34 @@ def work_estimate(model: CellModel, n_common: int, n_a: int, n_b: int, tail: flo
     gathers = cells * X * (1 if n_a == n_b else 2)
     csum = kept(n_common, D, tail / 2) * (gathers * V + pairs)
     return rec + csum
+
+
+def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
+    """Peak bytes of :func:`cross_errors`, estimated (measured peaks are 0.5-1.3 times this above a
+    few MB): the per-class laws of up to ``n_common + 1 + r`` points with their index arrays, and
+    the values of ``h`` held at once (two classes: one slice per level of the stream and three more
+    in flight, each at most the middle split's size, per stream; more classes: two whole levels).
+
+    Examples
+    --------
+    >>> from momentbound.model import second_nb_model
+    >>> round(memory_estimate(second_nb_model(), 160, 19, 19) / 2**30, 1)  # N = 200, 10-fold
+    11.5
+    """
+    st = _setup(model, NaiveBayes())
+    K, d, X = st.K, st.d, st.X
+    XU = 1 if n_a == 0 and n_b == 0 else st.XU
+    r = max(n_a, n_b)
+    top = n_common + 1 + r
+    D = ComponentSpace(model.arities, st.inputs).dim
+    laws = 8.0 * K * (1 + 2 * X) * float(top + 1) ** (D + 1) / (D + 1)
+    streams = 1 if n_a == n_b else 2
+    if K == 2:
+        half = top // 2
+        held = (r + 3) * float((half + 1) * (top - half + 1)) ** d * XU
+    else:
+        held = (_split_sum(K, top, d) + _split_sum(K, top - 1, d)) * XU * K  # two levels of the recursion
+    return laws + 8.0 * streams * held
 
 
 @dataclass(frozen=True)

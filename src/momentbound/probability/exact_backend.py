@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -20,6 +21,14 @@ __all__ = ["ExactBackend", "ARITHMETICS", "WorkItem", "make_exact_backend"]
 ARITHMETICS = ("auto", "rational", "float")
 #: memory limit of the dense matrices of the one-attribute cross terms (bytes)
 CROSS_MEMORY_BYTES = 2 * 2**30
+
+
+def physical_memory() -> float:
+    """Bytes of physical memory of this machine (``inf`` where the system does not say)."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return math.inf
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,10 @@ class ExactBackend(PredictionBackend):
         all but ``tail`` of their mass (two-class fast paths); the resulting error bound of every
         float result (the largest so far is kept in :attr:`dropped_mass_bound`) is of order
         ``tail``, plus rounding (~1e-12). Rational results are always exact.
+    max_memory:
+        Bytes the cross terms of several attributes may hold (their estimated peak, within about
+        25%); a term above it is refused (``InvalidArgument``) before it allocates anything.
+        ``None``: 80% of this machine's physical memory.
 
     Examples
     --------
@@ -71,7 +84,8 @@ class ExactBackend(PredictionBackend):
     kind_name: ClassVar[str] = "EXACT"
 
     def __init__(
-        self, arithmetic: str = "auto", rational_max_n: int = 12, tail: float = 1e-13, max_work: float = 2e9
+        self, arithmetic: str = "auto", rational_max_n: int = 12, tail: float = 1e-13, max_work: float = 2e9,
+        max_memory: float | None = None,
     ) -> None:
         if arithmetic not in ARITHMETICS:
             raise InvalidArgument(f"arithmetic must be one of {ARITHMETICS}, got {arithmetic!r}")
@@ -85,6 +99,11 @@ class ExactBackend(PredictionBackend):
         if isinstance(max_work, bool) or not isinstance(max_work, (int, float)) or not max_work > 0:
             raise InvalidArgument(f"max_work must be a positive number, got {max_work!r}")
         self.max_work = float(max_work)
+        if max_memory is None:
+            max_memory = 0.8 * physical_memory()
+        elif isinstance(max_memory, bool) or not isinstance(max_memory, (int, float)) or not max_memory > 0:
+            raise InvalidArgument(f"max_memory must be a positive number of bytes or None, got {max_memory!r}")
+        self.max_memory = float(max_memory)
         self.dropped_mass_bound = 0.0
         self._tables: dict[tuple[object, ...], two_class_predictions.TwoClassTables] = {}
 
@@ -248,6 +267,7 @@ class ExactBackend(PredictionBackend):
             return None
         if not reduced_states.applies(model, n_total, clf):
             return None
+        self._check_memory(model, (nc, na, nb), reduced_states.memory_estimate(model, nc, na, nb))
         work = reduced_states.work_estimate(model, nc, na, nb, tail=self.tail)
         if work > self.max_work * self.REDUCED_OPS_PER_WORK:
             seconds = work * reduced_states.NS_PER_OP * 1e-9
@@ -261,6 +281,23 @@ class ExactBackend(PredictionBackend):
         r = reduced_states.cross_errors(model, nc, na, nb, clf, tail=self.tail, on_progress=on_progress)
         self.dropped_mass_bound = max(self.dropped_mass_bound, r.dropped_mass_bound)
         return r.matrix
+
+    def _check_memory(self, model: CellModel, sizes: tuple[int, ...], memory: float) -> None:
+        if memory > self.max_memory:
+            raise InvalidArgument(
+                f"the exact cross term for this model (d = {model.d}, K = {model.n_classes}, sizes {sizes}) "
+                f"would hold about {_size(memory)} (max_memory = {_size(self.max_memory)}); "
+                "use backend='montecarlo' (estimator moments by conditional Monte Carlo), a smaller N, or "
+                "ExactBackend(max_memory=...) on a machine with that much memory"
+            )
+
+    def check_cross_memory(self, model: CellModel, N: int, fold_sizes: Sequence[int], clf: NaiveBayes) -> None:
+        """Refuse (``InvalidArgument``) before any work when a reduced-state cross term of
+        cross-validation with these fold sizes would exceed ``max_memory``."""
+        if cross1d.applies(model, clf):
+            return
+        for item in self._cross_items(model, N, fold_sizes, clf):
+            self._check_memory(model, (item.key[1], item.key[2] - 1, item.key[3] - 1), item.memory)
 
     def estimated_cross_seconds(
         self, model: CellModel, N: int, fold_sizes: Sequence[int], clf: NaiveBayes
@@ -299,7 +336,7 @@ class ExactBackend(PredictionBackend):
                     seconds, memory = 1.2e-9 * float(nc + 1) ** 2.8 * terms, 32.0 * (nc + 1) ** 2
                 else:
                     seconds = reduced_states.work_estimate(model, nc, s - 1, t - 1, tail=self.tail) * reduced_states.NS_PER_OP * 1e-9
-                    memory = _reduced_memory(model, nc, s - 1, t - 1)
+                    memory = reduced_states.memory_estimate(model, nc, s - 1, t - 1)
                 items.append(WorkItem(("cross", nc, s, t), seconds, memory))
         return items
 
@@ -379,22 +416,8 @@ class ExactBackend(PredictionBackend):
         return f"ExactBackend(arithmetic={self.arithmetic!r}, rational_max_n={self.rational_max_n}, tail={self.tail})"
 
 
-def _reduced_memory(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
-    """Rough peak bytes of :func:`momentbound.exact.reduced_states.cross_error_matrix`: the laws of the
-    shared points (per class and size, with two index arrays per input) and the values of ``h`` on
-    the class splits it holds at once (two classes: one slice per level; more: two whole levels).
-    """
-    K, d, X = model.n_classes, model.d, model.n_inputs
-    V = 1 if K == 2 else K
-    D = predictions.ComponentSpace(model.arities, tuple(model.inputs())).dim
-    laws = 8.0 * K * (2 + 2 * X) * float(n_common + 2) ** (D + 1) / (D + 1)
-    r = max(n_a, n_b)
-    top = n_common + 1 + r
-    if K == 2:
-        held = (r + 2) * (top / 2.0 + 1) ** (2 * d)
-    else:
-        held = 2 * math.comb(top + K - 1, K - 1) * (top / K + 1.0) ** (K * d)
-    return laws + 8.0 * X * V * held * (1 if n_a == n_b else 2)
+def _size(n_bytes: float) -> str:
+    return f"{n_bytes / 2**30:.3g} GiB" if n_bytes >= 2**30 else f"{n_bytes / 2**20:.3g} MiB"
 
 
 def make_exact_backend(option: str | None) -> ExactBackend:

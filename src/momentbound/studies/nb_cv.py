@@ -45,6 +45,7 @@ from momentbound.studies.claims import (
     fmt,
 )
 from momentbound.studies.cv import cv_claims, cv_frame, plot_cv
+from momentbound.errors import InvalidArgument
 from momentbound.studies.result import ClaimCheck, CurveSource, StudyResult, Verdict
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -355,13 +356,16 @@ def nb_size_study(
         ``"montecarlo"``.
     cv_backend:
         Backend of the CV curve (default: ``backend``). ``"montecarlo"`` reaches ``N`` in the
-        thousands; the exact 2x2x2 CV cross term does not (59 s at N = 30 on this machine).
+        thousands; the exact 2x2x2 CV cross term takes minutes at N = 200 (below).
     exact_max_N:
         With an exact hold-out backend, sizes above this use ``"montecarlo"`` for hold-out and GE
         (exact hold-out took 33 s at N = 1000 and 104 s at N = 2000 here); ``None``: no limit.
     cv_exact_max_N:
         With ``cv_backend="montecarlo"``: sizes up to this use the exact backend for the CV curve
-        (reduced-state cross term: about a minute of CPU at N = 100); ``None``: Monte Carlo throughout.
+        (reduced-state cross term: about 25 s at N = 100, 8.5 minutes and 12 GB at N = 200 on two
+        cores), except where the exact terms would exceed the machine's memory limit
+        (``ExactBackend.max_memory``): those use Monte Carlo, and the notes say so. ``None``: Monte
+        Carlo throughout.
     draws, confidence, seed:
         Monte Carlo options (sampled tables per point, interval level, rng seed).
     paper_max_N:
@@ -399,17 +403,19 @@ def nb_size_study(
     point: dict[str, Any] = {}
 
     def runner(name: str) -> Any:
+        """``(run, engine)`` of a point backend, built once."""
         if name not in point:
-            point[name] = estimator_runner(model, ties=ties, backend=name)[0]
+            point[name] = estimator_runner(model, ties=ties, backend=name)
         return point[name]
 
     def compute(name: str, N: int, estimator: Any, key: int) -> Any:
         if name == "montecarlo":
             assert mc is not None
             return mc(N, estimator, (N, key))
-        return runner(name)(N, estimator)
+        return runner(name)[0](N, estimator)
 
     kinds: dict[str, str] = {}
+    over_memory: list[str] = []
     start = time.perf_counter()
 
     def one(N: int) -> dict[str, Any]:
@@ -419,6 +425,12 @@ def nb_size_study(
         ce_backend = cv_backend
         if cv_backend == "montecarlo" and cv_exact_max_N is not None and N <= cv_exact_max_N:
             ce_backend = "exact"
+            try:
+                engine = runner("exact")[1]
+                engine.backend.check_cross_memory(model, N, KFold(folds).split(N).fold_sizes, engine.classifier)
+            except InvalidArgument as exc:  # this machine has too little memory: said in the notes
+                ce_backend = "montecarlo"
+                over_memory.append(f"N={N}: {exc}")
         results = {
             "he": (he_backend, compute(he_backend, N, HoldOut(test_fraction=test_fraction), 1)),
             "ce": (ce_backend, compute(ce_backend, N, KFold(folds), 2)),
@@ -457,11 +469,14 @@ def nb_size_study(
     ]
     used = {side: sorted(set(df[f"{side}_backend"])) for side in _SIDES}
     notes: list[str] = []
+    if over_memory:
+        notes.append(f"{folds}-fold CV by Monte Carlo instead of exactly where the exact cross terms would "
+                     "exceed this machine's memory limit: " + "; ".join(over_memory))
     if grid[-1] < paper_max_N:
         notes.append(
             f"the paper goes to N = {paper_max_N}; this run stops at N = {grid[-1]} (CV backend {cv_backend}): "
-            f"exact 10-fold CV of the 2x2x2 model takes about a minute of CPU at N = 100 and is refused (work "
-            f"estimate) at N = 200; backend 'montecarlo' reaches the paper's range"
+            f"exact 10-fold CV of the 2x2x2 model takes about 25 s at N = 100 and 8.5 minutes and 12 GB of memory "
+            f"at N = 200 on two cores; backend 'montecarlo' reaches the paper's range"
         )
     if uses_mc:
         notes.append(
