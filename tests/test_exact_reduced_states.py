@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from momentbound import CellModel
-from momentbound.errors import InvalidArgument
-from momentbound.estimators import KFold, LeaveOneOut, estimator_moments, sweep
+from momentbound.errors import InvalidArgument, MemoryLimitExceeded
+from momentbound.estimators import KFold, LeaveOneOut, estimator_accuracy, estimator_moments, make_engine, sweep
 from momentbound.exact import NaiveBayes
 from momentbound.exact import reduced_states as rs
 from momentbound.model import second_nb_model
@@ -179,15 +179,38 @@ def test_memory_estimate_tracks_the_peak(name, sizes):
 
 
 def test_memory_guard_refuses_before_any_work():
+    model = second_nb_model()
     small = ExactBackend(arithmetic="float", max_memory=2**20)
-    with pytest.raises(InvalidArgument, match="max_memory"):
-        small.cross_error_matrix(second_nb_model(), 60, 9, 9, NaiveBayes())
-    with pytest.raises(InvalidArgument, match="max_memory"):
-        estimator_moments(second_nb_model(), 100, KFold(10), backend=small, max_seconds=None)
-    with pytest.raises(InvalidArgument, match="max_memory"):
-        sweep(second_nb_model(), "folds", [2, 10], N=100, backend=small, max_seconds=None)
+    with pytest.raises(MemoryLimitExceeded, match="max_memory"):
+        small.cross_error_matrix(model, 60, 9, 9, NaiveBayes())
+    with pytest.raises(MemoryLimitExceeded, match="folds of 10 and 10 points"):
+        estimator_moments(model, 100, KFold(10), backend=small, max_seconds=None)
+    with pytest.raises(MemoryLimitExceeded, match="max_memory"):
+        estimator_accuracy(model, 100, KFold(10), engine=make_engine(model, classifier=NaiveBayes(), backend=small))
     assert small.dropped_mass_bound == 0.0  # nothing ran
+    # a limit between the two points' needs: the sweep refuses before computing the first one
+    two, ten = (1.3 * rs.memory_estimate(model, 100 - 2 * s, s - 1, s - 1) for s in (50, 10))
+    middle = ExactBackend(arithmetic="float", max_memory=(two + ten) / 2)
+    calls = []
+    original = rs.cross_errors
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rs, "cross_errors", lambda *a, **k: calls.append(a) or original(*a, **k))
+        with pytest.raises(MemoryLimitExceeded, match="N = 100"):
+            sweep(model, "folds", [2, 10], N=100, backend=middle, max_seconds=None)
+    assert calls == []
+
+
+def test_memory_guard_leaves_the_paper_covariance_alone():
+    """covariance='paper' computes no cross terms: no refusal for their memory."""
+    small = ExactBackend(arithmetic="float", max_memory=2**20)
+    res = estimator_moments(second_nb_model(), 400, KFold(2), backend=small, covariance="paper", max_seconds=None)
+    assert 0.4 < float(res.mean) < 0.45
+
+
+def test_max_memory_is_checked():
     assert ExactBackend().max_memory > 0
-    for bad in (0, -1.0, True, "1GB"):
+    assert ExactBackend(max_memory=np.int64(2**30)).max_memory == 2**30
+    assert ExactBackend(max_memory=10**400).max_memory == float("inf")
+    for bad in (0, -1.0, True, "1GB", float("nan")):
         with pytest.raises(InvalidArgument, match="max_memory must be"):
             ExactBackend(max_memory=bad)

@@ -51,6 +51,10 @@ class InfeasibleMoments(MomentboundError, ValueError):
         self.condition = condition
 
 
+class MemoryLimitExceeded(InvalidArgument):
+    """An exact computation would hold more memory than its limit (``ExactBackend.max_memory``)."""
+
+
 class ImpossibleSplit(InvalidArgument):
     """A hold-out or cross-validation split cannot be made for the given N."""
 

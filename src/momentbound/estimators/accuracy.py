@@ -213,10 +213,11 @@ def _corr(cov: Any, a: Any, b: Any) -> float | None:
 
 
 def _exact(model: CellModel, N: int, estimator: Estimator, classifier: Any, engine: Any) -> dict[str, Any]:
-    from momentbound.estimators.from_predictions import make_engine
+    from momentbound.estimators.from_predictions import check_cross_memory, make_engine
 
     if engine is None:
         engine = make_engine(model, classifier=classifier, backend="exact")
+    check_cross_memory(engine, estimator.split(N), estimator, "exact")  # before any work
     own_terms = getattr(estimator, "ge_terms", None)
     if own_terms is not None:  # splitters that can refuse a dataset: GE_N moments conditional on a split
         joint, g1, g2 = own_terms(engine, N)

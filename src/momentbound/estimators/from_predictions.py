@@ -427,6 +427,15 @@ def _compute(
     )
 
 
+def check_cross_memory(engine: MomentEngine, split: Any, estimator: Estimator, covariance: str) -> None:
+    """Refuse (``MemoryLimitExceeded``) before any work when the exact cross terms of k-fold or
+    leave-one-out CV (computed for ``covariance="exact"`` only) would exceed the backend's
+    ``max_memory``."""
+    check = getattr(engine.backend, "check_cross_memory", None)
+    if check is not None and isinstance(estimator, (KFold, LeaveOneOut)) and covariance == "exact":
+        check(engine.model, split.N, split.fold_sizes, engine.classifier)
+
+
 def estimator_moments(
     model: CellModel,
     N: int,
@@ -557,7 +566,7 @@ def estimator_moments(
                 f"confidence intervals), a smaller N, or max_seconds=None to run it anyway"
             )
         cross = getattr(engine.backend, "estimated_cross_seconds", None)
-        if cross is not None and isinstance(estimator, (KFold, LeaveOneOut)):
+        if cross is not None and isinstance(estimator, (KFold, LeaveOneOut)) and covariance == "exact":
             seconds = cross(engine.model, split.N, split.fold_sizes, engine.classifier)
             if seconds > max_seconds:
                 cost = "need more memory than their limit" if math.isinf(seconds) else f"would take about {seconds:.2g} s"
@@ -566,9 +575,7 @@ def estimator_moments(
                     f"(limit {max_seconds:g} s); use backend='montecarlo' (conditional Monte "
                     "Carlo, confidence intervals), a smaller N, or max_seconds=None to run it anyway"
                 )
-    check_memory = getattr(engine.backend, "check_cross_memory", None)
-    if check_memory is not None and isinstance(estimator, (KFold, LeaveOneOut)):
-        check_memory(engine.model, split.N, split.fold_sizes, engine.classifier)  # before any work
+    check_cross_memory(engine, split, estimator, covariance)  # before any work
     has_plan = getattr(engine.backend, "work_plan", None) is not None
     if progress and not has_plan:
         raise InvalidArgument(

@@ -21,6 +21,7 @@ from momentbound.estimators.from_predictions import (
     EstimatorMoments,
     MomentEngine,
     check_arguments,
+    check_cross_memory,
     estimator_moments,
     make_engine,
 )
@@ -159,10 +160,8 @@ def sweep(
         check_arguments(model, est, covariance)
     if engine is None:
         engine = make_engine(model, classifier=classifier, backend=backend)
-    check_memory = getattr(engine.backend, "check_cross_memory", None)
     for n, est in configs:  # every point's memory is checked before any computation starts
-        if check_memory is not None and isinstance(est, (KFold, LeaveOneOut)):
-            check_memory(engine.model, n, est.split(n).fold_sizes, engine.classifier)
+        check_cross_memory(engine, est.split(n), est, covariance)
     start = time.perf_counter()
     rows = []
     for i, (n, est) in enumerate(configs, start=1):

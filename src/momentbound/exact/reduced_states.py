@@ -207,9 +207,13 @@ def _cross_sum_two(X, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, 
     n_cells = 2 * X
     R1 = G1 // side1
     rows = np.zeros((G0, n_cells, n_cells))
+    w1sum = w1.sum()
     for g0 in prange(G0):
         W0 = weight * w0[g0]
         if W0 == 0.0:
+            continue
+        if W0 < thr:  # w1 <= 1: every state with this class-0 part is below thr
+            dropped[g0] += W0 * w1sum
             continue
         drop = 0.0
         acc = rows[g0]

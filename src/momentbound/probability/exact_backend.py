@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -10,7 +11,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from momentbound.errors import InvalidArgument
+from momentbound.errors import InvalidArgument, MemoryLimitExceeded
 from momentbound.exact import cross1d, predictions, reduced_states, two_class_predictions
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
@@ -23,12 +24,27 @@ ARITHMETICS = ("auto", "rational", "float")
 CROSS_MEMORY_BYTES = 2 * 2**30
 
 
+#: measured peaks of the multi-attribute cross terms reach this multiple of their estimate
+MEMORY_MARGIN = 1.3
+
+
 def physical_memory() -> float:
-    """Bytes of physical memory of this machine (``inf`` where the system does not say)."""
+    """Bytes this process may use: the machine's physical memory, or the cgroup (container) limit
+    where that is lower; ``inf`` where neither is known."""
     try:
-        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+        pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+        total = float(pages * size) if pages > 0 and size > 0 else math.inf
     except (ValueError, OSError, AttributeError):
-        return math.inf
+        total = math.inf
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        if text.isdigit() and 0 < int(text) < total:
+            total = float(int(text))
+    return total
 
 
 @dataclass(frozen=True)
@@ -69,9 +85,11 @@ class ExactBackend(PredictionBackend):
         float result (the largest so far is kept in :attr:`dropped_mass_bound`) is of order
         ``tail``, plus rounding (~1e-12). Rational results are always exact.
     max_memory:
-        Bytes the cross terms of several attributes may hold (their estimated peak, within about
-        25%); a term above it is refused (``InvalidArgument``) before it allocates anything.
-        ``None``: 80% of this machine's physical memory.
+        Bytes the cross terms of several attributes may hold: a term whose estimated peak
+        (:func:`momentbound.exact.reduced_states.memory_estimate`; measured peaks are 0.5-1.3
+        times it), times 1.3, exceeds this is refused (``MemoryLimitExceeded``, an
+        ``InvalidArgument``) before anything is computed. ``None``: 80% of the memory this
+        process may use (:func:`physical_memory`; the cgroup limit in a container).
 
     Examples
     --------
@@ -101,9 +119,12 @@ class ExactBackend(PredictionBackend):
         self.max_work = float(max_work)
         if max_memory is None:
             max_memory = 0.8 * physical_memory()
-        elif isinstance(max_memory, bool) or not isinstance(max_memory, (int, float)) or not max_memory > 0:
+        elif isinstance(max_memory, bool) or not isinstance(max_memory, numbers.Real) or not max_memory > 0:
             raise InvalidArgument(f"max_memory must be a positive number of bytes or None, got {max_memory!r}")
-        self.max_memory = float(max_memory)
+        try:
+            self.max_memory = float(max_memory)
+        except OverflowError:
+            self.max_memory = math.inf
         self.dropped_mass_bound = 0.0
         self._tables: dict[tuple[object, ...], two_class_predictions.TwoClassTables] = {}
 
@@ -267,7 +288,8 @@ class ExactBackend(PredictionBackend):
             return None
         if not reduced_states.applies(model, n_total, clf):
             return None
-        self._check_memory(model, (nc, na, nb), reduced_states.memory_estimate(model, nc, na, nb))
+        self._check_memory(model, f"with sizes (n_common, n_a, n_b) = {(nc, na, nb)}",
+                           reduced_states.memory_estimate(model, nc, na, nb))
         work = reduced_states.work_estimate(model, nc, na, nb, tail=self.tail)
         if work > self.max_work * self.REDUCED_OPS_PER_WORK:
             seconds = work * reduced_states.NS_PER_OP * 1e-9
@@ -282,22 +304,24 @@ class ExactBackend(PredictionBackend):
         self.dropped_mass_bound = max(self.dropped_mass_bound, r.dropped_mass_bound)
         return r.matrix
 
-    def _check_memory(self, model: CellModel, sizes: tuple[int, ...], memory: float) -> None:
-        if memory > self.max_memory:
-            raise InvalidArgument(
-                f"the exact cross term for this model (d = {model.d}, K = {model.n_classes}, sizes {sizes}) "
-                f"would hold about {_size(memory)} (max_memory = {_size(self.max_memory)}); "
-                "use backend='montecarlo' (estimator moments by conditional Monte Carlo), a smaller N, or "
-                "ExactBackend(max_memory=...) on a machine with that much memory"
+    def _check_memory(self, model: CellModel, what: str, memory: float) -> None:
+        need = MEMORY_MARGIN * memory
+        if need > self.max_memory:
+            raise MemoryLimitExceeded(
+                f"the exact cross term {what} for this model (d = {model.d}, K = {model.n_classes}) would hold "
+                f"up to about {_size(need)} (max_memory = {_size(self.max_memory)}); use backend='montecarlo' "
+                "(estimator moments by conditional Monte Carlo), a smaller N, or ExactBackend(max_memory=...) "
+                "on a machine with that much memory"
             )
 
     def check_cross_memory(self, model: CellModel, N: int, fold_sizes: Sequence[int], clf: NaiveBayes) -> None:
-        """Refuse (``InvalidArgument``) before any work when a reduced-state cross term of
-        cross-validation with these fold sizes would exceed ``max_memory``."""
+        """Refuse (:class:`~momentbound.errors.MemoryLimitExceeded`) before any work when a
+        reduced-state cross term of cross-validation of ``N`` points with these fold sizes would
+        exceed ``max_memory``."""
         if cross1d.applies(model, clf):
             return
         for item in self._cross_items(model, N, fold_sizes, clf):
-            self._check_memory(model, (item.key[1], item.key[2] - 1, item.key[3] - 1), item.memory)
+            self._check_memory(model, f"of two folds of {item.key[2]} and {item.key[3]} points (N = {N})", item.memory)
 
     def estimated_cross_seconds(
         self, model: CellModel, N: int, fold_sizes: Sequence[int], clf: NaiveBayes
@@ -417,7 +441,10 @@ class ExactBackend(PredictionBackend):
 
 
 def _size(n_bytes: float) -> str:
-    return f"{n_bytes / 2**30:.3g} GiB" if n_bytes >= 2**30 else f"{n_bytes / 2**20:.3g} MiB"
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.3g} {unit}"
+    return f"{n_bytes:.3g} bytes"
 
 
 def make_exact_backend(option: str | None) -> ExactBackend:

@@ -45,7 +45,7 @@ from momentbound.studies.claims import (
     fmt,
 )
 from momentbound.studies.cv import cv_claims, cv_frame, plot_cv
-from momentbound.errors import InvalidArgument
+from momentbound.errors import MemoryLimitExceeded
 from momentbound.studies.result import ClaimCheck, CurveSource, StudyResult, Verdict
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -362,7 +362,7 @@ def nb_size_study(
         (exact hold-out took 33 s at N = 1000 and 104 s at N = 2000 here); ``None``: no limit.
     cv_exact_max_N:
         With ``cv_backend="montecarlo"``: sizes up to this use the exact backend for the CV curve
-        (reduced-state cross term: about 25 s at N = 100, 8.5 minutes and 12 GB at N = 200 on two
+        (reduced-state cross term: about 9 s at N = 100, 200 s and 12 GB at N = 200 on two
         cores), except where the exact terms would exceed the machine's memory limit
         (``ExactBackend.max_memory``): those use Monte Carlo, and the notes say so. ``None``: Monte
         Carlo throughout.
@@ -425,10 +425,11 @@ def nb_size_study(
         ce_backend = cv_backend
         if cv_backend == "montecarlo" and cv_exact_max_N is not None and N <= cv_exact_max_N:
             ce_backend = "exact"
+            engine = runner("exact")[1]
             try:
-                engine = runner("exact")[1]
-                engine.backend.check_cross_memory(model, N, KFold(folds).split(N).fold_sizes, engine.classifier)
-            except InvalidArgument as exc:  # this machine has too little memory: said in the notes
+                engine.backend.check_cross_memory(engine.model, N, KFold(folds).split(N).fold_sizes,
+                                                  engine.classifier)
+            except MemoryLimitExceeded as exc:  # this machine has too little memory: said in the notes
                 ce_backend = "montecarlo"
                 over_memory.append(f"N={N}: {exc}")
         results = {
@@ -475,7 +476,7 @@ def nb_size_study(
     if grid[-1] < paper_max_N:
         notes.append(
             f"the paper goes to N = {paper_max_N}; this run stops at N = {grid[-1]} (CV backend {cv_backend}): "
-            f"exact 10-fold CV of the 2x2x2 model takes about 25 s at N = 100 and 8.5 minutes and 12 GB of memory "
+            f"exact 10-fold CV of the 2x2x2 model takes about 9 s at N = 100 and 200 s and 12 GB of memory "
             f"at N = 200 on two cores; backend 'montecarlo' reaches the paper's range"
         )
     if uses_mc:
