@@ -149,9 +149,16 @@ class ExactBackend(PredictionBackend):
             if all(x in cached_inputs for x in inputs):
                 return cached
         n_build = n
-        if cached is not None and n <= two_class_predictions.TwoClassTables.RECURSION_MAX:
-            # growing sizes (sweeps): build ahead so the tables are not rebuilt for every n
-            n_build = min(two_class_predictions.TwoClassTables.RECURSION_MAX, max(n, 2 * cached.n_max))
+        if cached is not None and n <= two_class_predictions.TwoClassTables.RECURSION_MAX and cached.laws is not None:
+            if n > cached.n_max:
+                # growing sizes (sweeps): build ahead so the tables are not rebuilt for every n
+                n_build = min(two_class_predictions.TwoClassTables.RECURSION_MAX, max(n, 2 * cached.n_max))
+            else:  # new inputs at a size the cache covers: the same size, for the inputs of both
+                n_build = cached.n_max
+            union = tuple(dict.fromkeys(cached.inputs + tuple(inputs)))
+            whole = predictions.ComponentSpace(model.arities, union)
+            if (whole.comps, whole.implicit) == (space.comps, space.implicit):
+                inputs = union
         tables = two_class_predictions.TwoClassTables(model, inputs, n_build, clf, tail=self.tail)
         if len(self._tables) >= 8:
             self._tables.pop(next(iter(self._tables)))
