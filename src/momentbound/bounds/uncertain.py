@@ -1,25 +1,39 @@
 """Moments known only approximately: confidence boxes for the moments of a bounded sample.
 
 For ``X`` in ``[a, c]`` each power ``X^k`` lies in a known range ``[l_k, h_k]`` of width
-``R_k``.  From an i.i.d. sample of size ``n`` the interval for ``E[X^k]`` is the sample mean
-``+- eps_k`` with, at level ``delta_k``,
+``R_k``.  From an i.i.d. sample of size ``n`` each ``E[X^k]`` gets an interval at level
+``delta_k``:
 
+* ``betting`` (the default; Waudby-Smith and Ramdas 2024, the hedged capital process with
+  the predictable plug-in bets of their fixed-sample intervals): with ``y_i = (X_i^k - l_k) / R_k``
+  in ``[0, 1]`` taken in a random order, a candidate mean ``m`` is rejected when the capital
+  ``K_t^+(m) = prod_{i <= t} (1 + l_i^+(m) (y_i - m))`` or
+  ``K_t^-(m) = prod_{i <= t} (1 - l_i^-(m) (y_i - m))`` reaches ``2 / delta_k`` at some
+  ``t <= n``, with bets ``l_i^+ = min(lambda_i, c / m)``, ``l_i^- = min(lambda_i, c / (1 - m))``,
+  ``lambda_i = sqrt(2 log(2 / delta_k) / (n s_{i-1}^2))`` (``s_{i-1}^2`` the regularised variance of
+  the earlier draws) and ``c = 3/4``.  Under ``E[y] = m`` both capitals are nonnegative
+  martingales starting at 1, so by Ville's inequality each reaches ``2 / delta_k`` with
+  probability at most ``delta_k / 2``: the interval of the candidates not rejected is valid
+  for every ``n`` (no asymptotics).  It adapts to the variance of ``X^k``, like a CLT
+  interval, where the two below pay for the range;
 * Hoeffding: ``eps = R_k sqrt(log(2 / delta_k) / (2 n))``;
 * empirical Bernstein (Maurer and Pontil 2009, Theorem 4, both tails):
   ``eps = sqrt(2 V_k log(4 / delta_k) / n) + 7 R_k log(4 / delta_k) / (3 (n - 1))`` with
   ``V_k`` the unbiased sample variance of ``X^k``;
 
-``auto`` takes the narrower of the two, each at ``delta_k / 2``.  The total error
-probability ``1 - confidence`` is split evenly over the ``K`` moments (Bonferroni), so all
-``K`` intervals hold together with probability at least ``confidence``; any bound computed
-from the box (worst case over it) then holds with at least that probability.  The
-intervals are clipped to ``[l_k, h_k]`` and widened outward by ``1e-12 R_k`` to cover the
-rounding of the floating-point sample means.
+``auto`` takes the narrower of Hoeffding and empirical Bernstein, each at ``delta_k / 2``.  The
+total error probability ``1 - confidence`` is split evenly over the ``K`` moments
+(Bonferroni), so all ``K`` intervals hold together with probability at least
+``confidence``; any bound computed from the box (worst case over it) then holds with at
+least that probability.  The intervals are clipped to ``[l_k, h_k]`` and widened outward by
+``1e-12 R_k`` to cover the rounding of the floating-point sample means.
 
 References
 ----------
 W. Hoeffding, J. Amer. Statist. Assoc. 58 (1963); A. Maurer and M. Pontil, "Empirical
-Bernstein bounds and sample variance penalization", COLT 2009.
+Bernstein bounds and sample variance penalization", COLT 2009; I. Waudby-Smith and A. Ramdas,
+"Estimating means of bounded random variables by betting", J. R. Stat. Soc. B 86 (2024),
+section 4 and appendix B.
 """
 
 from __future__ import annotations
@@ -36,9 +50,17 @@ from momentbound.errors import InvalidArgument
 
 from .problem import Event, MomentProblem, Support
 
-__all__ = ["MomentBox", "INTERVALS", "moment_box_from_sample", "read_sample", "sample_problem"]
+__all__ = ["MomentBox", "INTERVALS", "betting_interval", "moment_box_from_sample", "read_sample", "sample_problem"]
 
-INTERVALS = ("auto", "hoeffding", "bernstein")
+INTERVALS = ("betting", "auto", "hoeffding", "bernstein")
+
+#: Largest bet per unit of the distance to the range's end (Waudby-Smith and Ramdas 2024 use 1/2 or 3/4).
+_BET_CAP = 0.75
+#: Bisection steps for each end of a betting interval: 2^-50 of the range, below the outward pad.
+_BISECTIONS = 50
+#: A candidate is rejected only if the log capital exceeds the threshold by this much, so that the
+#: rounding of the float log sums (about n * 1e-16) can only widen the interval.
+_LOG_SLACK = 1e-9
 
 
 @dataclass(frozen=True)
@@ -60,8 +82,54 @@ def _power_range(a: float, c: float, k: int) -> tuple[float, float]:
     return min(vals), max(vals)
 
 
+def betting_interval(y: np.ndarray, delta: float) -> tuple[float, float]:
+    """Confidence interval for the mean of ``y`` (values in ``[0, 1]``, an i.i.d. sequence in the
+    order given) with error probability at most ``delta``: the hedged capital process with
+    predictable plug-in bets (Waudby-Smith and Ramdas 2024, section 4), see the module notes.
+
+    The ends are found by bisection (each capital is monotone in the candidate mean) and
+    returned on their conservative side.
+
+    Example
+    -------
+    >>> lo, hi = betting_interval(np.tile([0.0, 1.0], 200), 0.05)
+    >>> 0.4 < lo < 0.5 < hi < 0.6
+    True
+    """
+    y = np.asarray(y, dtype=float)
+    n = y.size
+    t = np.arange(1, n + 1)
+    mu = (0.5 + np.cumsum(y)) / (t + 1)
+    var = (0.25 + np.cumsum((y - mu) ** 2)) / (t + 1)
+    var_before = np.concatenate(([0.25], var[:-1]))
+    lam = np.sqrt(2 * math.log(2 / delta) / (n * var_before))
+    threshold = math.log(2 / delta) + _LOG_SLACK
+
+    def rejected(m: float, sign: int) -> bool:
+        room = m if sign > 0 else 1 - m
+        bets = np.minimum(lam, _BET_CAP / room) if room > 0 else lam
+        log_capital = np.cumsum(np.log1p(sign * bets * (y - m)))
+        return bool(np.max(log_capital) >= threshold)
+
+    def end(sign: int) -> float:
+        # sign +1: K^+ rejects the small means (the lower end); sign -1: K^- the large ones.
+        inside, outside = (1.0, 0.0) if sign > 0 else (0.0, 1.0)
+        if not rejected(outside, sign):
+            return outside
+        for _ in range(_BISECTIONS):
+            mid = (inside + outside) / 2
+            if rejected(mid, sign):
+                outside = mid
+            else:
+                inside = mid
+        return outside
+
+    return end(+1), end(-1)
+
+
 def moment_box_from_sample(
-    sample: Sequence[float] | np.ndarray, support: Support, order: int, confidence: float = 0.95, method: str = "auto"
+    sample: Sequence[float] | np.ndarray, support: Support, order: int, confidence: float = 0.95,
+    method: str = "betting", rng: np.random.Generator | int | None = 0,
 ) -> MomentBox:
     """Joint confidence box for the first ``order`` moments of a bounded variable.
 
@@ -75,7 +143,11 @@ def moment_box_from_sample(
         Number of moments ``K >= 1``.
     confidence : float
         Joint coverage probability, in ``(0, 1)``.
-    method : {"auto", "hoeffding", "bernstein"}
+    method : {"betting", "auto", "hoeffding", "bernstein"}
+        How each moment's interval is made (module notes); all are valid for every ``n``.
+    rng : numpy Generator or int seed
+        Draws the random order in which ``betting`` reads the sample, so that a sorted file
+        is handled as well as one in the order of the draws.
 
     Example
     -------
@@ -103,6 +175,10 @@ def moment_box_from_sample(
         raise InvalidArgument(f"method must be one of {INTERVALS}, got {method!r}")
     n = x.size
     delta = (1 - confidence) / order
+    if method == "betting":
+        from momentbound._validate import as_seed
+
+        x = as_seed(rng, "rng").permutation(x)
     lo: list[Fraction] = []
     hi: list[Fraction] = []
     for k in range(1, order + 1):
@@ -118,13 +194,23 @@ def moment_box_from_sample(
         def bernstein(d: float) -> float:
             return math.sqrt(2 * var * math.log(4 / d) / n) + 7 * width * math.log(4 / d) / (3 * (n - 1))
 
+        pad = 1e-12 * max(width, 1e-300)
+        if method == "betting":
+            if width == 0:
+                lo.append(Fraction(l_k))
+                hi.append(Fraction(h_k))
+                continue
+            y = np.clip((z - l_k) / width, 0.0, 1.0)
+            u_lo, u_hi = betting_interval(y, delta)
+            lo.append(Fraction(max(l_k, l_k + u_lo * width - pad)))
+            hi.append(Fraction(min(h_k, l_k + u_hi * width + pad)))
+            continue
         if method == "hoeffding":
             eps = hoeffding(delta)
         elif method == "bernstein":
             eps = bernstein(delta)
         else:
             eps = min(hoeffding(delta / 2), bernstein(delta / 2))
-        pad = 1e-12 * max(width, 1e-300)
         lo.append(Fraction(max(l_k, mean - eps - pad)))
         hi.append(Fraction(min(h_k, mean + eps + pad)))
     return MomentBox(tuple(lo), tuple(hi), confidence, n, method)
@@ -149,7 +235,7 @@ def read_sample(path: str | Path) -> np.ndarray:
 
 def sample_problem(
     sample: Sequence[float] | np.ndarray, support: Support, event: Event, order: int = 2, confidence: float = 0.95,
-    method: str = "auto", **kwargs: object,
+    method: str = "betting", rng: np.random.Generator | int | None = 0, **kwargs: object,
 ) -> MomentProblem:
     """A moment-box problem whose worst-case bound holds with probability at least ``confidence``.
 
@@ -162,5 +248,5 @@ def sample_problem(
     >>> r.lower <= 0.109375 <= r.upper      # the true P(X >= 0.5) of Beta(2, 5)
     True
     """
-    box = moment_box_from_sample(sample, support, order, confidence, method)
+    box = moment_box_from_sample(sample, support, order, confidence, method, rng)
     return MomentProblem.from_box(box.lo, box.hi, support, event, **kwargs)  # type: ignore[arg-type]
