@@ -15,7 +15,8 @@ For each law and replication: draw ``n`` values, build the box of the first ``K`
 and record whether every true moment lies in its interval (simultaneous coverage), whether
 the bound contains the truth, the interval widths and the bound's width.  The floor is the
 width of the sharp bound from the exact moments: no box of the same ``K`` moments can do
-better.
+better.  For comparison, the last lines give the Clopper-Pearson interval of the count of draws
+in the event at the same confidence (it uses the sample directly, not its moments).
 
 Usage: ``python benchmarks/bench_sample_bounds.py [--reps 250] [--n 400] [--order 2]
 [--confidence 0.95] [--seed 0] [--laws beta,uniform,...]``
@@ -33,6 +34,7 @@ import numpy as np
 
 from momentbound.bounds import Event, MomentProblem, Support, bound
 from momentbound.bounds.problem import SupportKind
+from momentbound.bounds.sampling import clopper_pearson, event_mask
 from momentbound.bounds.uncertain import moment_box_from_sample
 
 METHODS = ("auto", "betting")
@@ -91,8 +93,12 @@ def run_law(law: Law, reps: int, n: int, order: int, confidence: float, rng: np.
                   "lp" if support.kind is SupportKind.GRID else "sdp")
     stats = {m: {"cover": 0, "moments": 0, "width": [], "upper": [], "lower": [], "box": [], "seconds": 0.0}
              for m in METHODS}
+    count = {"cover": 0, "width": []}
     for _ in range(reps):
         x = law.draw(rng, n)  # type: ignore[operator]
+        c_lo, c_hi = clopper_pearson(int(np.count_nonzero(event_mask(law.event, x))), n, confidence)
+        count["cover"] += c_lo <= truth <= c_hi
+        count["width"].append(c_hi - c_lo)
         seed = int(rng.integers(2**32))
         for method in METHODS:
             start = time.perf_counter()
@@ -106,7 +112,7 @@ def run_law(law: Law, reps: int, n: int, order: int, confidence: float, rng: np.
             s["upper"].append(r.upper)
             s["lower"].append(r.lower)
             s["box"].append([float(hi - lo) for lo, hi in zip(box.lo, box.hi)])
-    return {"floor": floor.upper - floor.lower, "stats": stats}
+    return {"floor": floor.upper - floor.lower, "stats": stats, "count": count}
 
 
 def main() -> None:
@@ -124,9 +130,11 @@ def main() -> None:
     print("| law | truth | method | bound covers | moments cover | mean lower | mean upper | mean width "
           "| width / before | exact-moment width | mean box widths (k = 1..K) | box / before | s per sample |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    counts = []
     for key in args.laws.split(","):
         law = table[key]
         out = run_law(law, args.reps, args.n, args.order, args.confidence, rng)
+        counts.append((law.name, out["count"]))
         before = out["stats"]["auto"]
         for method in METHODS:
             s = out["stats"][method]
@@ -138,6 +146,9 @@ def main() -> None:
                   f"| {out['floor']:.4f} | {', '.join(f'{w:.4g}' for w in box)} "
                   f"| {', '.join(f'{w:.2f}' for w in box / box_before)} | {s['seconds'] / args.reps:.3f} |",
                   flush=True)
+    print("\n| law | count interval covers | mean width |\n|---|---|---|")
+    for name, c in counts:
+        print(f"| {name} | {c['cover']}/{args.reps} | {np.mean(c['width']):.4f} |")
 
 
 if __name__ == "__main__":

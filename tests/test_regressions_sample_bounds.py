@@ -19,6 +19,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from scipy import stats
 
 from momentbound.bounds import Event, MomentProblem, Support, bound
 from momentbound.bounds.uncertain import betting_interval, moment_box_from_sample, read_sample
@@ -166,8 +167,8 @@ def _cli_json(args):
 
 def test_cli_sample_bound_is_tighter_and_reports_its_box(tmp_path):
     """`bound --sample FILE --confidence 0.95`: the bound holds, the JSON names the moment box it
-    came from (the library's box for the same file and seed), and it is narrower than the previous
-    intervals' bound on the same file."""
+    came from (the library's box for the same file and seed) and the draws' own binomial interval,
+    and the bound is narrower than the previous intervals' bound on the same file."""
     f = tmp_path / "beta.txt"
     f.write_text("\n".join(repr(float(v)) for v in np.random.default_rng(0).beta(2, 5, 400)))
     common = ["--sample", str(f), "--support", "interval:0:1", "--event", "ge:0.5", "--confidence", "0.95"]
@@ -176,8 +177,14 @@ def test_cli_sample_bound_is_tighter_and_reports_its_box(tmp_path):
     (row,), (old_row,) = new["results"], old["results"]
     assert row["method"] == "sos" and row["certified"] and row["lower"] <= 7 / 64 <= row["upper"]
     box = moment_box_from_sample(read_sample(f), Support.interval(0, 1), 2, 0.95, "betting", rng=0)
+    count = new["sample"].pop("count")
     assert new["sample"] == {"confidence": 0.95, "intervals": "betting", "seed": 0,
                              "moment_box": [[float(lo), float(hi)] for lo, hi in zip(box.lo, box.hi)]}
+    # the draws' own count, with scipy's exact binomial interval as the witness
+    hits = int(np.sum(read_sample(f) >= 0.5))
+    ci = stats.binomtest(hits, 400).proportion_ci(0.95, method="exact")
+    assert count["hits"] == hits and count["n"] == 400
+    assert count["clopper_pearson"] == pytest.approx([ci.low, ci.high], abs=1e-12)
     assert row["upper"] - row["lower"] < 0.85 * (old_row["upper"] - old_row["lower"])
 
 

@@ -246,8 +246,15 @@ def command(
         rows.append(exact_row)
     sample_box = None
     if sample is not None:  # the bounds hold with the probability that the whole moment box holds
+        from momentbound.bounds.sampling import clopper_pearson, event_mask
+        from momentbound.bounds.uncertain import read_sample
+
+        draws_in = read_sample(sample)
+        hits = int(event_mask(problem.event, draws_in).sum())
         sample_box = {"confidence": confidence, "intervals": sample_intervals, "seed": 0 if seed is None else seed,
-                      "moment_box": [[float(lo), float(hi)] for lo, hi in problem.moment_box]}
+                      "moment_box": [[float(lo), float(hi)] for lo, hi in problem.moment_box],
+                      "count": {"hits": hits, "n": int(draws_in.size),
+                                "clopper_pearson": list(clopper_pearson(hits, int(draws_in.size), confidence))}}
     if as_json:
         doc = {"results": rows, "exact": None if exact_row is None else exact_row["lower"]}
         if sample_box is not None:
@@ -262,3 +269,7 @@ def command(
     if exact_row is not None:
         title += f"  (exact: {exact_row['lower']:.6g})"
     print_table(title, cols, table)
+    if sample_box is not None:
+        lo, hi = sample_box["count"]["clopper_pearson"]
+        click.echo(f"The draws themselves: {hits} of {draws_in.size} in the event, Clopper-Pearson interval "
+                   f"[{lo:.6g}, {hi:.6g}] at confidence {confidence:g} (exact binomial, without the moments).")
