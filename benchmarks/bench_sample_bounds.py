@@ -1,6 +1,7 @@
 """Bounds from a sample (``sample_problem``): coverage and width of the moment boxes and of the
-bounds, the previous intervals (``auto``: the narrower of Hoeffding and empirical Bernstein)
-against the betting intervals (``betting``, the default), on the same samples.
+bounds, the previous default (``auto`` intervals: the narrower of Hoeffding and empirical
+Bernstein, from 2 moments) against the betting intervals (``betting``) from 2 and from 4 moments
+(the default now), on the same samples.
 
 Five laws, each with an event whose true probability is known exactly:
 
@@ -11,15 +12,15 @@ Five laws, each with an event whose true probability is known exactly:
 * a skewed discrete law, ``P(X = k)`` proportional to ``2^-k`` on ``grid:0:10``, ``P(X >= 4)``.
 
 For each law and replication: draw ``n`` values, build the box of the first ``K`` moments at
-``confidence`` with both methods, bound the event with ``sos`` (the worst case over the box),
+``confidence`` for each configuration ``method:K``, bound the event with ``sos`` (the worst case over the box),
 and record whether every true moment lies in its interval (simultaneous coverage), whether
-the bound contains the truth, the interval widths and the bound's width.  The floor is the
-width of the sharp bound from the exact moments: no box of the same ``K`` moments can do
-better.  For comparison, the last lines give the Clopper-Pearson interval of the count of draws
+the bound contains the truth, the interval widths and the bound's width; ratios are to the
+first configuration.  The floor is the width of the sharp bound from the exact moments: no box
+of the same ``K`` moments can do better.  For comparison, the last lines give the Clopper-Pearson interval of the count of draws
 in the event at the same confidence (it uses the sample directly, not its moments).
 
-Usage: ``python benchmarks/bench_sample_bounds.py [--reps 250] [--n 400] [--order 2]
-[--confidence 0.95] [--seed 0] [--laws beta,uniform,...]``
+Usage: ``python benchmarks/bench_sample_bounds.py [--reps 250] [--n 400]
+[--configs auto:2,betting:2,betting:4] [--confidence 0.95] [--seed 0] [--laws beta,uniform,...]``
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from momentbound.bounds.problem import SupportKind
 from momentbound.bounds.sampling import clopper_pearson, event_mask
 from momentbound.bounds.uncertain import moment_box_from_sample
 
-METHODS = ("auto", "betting")
 
 
 @dataclass(frozen=True)
@@ -85,14 +85,17 @@ def laws() -> dict[str, Law]:
     }
 
 
-def run_law(law: Law, reps: int, n: int, order: int, confidence: float, rng: np.random.Generator) -> dict:
+def run_law(law: Law, reps: int, n: int, configs: list[tuple[str, int]], confidence: float,
+            rng: np.random.Generator) -> dict:
     support = Support.parse(law.support)
     truth = float(law.truth)
-    true_m = [float(v) for v in law.moments[:order]]
-    floor = bound(MomentProblem((Fraction(1), *law.moments[:order]), support, law.event),
+    floors = {}
+    for _, order in configs:
+        r = bound(MomentProblem((Fraction(1), *law.moments[:order]), support, law.event),
                   "lp" if support.kind is SupportKind.GRID else "sdp")
-    stats = {m: {"cover": 0, "moments": 0, "width": [], "upper": [], "lower": [], "box": [], "seconds": 0.0}
-             for m in METHODS}
+        floors[order] = r.upper - r.lower
+    stats = {c: {"cover": 0, "moments": 0, "width": [], "upper": [], "lower": [], "box": [], "seconds": 0.0}
+             for c in configs}
     count = {"cover": 0, "width": []}
     for _ in range(reps):
         x = law.draw(rng, n)  # type: ignore[operator]
@@ -100,11 +103,12 @@ def run_law(law: Law, reps: int, n: int, order: int, confidence: float, rng: np.
         count["cover"] += c_lo <= truth <= c_hi
         count["width"].append(c_hi - c_lo)
         seed = int(rng.integers(2**32))
-        for method in METHODS:
+        for method, order in configs:
+            true_m = [float(v) for v in law.moments[:order]]
             start = time.perf_counter()
             box = moment_box_from_sample(x, support, order, confidence, method, rng=seed)
             r = bound(MomentProblem.from_box(box.lo, box.hi, support, law.event), "sos")
-            s = stats[method]
+            s = stats[(method, order)]
             s["seconds"] += time.perf_counter() - start
             s["cover"] += bool(r.certified and r.lower <= truth <= r.upper)
             s["moments"] += all(float(lo) <= m <= float(hi) for lo, m, hi in zip(box.lo, true_m, box.hi))
@@ -112,39 +116,41 @@ def run_law(law: Law, reps: int, n: int, order: int, confidence: float, rng: np.
             s["upper"].append(r.upper)
             s["lower"].append(r.lower)
             s["box"].append([float(hi - lo) for lo, hi in zip(box.lo, box.hi)])
-    return {"floor": floor.upper - floor.lower, "stats": stats, "count": count}
+    return {"floors": floors, "stats": stats, "count": count}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=250)
     ap.add_argument("--n", type=int, default=400)
-    ap.add_argument("--order", type=int, default=2)
+    ap.add_argument("--configs", default="auto:2,betting:2,betting:4")
     ap.add_argument("--confidence", type=float, default=0.95)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--laws", default=",".join(laws()))
     args = ap.parse_args()
     table = laws()
     rng = np.random.default_rng(args.seed)
-    print(f"n = {args.n}, K = {args.order}, confidence {args.confidence}, {args.reps} samples per law, seed {args.seed}")
+    configs = [(c.split(":")[0], int(c.split(":")[1])) for c in args.configs.split(",")]
+    print(f"n = {args.n}, confidence {args.confidence}, {args.reps} samples per law, seed {args.seed}")
     print("| law | truth | method | bound covers | moments cover | mean lower | mean upper | mean width "
-          "| width / before | exact-moment width | mean box widths (k = 1..K) | box / before | s per sample |")
+          "| width / first | exact-moment width | mean box widths (k = 1..K) | box / first (same k) | s per sample |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     counts = []
     for key in args.laws.split(","):
         law = table[key]
-        out = run_law(law, args.reps, args.n, args.order, args.confidence, rng)
+        out = run_law(law, args.reps, args.n, configs, args.confidence, rng)
         counts.append((law.name, out["count"]))
-        before = out["stats"]["auto"]
-        for method in METHODS:
-            s = out["stats"][method]
+        before = out["stats"][configs[0]]
+        for method, order in configs:
+            s = out["stats"][(method, order)]
             box = np.mean(s["box"], axis=0)
-            box_before = np.mean(before["box"], axis=0)
-            print(f"| {law.name} | {float(law.truth):.6g} | {method} | {s['cover']}/{args.reps} "
+            box_before = np.mean(before["box"], axis=0)[:order]
+            k = min(order, box_before.size)
+            print(f"| {law.name} | {float(law.truth):.6g} | {method}:{order} | {s['cover']}/{args.reps} "
                   f"| {s['moments']}/{args.reps} | {np.mean(s['lower']):.4f} | {np.mean(s['upper']):.4f} "
                   f"| {np.mean(s['width']):.4f} | {np.mean(s['width']) / np.mean(before['width']):.2f} "
-                  f"| {out['floor']:.4f} | {', '.join(f'{w:.4g}' for w in box)} "
-                  f"| {', '.join(f'{w:.2f}' for w in box / box_before)} | {s['seconds'] / args.reps:.3f} |",
+                  f"| {out['floors'][order]:.4f} | {', '.join(f'{w:.4g}' for w in box)} "
+                  f"| {', '.join(f'{w:.2f}' for w in box[:k] / box_before[:k])} | {s['seconds'] / args.reps:.3f} |",
                   flush=True)
     print("\n| law | count interval covers | mean width |\n|---|---|---|")
     for name, c in counts:

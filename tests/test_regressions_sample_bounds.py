@@ -167,16 +167,17 @@ def _cli_json(args):
 
 def test_cli_sample_bound_is_tighter_and_reports_its_box(tmp_path):
     """`bound --sample FILE --confidence 0.95`: the bound holds, the JSON names the moment box it
-    came from (the library's box for the same file and seed) and the draws' own binomial interval,
-    and the bound is narrower than the previous intervals' bound on the same file."""
+    came from (the library's box of 4 moments for the same file and seed) and the draws' own
+    binomial interval, and the bound is narrower than the previous default's (auto intervals,
+    2 moments) on the same file."""
     f = tmp_path / "beta.txt"
     f.write_text("\n".join(repr(float(v)) for v in np.random.default_rng(0).beta(2, 5, 400)))
     common = ["--sample", str(f), "--support", "interval:0:1", "--event", "ge:0.5", "--confidence", "0.95"]
     new = _cli_json(common)
-    old = _cli_json([*common, "--sample-intervals", "auto"])
+    old = _cli_json([*common, "--sample-intervals", "auto", "--sample-moments", "2"])  # the previous default
     (row,), (old_row,) = new["results"], old["results"]
     assert row["method"] == "sos" and row["certified"] and row["lower"] <= 7 / 64 <= row["upper"]
-    box = moment_box_from_sample(read_sample(f), Support.interval(0, 1), 2, 0.95, "betting", rng=0)
+    box = moment_box_from_sample(read_sample(f), Support.interval(0, 1), 4, 0.95, "betting", rng=0)
     count = new["sample"].pop("count")
     assert new["sample"] == {"confidence": 0.95, "intervals": "betting", "seed": 0,
                              "moment_box": [[float(lo), float(hi)] for lo, hi in zip(box.lo, box.hi)]}
@@ -190,12 +191,12 @@ def test_cli_sample_bound_is_tighter_and_reports_its_box(tmp_path):
 
 def test_cli_three_point_sample(tmp_path):
     """A three-point law on grid:0:2, 100 draws, P(X >= 2) = 1/5: a bound containing the truth,
-    narrower than the previous intervals' on the same file."""
+    narrower than the previous default's on the same file."""
     f = tmp_path / "three.txt"
     f.write_text("\n".join(str(v) for v in np.random.default_rng(1).choice([0, 1, 2], 100, p=[0.5, 0.3, 0.2])))
     common = ["--sample", str(f), "--support", "grid:0:2", "--event", "ge:2"]
     (row,) = _cli_json(common)["results"]
-    (old_row,) = _cli_json([*common, "--sample-intervals", "auto", "--seed", "3"])["results"]
+    (old_row,) = _cli_json([*common, "--sample-intervals", "auto", "--sample-moments", "2", "--seed", "3"])["results"]
     assert row["lower"] <= 0.2 <= row["upper"] < old_row["upper"]
 
 

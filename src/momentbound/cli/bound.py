@@ -140,7 +140,7 @@ def _moment_problem(
               help="File with one observation per line: bound from moment confidence intervals.")
 @click.option("--confidence", type=float, default=0.95, show_default=True,
               help="With --sample: joint coverage probability of the moment intervals.")
-@click.option("--sample-moments", type=int, default=2, show_default=True,
+@click.option("--sample-moments", type=int, default=4, show_default=True,
               help="With --sample: number of moments estimated from the sample.")
 @click.option("--sample-intervals", default="betting", show_default=True,
               type=click.Choice(["betting", "auto", "hoeffding", "bernstein"]),
