@@ -243,3 +243,17 @@ def test_cli_sample_options_errors_are_one_line(tmp_path, args, message):
     res = CliRunner().invoke(main, ["bound", "--sample", str(f), "--support", "interval:0:1", "--event", "ge:0.5",
                                     *args, "--json"])
     assert res.exit_code != 0 and message in res.output and "Traceback" not in res.output
+
+
+def test_cli_sample_options_without_a_sample_are_refused():
+    """`--confidence` (and the other sample options) without `--sample` changed nothing; now refused
+    before any work, as a one-line usage error on stderr and nothing on stdout."""
+    out = subprocess.run([sys.executable, "-m", "momentbound", "bound", "--moments", "1,0,1", "--support", "real",
+                          "--event", "ge:2", "--confidence", "0.9", "--json"], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 2 and out.stdout == ""
+    assert "--confidence only applies to bounds from a sample: add --sample FILE or drop it" in out.stderr
+    assert "Traceback" not in out.stderr
+    res = CliRunner().invoke(main, ["bound", "--moments", "1,0,1", "--support", "real", "--event", "ge:2",
+                                    "--sample-moments", "3", "--sample-intervals", "auto"])
+    assert res.exit_code == 2 and "--sample-moments, --sample-intervals only apply" in res.output

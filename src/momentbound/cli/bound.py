@@ -174,6 +174,15 @@ def command(
     from momentbound.errors import MomentboundError, SolverFailed
 
     model_form = any(v is not None for v in (arities, cells, N, at))
+    if sample is None:  # the sample's options change nothing without a sample: refuse, never ignore
+        from click.core import ParameterSource
+
+        ctx = click.get_current_context()
+        given = [f"--{name.replace('_', '-')}" for name in ("confidence", "sample_moments", "sample_intervals")
+                 if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)]
+        if given:
+            raise click.UsageError(f"{', '.join(given)} only appl{'ies' if len(given) == 1 else 'y'} to bounds from "
+                                   f"a sample: add --sample FILE or drop {'it' if len(given) == 1 else 'them'}")
     if solver is not None:
         from momentbound.bounds.formulations import check_solver
 
