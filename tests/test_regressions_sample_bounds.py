@@ -181,6 +181,16 @@ def test_default_bound_against_the_previous_default(name, support, draw, moments
     assert ratio < DEFAULT_VS_PREVIOUS[name] + 0.1, ratio
 
 
+def test_moment_count_and_float_range_are_checked_first():
+    sup = Support.interval(0, 1)
+    with pytest.raises(InvalidArgument, match=r"integer in 1\.\.20, got 21"):
+        moment_box_from_sample([0.1, 0.2], sup, 21)
+    with pytest.raises(InvalidArgument, match="leave the float range"):
+        moment_box_from_sample([1e150, 2e150], Support.interval(0, F(10) ** 160), 2)
+    with pytest.raises(InvalidArgument, match="leave the float range"):
+        moment_box_from_sample([0.0, 1e-201], Support.interval(0, F(1, 10**200)), 2)
+
+
 def test_rng_is_validated():
     with pytest.raises(InvalidArgument, match="rng"):
         moment_box_from_sample([0.1, 0.2, 0.3], Support.interval(0, 1), 1, rng=-1)
@@ -235,6 +245,7 @@ def test_cli_three_point_sample(tmp_path):
     [
         (["--sample-intervals", "bootstrap"], "--sample-intervals"),
         (["--seed", "-1"], "--seed must be an integer >= 0"),
+        (["--sample-moments", "1000000000"], "--sample-moments must be an integer in 1..20"),
     ],
 )
 def test_cli_sample_options_errors_are_one_line(tmp_path, args, message):

@@ -56,6 +56,9 @@ INTERVALS = ("betting", "auto", "hoeffding", "bernstein")
 
 #: Largest bet per unit of the distance to the range's end (Waudby-Smith and Ramdas 2024 use 1/2 or 3/4).
 _BET_CAP = 0.75
+#: Most moments a sample box takes: each further moment only narrows the share of the error
+#: probability every interval gets (Bonferroni), and the box bounds were flat from 4 to 6 moments.
+MAX_SAMPLE_MOMENTS = 20
 #: Bisection steps for each end of a betting interval: 2^-50 of the range, below the outward pad.
 _BISECTIONS = 50
 #: A candidate is rejected only if the log capital exceeds the threshold by this much, so that the
@@ -167,8 +170,12 @@ def moment_box_from_sample(
     outside = x[(x < a) | (x > c)]
     if outside.size:
         raise InvalidArgument(f"sample value {outside[0]!r} lies outside the support {support}; widen the support")
-    if not isinstance(order, int) or order < 1:
-        raise InvalidArgument(f"order must be a positive integer, got {order!r}")
+    if not isinstance(order, int) or not 1 <= order <= MAX_SAMPLE_MOMENTS:
+        raise InvalidArgument(f"order (the number of moments) must be an integer in 1..{MAX_SAMPLE_MOMENTS}, got "
+                              f"{order!r}; more moments only split the error probability further")
+    if any(e != 0 and abs(order * math.log10(abs(e))) > 300 for e in (a, c)):
+        raise InvalidArgument(f"the ends of the support {support} to the power {order} leave the float range; "
+                              "rescale the sample (e.g. to [0, 1]) or use fewer moments")
     if not 0 < confidence < 1:
         raise InvalidArgument(f"confidence must be in (0, 1), got {confidence!r}")
     if method not in INTERVALS:

@@ -116,6 +116,11 @@ def _moment_problem(
         mom = tuple(as_exact(t, "--moments") for t in parse_str_list(moments, name="--moments"))
         return MomentProblem(mom, sup, ev, shape=form)
     if sample is not None:
+        from momentbound.bounds.uncertain import MAX_SAMPLE_MOMENTS
+
+        if not 1 <= sample_moments <= MAX_SAMPLE_MOMENTS:
+            raise UserError(f"--sample-moments must be an integer in 1..{MAX_SAMPLE_MOMENTS}, got {sample_moments}; "
+                            "more moments only split the error probability further")
         return sample_problem(read_sample(sample), sup, ev, sample_moments, confidence, sample_intervals,
                               0 if seed is None else seed, shape=form)
     if moments_lo is None or moments_hi is None:
