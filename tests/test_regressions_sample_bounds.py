@@ -97,6 +97,10 @@ def test_betting_ends_are_where_the_exact_capital_crosses():
 
 def test_betting_interval_is_the_whole_range_when_nothing_is_rejected():
     assert betting_interval(np.array([0.0, 1.0]), 0.05) == (0.0, 1.0)
+    with pytest.raises(InvalidArgument, match=r"values in \[0, 1\]"):
+        betting_interval(np.array([0.5, 1.5]), 0.05)
+    with pytest.raises(InvalidArgument, match="delta"):
+        betting_interval(np.array([0.5]), 1.0)
 
 
 @pytest.mark.parametrize("name, support, draw, moments", LAWS, ids=[law[0] for law in LAWS])

@@ -106,6 +106,11 @@ def betting_interval(y: np.ndarray, delta: float) -> tuple[float, float]:
     True
     """
     y = np.asarray(y, dtype=float)
+    if y.ndim != 1 or y.size < 1 or not np.all((y >= 0) & (y <= 1)):
+        raise InvalidArgument("y must be a non-empty 1-D array of values in [0, 1] (NaN excluded); rescale "
+                              "(y - lo) / (hi - lo) with the ends of its range")
+    if not 0 < delta < 1:
+        raise InvalidArgument(f"delta (the error probability) must be in (0, 1), got {delta!r}")
     n = y.size
     t = np.arange(1, n + 1)
     mu = (0.5 + np.cumsum(y)) / (t + 1)
