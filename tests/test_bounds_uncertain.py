@@ -35,7 +35,7 @@ def test_hoeffding_and_bernstein_widths_by_hand():
     v = float(np.var(x**2, ddof=1))
     eps2 = math.sqrt(2 * v * math.log(4 / delta) / n) + 7 * math.log(4 / delta) / (3 * (n - 1))
     assert float(bern.hi[1]) == pytest.approx(min(1.0, float(np.mean(x**2)) + eps2), abs=3e-12)
-    auto = moment_box_from_sample(x, Support.interval(0, 1), 2, 0.9)
+    auto = moment_box_from_sample(x, Support.interval(0, 1), 2, 0.9, "auto")
     assert all(a >= min(h, b) - 1e-15 for a, h, b in zip(auto.lo, hoeff.lo, bern.lo))
 
 

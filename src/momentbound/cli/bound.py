@@ -90,6 +90,7 @@ def _model_problem(model: Any, N: int, x: tuple[int, ...], order: int, ev: Any) 
 def _moment_problem(
     moments: str | None, support: str | None, event: str, shape: str | None, mode_: str | None,
     moments_lo: str | None, moments_hi: str | None, sample: str | None, confidence: float, sample_moments: int,
+    sample_intervals: str = "betting", seed: int | None = None,
 ) -> Any:
     """The MomentProblem of the moments form: exact moments, a moment box, or a sample."""
     from momentbound.bounds import Event, MomentProblem, Shape, Support
@@ -115,7 +116,13 @@ def _moment_problem(
         mom = tuple(as_exact(t, "--moments") for t in parse_str_list(moments, name="--moments"))
         return MomentProblem(mom, sup, ev, shape=form)
     if sample is not None:
-        return sample_problem(read_sample(sample), sup, ev, sample_moments, confidence, shape=form)
+        from momentbound.bounds.uncertain import MAX_SAMPLE_MOMENTS
+
+        if not 1 <= sample_moments <= MAX_SAMPLE_MOMENTS:
+            raise UserError(f"--sample-moments must be an integer in 1..{MAX_SAMPLE_MOMENTS}, got {sample_moments}; "
+                            "more moments only split the error probability further")
+        return sample_problem(read_sample(sample), sup, ev, sample_moments, confidence, sample_intervals,
+                              0 if seed is None else seed, shape=form)
     if moments_lo is None or moments_hi is None:
         raise click.UsageError("--moments-lo and --moments-hi go together")
     lo = [as_exact(t, "--moments-lo") for t in parse_str_list(moments_lo, name="--moments-lo")]
@@ -138,8 +145,12 @@ def _moment_problem(
               help="File with one observation per line: bound from moment confidence intervals.")
 @click.option("--confidence", type=float, default=0.95, show_default=True,
               help="With --sample: joint coverage probability of the moment intervals.")
-@click.option("--sample-moments", type=int, default=2, show_default=True,
+@click.option("--sample-moments", type=int, default=4, show_default=True,
               help="With --sample: number of moments estimated from the sample.")
+@click.option("--sample-intervals", default="betting", show_default=True,
+              type=click.Choice(["betting", "auto", "hoeffding", "bernstein"]),
+              help="With --sample: how each moment's interval is made (all valid for every sample size; betting is "
+                   "the narrowest, auto the narrower of hoeffding and bernstein).")
 @click.option("--method", default="all", show_default=True,
               help="A registered method name, or 'all'. The model form also runs exact and sampling, and adds "
               "the exact row (sign events such as gt:0 for N <= 5000, other events for N <= 200).")
@@ -150,7 +161,8 @@ def _moment_problem(
 @click.option("--order", type=int, default=None, help="Model form: number of moments [default: 6].")
 @click.option("--draws", type=int, default=None, help="Model form, sampling method: sampled tables [default: 1000].")
 @click.option("--seed", type=int, default=None,
-              help="Model form: seed (an integer >= 0) of the sampling and gdts methods [default: 0].")
+              help="Model form: seed (an integer >= 0) of the sampling and gdts methods; with --sample: of the "
+                   "random order the betting intervals read the sample in [default: 0].")
 @click.option("--solver", default=None,
               help="Solve lp, lp-dual, sqp and sdp through cvxpy with this installed solver (CLARABEL, SCS, HIGHS, ...); "
                    "results are verified in exact arithmetic as on the default path.")
@@ -158,7 +170,7 @@ def _moment_problem(
 def command(
     moments: str | None, support: str | None, event: str, shape: str | None, mode_: str | None,
     moments_lo: str | None, moments_hi: str | None, sample: str | None, confidence: float, sample_moments: int,
-    method: str, arities: str | None, cells: str | None,
+    sample_intervals: str, method: str, arities: str | None, cells: str | None,
     N: int | None, at: str | None, order: int | None, draws: int | None, seed: int | None, solver: str | None,
     as_json: bool,
 ) -> None:
@@ -167,6 +179,15 @@ def command(
     from momentbound.errors import MomentboundError, SolverFailed
 
     model_form = any(v is not None for v in (arities, cells, N, at))
+    if sample is None:  # the sample's options change nothing without a sample: refuse, never ignore
+        from click.core import ParameterSource
+
+        ctx = click.get_current_context()
+        given = [f"--{name.replace('_', '-')}" for name in ("confidence", "sample_moments", "sample_intervals")
+                 if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)]
+        if given:
+            raise click.UsageError(f"{', '.join(given)} only appl{'ies' if len(given) == 1 else 'y'} to bounds from "
+                                   f"a sample: add --sample FILE or drop {'it' if len(given) == 1 else 'them'}")
     if solver is not None:
         from momentbound.bounds.formulations import check_solver
 
@@ -203,12 +224,14 @@ def command(
             problem = _model_problem(model, N, x, order, ev)  # type: ignore[arg-type]
             options: dict[str, Any] = {"rng": 0 if seed is None else seed, "draws": 1000 if draws is None else draws}
         else:
-            for flag, value in (("--order", order), ("--draws", draws), ("--seed", seed)):
+            if seed is not None and seed < 0:
+                raise UserError(f"--seed must be an integer >= 0 (a numpy seed), got {seed}")
+            for flag, value in (("--order", order), ("--draws", draws), ("--seed", None if sample else seed)):
                 if value is not None:
                     raise click.UsageError(f"{flag} belongs to the model form; with --moments the number of "
                                            f"moments is the length of the list")
             problem = _moment_problem(moments, support, event, shape, mode_, moments_lo, moments_hi, sample,
-                                      confidence, sample_moments)
+                                      confidence, sample_moments, sample_intervals, seed)
             options = {}
         if solver is not None:
             options["solver"] = solver
@@ -235,12 +258,32 @@ def command(
         raise UserError(f"{type(exc).__name__}: {exc}") from exc
     if exact_row is not None:
         rows.append(exact_row)
+    sample_box = None
+    if sample is not None:  # the bounds hold with the probability that the whole moment box holds
+        from momentbound.bounds.sampling import clopper_pearson, event_mask
+        from momentbound.bounds.uncertain import read_sample
+
+        draws_in = read_sample(sample)
+        hits = int(event_mask(problem.event, draws_in).sum())
+        sample_box = {"confidence": confidence, "intervals": sample_intervals, "seed": 0 if seed is None else seed,
+                      "moment_box": [[float(lo), float(hi)] for lo, hi in problem.moment_box],
+                      "count": {"hits": hits, "n": int(draws_in.size),
+                                "clopper_pearson": list(clopper_pearson(hits, int(draws_in.size), confidence))}}
     if as_json:
-        emit_json({"results": rows, "exact": None if exact_row is None else exact_row["lower"]})
+        doc = {"results": rows, "exact": None if exact_row is None else exact_row["lower"]}
+        if sample_box is not None:
+            doc["sample"] = sample_box
+        emit_json(doc)
         return
     cols = ["method", "kind", "lower", "upper", "certified", "status", "seconds"] + (["solver"] if solver else [])
     table = [[_fmt(r[c]) for c in cols] for r in rows]
     title = f"P(X in {problem.event}) from {problem.order} moments on {problem.support}"
+    if sample_box is not None:
+        title += f"  (moment intervals from the sample, jointly at confidence {confidence:g}: {sample_intervals})"
     if exact_row is not None:
         title += f"  (exact: {exact_row['lower']:.6g})"
     print_table(title, cols, table)
+    if sample_box is not None:
+        lo, hi = sample_box["count"]["clopper_pearson"]
+        click.echo(f"The draws themselves: {hits} of {draws_in.size} in the event, Clopper-Pearson interval "
+                   f"[{lo:.6g}, {hi:.6g}] at confidence {confidence:g} (exact binomial, without the moments).")
