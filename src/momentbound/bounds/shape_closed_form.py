@@ -32,7 +32,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from .problem import Event, EventKind, MomentProblem, ShapeKind, Span
+from .problem import Event, EventKind, MomentProblem, ShapeKind, Span, SupportKind
 from .registry import BoundMethod, register
 from .result import BoundResult, Diagnostics, Kind, Status, round_up
 
@@ -144,6 +144,9 @@ class ShapeClosedFormMethod(BoundMethod):
     features = frozenset({"shape"})
 
     def applies(self, problem: MomentProblem) -> str | None:
+        if problem.support.kind not in (SupportKind.INTERVAL, SupportKind.HALFLINE, SupportKind.REAL):
+            return ("the closed forms (Gauss, Vysochanskij-Petunin) are theorems about continuous laws; on a grid "
+                    "use 'shape-grid' (the discrete analogue)")
         if shape_closed_form(problem) is None:
             return ("closed forms need a shape, exactly two moments and a matching event (dev:MU:T or a tail "
                     "about the mean; dev:M:K about the known mode); use 'sos'")
