@@ -36,7 +36,7 @@ METHOD_NAMES = tuple(METHODS)
 # methods that need more than moments (a law or a sampler): refused in the moments form
 NEEDS_A_MODEL = ("exact", "sampling")
 # methods for problems with a shape or a moment box only (their own runs below)
-NEEDS_STRUCTURE = ("sos", "shape-closed-form")
+NEEDS_STRUCTURE = ("sos", "shape-closed-form", "shape-grid")
 PLAIN = tuple(m for m in METHOD_NAMES if m not in NEEDS_A_MODEL + NEEDS_STRUCTURE)
 
 # id -> arguments; "{tmp}" is replaced by a fresh folder. Expected to succeed.

@@ -694,6 +694,15 @@ class MomentProblem:
         self._check_fields()
         if self.shape is not None and not isinstance(self.shape, Shape):
             raise InvalidArgument(f"shape must be a Shape (e.g. Shape.unimodal()), got {self.shape!r}")
+        if self.shape is not None and self.shape.mode is not None:
+            mode, sup = self.shape.mode, self.support
+            if (sup.lo is not None and mode < sup.lo) or (sup.hi is not None and mode > sup.hi):
+                lo = "-inf" if sup.lo is None else str(sup.lo)
+                hi = "inf" if sup.hi is None else str(sup.hi)
+                raise InvalidArgument(
+                    f"mode {mode} lies outside the support {sup}: a unimodal law's mode lies between the ends of its "
+                    f"support; give a mode in [{lo}, {hi}] or leave it unknown (Shape.unimodal(), --shape unimodal)"
+                )
         if self.moment_box is not None:
             box = tuple(_ordered_pair(f"moment_box[{j}]", *pair, names=(f"lo_{j + 1}", f"hi_{j + 1}"))
                         for j, pair in enumerate(self.moment_box))

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from momentbound.errors import InfeasibleMoments, InvalidArgument
 
-from .feasibility import check_feasible
+from .feasibility import check_discrete_feasible, check_feasible
 from .problem import MomentProblem, SupportKind
 from .result import BoundResult, Diagnostics, Kind, Status
 
@@ -79,9 +79,13 @@ class BoundMethod:
             raise InvalidArgument(f"method {self.name!r} does not apply to this problem: {reason}")
         start = time.perf_counter()
         result = None
-        if self.handles_degenerate and self.kind is Kind.BOUND:
+        if self.handles_degenerate and self.kind in (Kind.BOUND, Kind.APPROXIMATION):
+            # no bound and no approximation for moments that no law on the support has
             check_feasible(problem)
-            result = trivial_result(problem, self.name)
+            if self.kind is Kind.BOUND:
+                result = trivial_result(problem, self.name)
+            if result is None and problem.support.is_discrete:
+                check_discrete_feasible(problem)
         if result is None:
             result = self._solve(problem, **merged)
         return replace(result, seconds=time.perf_counter() - start)

@@ -226,6 +226,10 @@ def command(
                     reason = ("it needs the law of X (exact) or a model to draw from (sampling), which "
                               "--moments does not give: use the model form --arities/--cells/--N/--at")
                 usable = ", ".join(available_methods(problem))
+                if not usable:
+                    from momentbound.bounds.api import no_method_reason
+
+                    raise UserError(f"method {method!r} does not apply here, and {no_method_reason(problem)}")
                 raise UserError(f"method {method!r} does not apply here: {reason}; methods that apply: {usable}")
             mine = {k: v for k, v in options.items() if k in inst.options}
             rows = [_row(bound(problem, method, **mine))]
