@@ -302,3 +302,37 @@ def test_cli_mode_outside_and_empty_tables(cli):
 def test_cli_infeasible_moments(cli):
     for key in ("halfline-sdp", "halfline-all", "grid-infeasible-all"):
         _refused(cli[key], "InfeasibleMoments")
+
+
+# ----------------------------------------------------------------------------- 5. numbers
+def test_huge_moments_are_solved_in_scaled_exact_arithmetic_or_refused():
+    # kurtosis 1 forces the two-point law +-1e150 (each 1/2): P(X >= 1) = 1/2 exactly
+    p = MomentProblem((1, 0, F(10) ** 300, 0, F(10) ** 600), Support.real(), Event.ge(1))
+    from momentbound.bounds.series import SeriesWarning
+
+    with pytest.warns(SeriesWarning):  # the Edgeworth density of a two-point law goes negative
+        results = bound(p, "all")
+    for r in results:
+        assert r.lower - 1e-9 <= 0.5 <= r.upper + 1e-9, r
+    with pytest.raises(InvalidArgument, match="scale.*floating-point range.*rescale"):
+        MomentProblem((1, 0, F(10) ** 700), Support.real(), Event.ge(1))
+    with pytest.raises(InvalidArgument, match="standardized moment.*4.*1e\\+400"):
+        MomentProblem((1, 0, 1, 0, F(10) ** 400), Support.real(), Event.ge(1))
+
+
+CLI_CASES.update({
+    "overflow-moments": ["bound", "--moments", "1,0,1e300,0,1e600", "--support", "real", "--event", "ge:1", "--json"],
+    "overflow-scale": ["bound", "--moments", "1,0,1e700", "--support", "real", "--event", "ge:1", "--json"],
+    "mv-ellipsoid": ["mvbound", "--mean", "0,0", "--cov", "1,0,0,1", "--ellipsoid", "0,0:1e300", "--json"],
+    "mv-mean": ["mvbound", "--mean", "1e200,0", "--cov", "1,0,0,1", "--ellipsoid", "0,0:2", "--json"],
+})
+
+
+def test_cli_huge_numbers(cli):
+    res = cli["overflow-moments"]
+    assert res.returncode == 0, res.stderr
+    for row in json.loads(res.stdout)["results"]:
+        assert row["lower"] - 1e-9 <= 0.5 <= row["upper"] + 1e-9
+    _refused(cli["overflow-scale"], "floating-point range")
+    for key in ("mv-ellipsoid", "mv-mean"):
+        _refused(cli[key], "InvalidArgument", "overflows a double")

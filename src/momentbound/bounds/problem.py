@@ -586,6 +586,31 @@ def _integer_range(sp: Span, lo: int, hi: int) -> tuple[int, int]:
     return first, last
 
 
+def _magnitude(v: Fraction) -> str:
+    """``1e+400``-style text of a rational of any size."""
+    a = abs(v)
+    if a == 0:
+        return "0"
+    digits = len(str(a.numerator)) - len(str(a.denominator))
+    mantissa = float(a / Fraction(10) ** digits)
+    if mantissa < 1:
+        mantissa, digits = mantissa * 10, digits - 1
+    text = f"{mantissa:.3g}"
+    if text == "10":
+        text, digits = "1", digits + 1
+    return f"{'-' if v < 0 else ''}{text}e{digits:+d}"
+
+
+def _sqrt_near(v: Fraction) -> Fraction:
+    """A rational within a float's precision of ``sqrt(v)`` (``v > 0``), for any magnitude of ``v``."""
+    e = (v.numerator.bit_length() - v.denominator.bit_length()) // 2
+    return Fraction(math.sqrt(float(v / Fraction(4) ** e))) * Fraction(2) ** e
+
+
+#: largest magnitude of a scaled moment, a shift or a scale that the float solvers can take
+FLOAT_RANGE = Fraction(10) ** 300
+
+
 @dataclass(frozen=True)
 class AffineMap:
     """``u = (x - shift) / scale``: how the support maps to the basis variable (``[-1, 1]``)."""
@@ -712,6 +737,23 @@ class MomentProblem:
                     "give one (lo, hi) pair per moment E[X^1..X^k] (MomentProblem.from_box does this)"
                 )
             object.__setattr__(self, "moment_box", box)
+        self._check_float_range()
+
+    def _check_float_range(self) -> None:
+        """Refuse, before any work, numbers that the float solvers cannot represent after scaling."""
+        amap, mu = self.affine_to_unit()
+        for what, value in (("the centre (shift)", amap.shift), ("the scale", amap.scale)):
+            if abs(value) > FLOAT_RANGE:
+                raise InvalidArgument(
+                    f"{what} of this problem, about {_magnitude(value)}, exceeds the floating-point range the "
+                    "solvers work in (1e300); rescale X (divide it and the support by a power of ten)")
+        if not self.support.is_bounded:  # on a bounded support a scaled moment above 1 is infeasible
+            for k, v in enumerate(mu):
+                if abs(v) > FLOAT_RANGE:
+                    raise InvalidArgument(
+                        f"the standardized moment E[((X - mean) / sd)^{k}] is about {_magnitude(v)}, beyond the "
+                        "floating-point range the solvers work in (1e300); these moments describe an extremely "
+                        "heavy tail: give fewer moments (drop the highest) or rescale X")
 
     def _check_fields(self) -> None:
         if not isinstance(self.support, Support):
@@ -835,7 +877,7 @@ class MomentProblem:
         else:
             shift = mom[1] if len(mom) > 1 else Fraction(0)
             var = mom[2] - mom[1] ** 2 if len(mom) > 2 else Fraction(1)
-            scale = Fraction(math.sqrt(float(var))).limit_denominator(1 << 20) if var > 0 else Fraction(1)
+            scale = _sqrt_near(var).limit_denominator(1 << 20) if var > 0 else Fraction(1)
             if scale <= 0:
                 scale = Fraction(1)
         umom = []

@@ -87,7 +87,13 @@ class BoundMethod:
             if result is None and problem.support.is_discrete:
                 check_discrete_feasible(problem)
         if result is None:
-            result = self._solve(problem, **merged)
+            try:
+                result = self._solve(problem, **merged)
+            except OverflowError as exc:
+                raise InvalidArgument(
+                    f"method {self.name!r}: these moments overflow floating-point arithmetic ({exc}); rescale X "
+                    "(divide it by a power of ten) so that its moments fit in a double (about 1.8e308)"
+                ) from exc
         return replace(result, seconds=time.perf_counter() - start)
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:  # pragma: no cover - abstract
