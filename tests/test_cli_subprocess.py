@@ -54,7 +54,7 @@ SUCCEEDS: dict[str, list[str]] = {
     "bound-unimodal-closed-form": ["bound", "--moments", "1,0,1", "--support", "real", "--event", "dev:0:2",
                                    "--mode", "0", "--method", "shape-closed-form", "--json"],
     "bound-halfline": ["bound", "--moments", "1,1,4", "--support", "halfline:0", "--event", "ge:2", "--json"],
-    "bound-box": ["bound", "--moments-lo", "0.9,3.5", "--moments-hi", "1.1,4.5", "--support", "grid:0:10",
+    "bound-box": ["bound", "--moments-lo", "1,0.9,3.5", "--moments-hi", "1,1.1,4.5", "--support", "grid:0:10",
                   "--event", "ge:5", "--json"],
     "band": ["band", "--truth", "binomial:10:3/10", "--order", "3", "--support", "grid:0:10", "--json"],
     "mvbound": ["mvbound", "--mean", "0,0", "--cov", "1,0,0,1", "--ellipsoid", "0,0:2", "--json"],

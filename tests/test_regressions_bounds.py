@@ -336,3 +336,31 @@ def test_cli_huge_numbers(cli):
     _refused(cli["overflow-scale"], "floating-point range")
     for key in ("mv-ellipsoid", "mv-mean"):
         _refused(cli[key], "InvalidArgument", "overflows a double")
+
+
+# ----------------------------------------------------------------------------- 6. one list convention
+def test_moment_boxes_count_from_m0_like_the_moments():
+    # Cantelli, attained by {5: 1/17, 3/4: 16/17} (mean 1, E[X^2] = 2): P(X >= 5) <= 1/17
+    law = {F(5): F(1, 17), F(3, 4): F(16, 17)}
+    assert tuple(sum((p * x**k for x, p in law.items()), F(0)) for k in range(3)) == (1, 1, 2)
+    exact = bound(MomentProblem((1, 1, 2), Support.real(), Event.ge(5)), "closed-form")
+    box = bound(MomentProblem.from_box((1, 1, 2), (1, 1, 2), Support.real(), Event.ge(5)), "sos")
+    assert exact.exact_upper == F(1, 17) and abs(box.upper - 1 / 17) < 1e-7 and box.exact_upper >= F(1, 17)
+    with pytest.raises(InvalidArgument, match="count from m0.*lo = \\(1, 0.9"):
+        MomentProblem.from_box((0.9, 3.9), (1.1, 4.1), Support.halfline(0), Event.ge(2))
+
+
+CLI_CASES.update({
+    "box-m0": ["bound", "--moments-lo", "1,1,2", "--moments-hi", "1,1,2", "--support", "real", "--event", "ge:5",
+               "--json"],
+    "box-old-convention": ["bound", "--moments-lo", "0.9,3.9", "--moments-hi", "1.1,4.1", "--support", "halfline:0",
+                           "--event", "ge:2", "--json"],
+})
+
+
+def test_cli_moment_boxes_count_from_m0(cli):
+    res = cli["box-m0"]
+    assert res.returncode == 0, res.stderr
+    rows = json.loads(res.stdout)["results"]
+    assert rows and all(abs(r["upper"] - 1 / 17) < 1e-7 for r in rows)
+    _refused(cli["box-old-convention"], "count from m0", "--moments-lo 1,0.9,3.9 --moments-hi 1,1.1,4.1")

@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from momentbound.errors import InfeasibleMoments, MomentboundError
+from momentbound.errors import InfeasibleMoments
 
 from .problem import MomentProblem, SupportKind
 
-__all__ = ["is_psd_exact", "check_feasible", "check_discrete_feasible"]
+__all__ = ["is_psd_exact", "check_feasible"]
 
 
 def is_psd_exact(matrix: Sequence[Sequence[Fraction]], tol: Fraction = Fraction(0)) -> bool:
@@ -198,29 +198,3 @@ def check_feasible(problem: MomentProblem) -> None:
     if problem.is_exact and problem.support.kind in (SupportKind.REAL, SupportKind.HALFLINE):
         _unbounded_range_conditions(problem, mu)
 
-
-def check_discrete_feasible(problem: MomentProblem) -> None:
-    """Raise :class:`InfeasibleMoments` if no law on a grid or finite support has these moments.
-
-    The Hankel and localizing conditions of :func:`check_feasible` are necessary but not sufficient
-    on a discrete support; this runs the phase 1 of the discrete moment LP (:mod:`.lp`), which
-    raises only with an exactly verified Farkas polynomial (or the exact dual simplex).  The answer
-    is remembered on the problem, so ``method="all"`` pays for it once.
-    """
-    if not problem.support.is_discrete or problem.order == 0:
-        return
-    memo = problem.__dict__.get("_discrete_feasible")
-    if memo is not None:
-        if isinstance(memo, InfeasibleMoments):
-            raise memo
-        return
-    from .lp import _LP_OPTIONS, _ColumnGeneration
-
-    try:
-        _ColumnGeneration(problem, "primal", _LP_OPTIONS).phase1()
-    except InfeasibleMoments as exc:
-        object.__setattr__(problem, "_discrete_feasible", exc)
-        raise
-    except MomentboundError:  # undecided here (a solver failure): each method still runs its own checks
-        return
-    object.__setattr__(problem, "_discrete_feasible", True)

@@ -814,19 +814,28 @@ class MomentProblem:
     ) -> MomentProblem:
         """A problem whose moments ``E[X^j]`` (``j = 1..k``) are only known to lie in ``[lo_j, hi_j]``.
 
-        ``lo`` and ``hi`` start at the first moment (``m0 = 1`` is implied).
+        ``lo`` and ``hi`` count from ``m0`` like ``moments``: their first entries are ``m0 = 1``
+        (the same list convention everywhere, so ``(1, 1, 2)`` always means ``E[X] = 1, E[X^2] = 2``).
 
         Example
         -------
-        >>> p = MomentProblem.from_box([0, 1], [1, 2], Support.real(), Event.ge(3))
+        >>> p = MomentProblem.from_box([1, 0, 1], [1, 1, 2], Support.real(), Event.ge(3))
         >>> p.moments, p.features
         ((Fraction(1, 1), Fraction(1, 2), Fraction(3, 2)), frozenset({'moment-box'}))
         """
         if isinstance(lo, (str, bytes)) or isinstance(hi, (str, bytes)) or len(lo) != len(hi):
             raise InvalidArgument(f"moments lo and hi must be sequences of the same length, got {lo!r} and {hi!r}")
-        if len(lo) == 0:
-            raise InvalidArgument("a moment box needs at least one moment interval (E[X] in [lo_1, hi_1])")
-        pairs = tuple((as_exact(a, f"lo[{j}]"), as_exact(b, f"hi[{j}]")) for j, (a, b) in enumerate(zip(lo, hi)))
+        if len(lo) < 2:
+            raise InvalidArgument(
+                "a moment box needs m0 = 1 and at least one moment interval: lo = (1, lo_1, ...), hi = (1, hi_1, ...)")
+        m0 = (as_exact(lo[0], "lo[0]"), as_exact(hi[0], "hi[0]"))
+        if m0 != (1, 1):
+            raise InvalidArgument(
+                f"moment boxes count from m0 like the moments (1, E[X], E[X^2], ...): lo[0] and hi[0] must be 1, got "
+                f"{lo[0]!r} and {hi[0]!r}; for E[X] in [{lo[0]}, {hi[0]}] write lo = (1, {lo[0]}, ...), "
+                f"hi = (1, {hi[0]}, ...) (CLI: --moments-lo 1,... --moments-hi 1,...)")
+        pairs = tuple((as_exact(a, f"lo[{j}]"), as_exact(b, f"hi[{j}]"))
+                      for j, (a, b) in enumerate(zip(lo, hi)) if j > 0)
         mid = (Fraction(1),) + tuple((a + b) / 2 for a, b in pairs)
         return cls(mid, support, event, moment_box=pairs, **kwargs)
 

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any, ClassVar
 
 from momentbound.errors import InfeasibleMoments, InvalidArgument
 
-from .feasibility import check_discrete_feasible, check_feasible
+from .feasibility import check_feasible
 from .problem import MomentProblem, SupportKind
 from .result import BoundResult, Diagnostics, Kind, Status
 
-__all__ = ["BoundMethod", "METHODS", "register", "trivial_result"]
+__all__ = ["BoundMethod", "METHODS", "DISCRETE_FEASIBILITY", "register", "trivial_result"]
 
 METHODS: dict[str, type[BoundMethod]] = {}
+#: exact feasibility checks for grid and finite supports, run before every bound or approximation
+#: (the Hankel conditions are not sufficient there); filled by the modules that provide them (``lp``)
+DISCRETE_FEASIBILITY: list[Callable[[MomentProblem], None]] = []
 
 
 def register(cls: type[BoundMethod]) -> type[BoundMethod]:
@@ -85,7 +88,8 @@ class BoundMethod:
             if self.kind is Kind.BOUND:
                 result = trivial_result(problem, self.name)
             if result is None and problem.support.is_discrete:
-                check_discrete_feasible(problem)
+                for check in DISCRETE_FEASIBILITY:
+                    check(problem)
         if result is None:
             try:
                 result = self._solve(problem, **merged)

@@ -120,6 +120,11 @@ def _moment_problem(
         raise click.UsageError("--moments-lo and --moments-hi go together")
     lo = [as_exact(t, "--moments-lo") for t in parse_str_list(moments_lo, name="--moments-lo")]
     hi = [as_exact(t, "--moments-hi") for t in parse_str_list(moments_hi, name="--moments-hi")]
+    if lo[0] != 1 or hi[0] != 1:
+        raise UserError(
+            f"--moments-lo and --moments-hi count from m0 like --moments (1,E[X],E[X^2],...): their first entry "
+            f"is m0 = 1, got {moments_lo.split(',')[0].strip()} and {moments_hi.split(',')[0].strip()}; for E[X] in "
+            f"[{lo[0]}, {hi[0]}] write --moments-lo 1,{moments_lo.strip()} --moments-hi 1,{moments_hi.strip()}")
     return MomentProblem.from_box(lo, hi, sup, ev, shape=form)
 
 
@@ -132,8 +137,10 @@ def _moment_problem(
 @click.option("--shape", default=None, type=click.Choice(["unimodal", "symmetric"]),
               help="Shape constraint: unimodal (mode unknown unless --mode) or symmetric about the mean.")
 @click.option("--mode", "mode_", default=None, help="Known mode M of a unimodal law (implies --shape unimodal).")
-@click.option("--moments-lo", default=None, help="Lower ends of moment intervals E[X^1..X^k] (with --moments-hi).")
-@click.option("--moments-hi", default=None, help="Upper ends of moment intervals E[X^1..X^k] (with --moments-lo).")
+@click.option("--moments-lo", default=None,
+              help="Lower ends of moment intervals, counted from m0 like --moments: 1,lo1,...,lok (with --moments-hi).")
+@click.option("--moments-hi", default=None,
+              help="Upper ends of moment intervals, counted from m0 like --moments: 1,hi1,...,hik (with --moments-lo).")
 @click.option("--sample", "sample", default=None, type=click.Path(dir_okay=False),
               help="File with one observation per line: bound from moment confidence intervals.")
 @click.option("--confidence", type=float, default=0.95, show_default=True,
