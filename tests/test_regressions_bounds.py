@@ -364,3 +364,31 @@ def test_cli_moment_boxes_count_from_m0(cli):
     rows = json.loads(res.stdout)["results"]
     assert rows and all(abs(r["upper"] - 1 / 17) < 1e-7 for r in rows)
     _refused(cli["box-old-convention"], "count from m0", "--moments-lo 1,0.9,3.9 --moments-hi 1,1.1,4.1")
+
+
+# ----------------------------------------------------------------------------- 7. options and messages
+CLI_CASES.update({
+    "compare-event": ["compare", "--event", "dev:0:1", "--json"],
+    "compare-infeasible": ["compare", "--solvers", "CLARABEL", "--moments", "1,0,1", "--support", "halfline:0",
+                           "--event", "ge:1", "--json"],
+    "band-exact": ["band", "--truth", "binomial:10:3/10", "--order", "3", "--support", "grid:0:10", "--method", "exact",
+                   "--json"],
+    "m0-fraction": ["bound", "--moments", "2,0,1", "--support", "real", "--json"],
+    "dev-negative": ["bound", "--moments", "1,0,1", "--support", "real", "--event", "dev:0:-2", "--json"],
+    "grid-not-integer": ["bound", "--moments", "1,0,1", "--support", "grid:0.5:3", "--event", "ge:1", "--json"],
+})
+
+
+def test_cli_compare_refuses_an_event_it_would_ignore_and_maps_errors_like_bound(cli):
+    _refused(cli["compare-event"], "--event dev:0:1", "P[Z > 0]")
+    # the same infeasible moments exit 2 in compare and in bound (one mapping of library errors)
+    assert cli["compare-infeasible"].returncode == cli["halfline-all"].returncode == 2
+    _refused(cli["compare-infeasible"], "InfeasibleMoments")
+
+
+def test_cli_messages_show_no_internals(cli):
+    internals = ("pmf is None", "Fraction(", "invalid literal", "Traceback")
+    for key, needle in (("band-exact", "law of X"), ("m0-fraction", "got 2;"), ("dev-negative", "t=-2;"),
+                        ("grid-not-integer", "integer ends")):
+        line = _refused(cli[key], needle)
+        assert not any(bad in line for bad in internals), line

@@ -39,6 +39,13 @@ __all__ = [
 Number = int | Fraction | float
 
 
+def _show(value: Any) -> str:
+    """A number as a user wrote it: ``2`` or ``1/3`` for a Fraction, not ``Fraction(2, 1)``."""
+    if isinstance(value, (Fraction, int, float, Decimal)) and not isinstance(value, bool):
+        return str(value)
+    return repr(value)
+
+
 def as_exact(value: Any, name: str) -> Fraction:
     """Convert ``value`` to an exact ``Fraction`` (floats exactly), rejecting NaN/inf/bool."""
     if isinstance(value, bool):
@@ -130,9 +137,9 @@ class Support:
         """Every integer ``lo, lo + 1, ..., hi``."""
         a, b = as_exact(lo, "lo"), as_exact(hi, "hi")
         if a.denominator != 1 or b.denominator != 1:
-            raise InvalidArgument(f"grid bounds must be integers, got lo={lo!r}, hi={hi!r}")
+            raise InvalidArgument(f"grid bounds must be integers, got lo={_show(lo)}, hi={_show(hi)}")
         if a > b:
-            raise InvalidArgument(f"grid needs lo <= hi, got lo={lo!r} > hi={hi!r}; swap them")
+            raise InvalidArgument(f"grid needs lo <= hi, got lo={_show(lo)} > hi={_show(hi)}; swap them")
         return cls(SupportKind.GRID, a, b)
 
     @classmethod
@@ -165,7 +172,11 @@ class Support:
         head = parts[0].lower()
         try:
             if head == "grid" and len(parts) == 3:
-                return cls.grid(int(parts[1]), int(parts[2]))
+                ends = [as_exact(v, name) for v, name in ((parts[1], "LO"), (parts[2], "HI"))]
+                if any(v.denominator != 1 for v in ends):
+                    raise InvalidArgument(f"grid:LO:HI takes integer ends (every integer from LO to HI), got {text!r}; "
+                                          "for a continuum use interval:A:C")
+                return cls.grid(int(ends[0]), int(ends[1]))
             if head == "interval" and len(parts) == 3:
                 return cls.interval(as_exact(parts[1], "A"), as_exact(parts[2], "C"))
             if head == "finite" and len(parts) == 2:
@@ -413,7 +424,7 @@ class Event:
         """The two-sided deviation ``{|X - mu| >= t}`` (``t > 0``)."""
         m, r = as_exact(mu, "mu"), as_exact(t, "t")
         if r <= 0:
-            raise InvalidArgument(f"deviation needs t > 0, got t={t!r}; |X - mu| >= 0 always holds")
+            raise InvalidArgument(f"deviation needs t > 0, got t={_show(t)}; |X - mu| >= 0 always holds")
         return cls.from_spans([Span(None, m - r), Span(m + r, None)])
 
     def spans(self) -> tuple[Span, ...]:
@@ -768,7 +779,7 @@ class MomentProblem:
         mom = tuple(_moment_value(v, f"moments[{k}]") for k, v in enumerate(self.moments))
         m0 = mom[0]
         if (isinstance(m0, Fraction) and m0 != 1) or (isinstance(m0, float) and abs(m0 - 1.0) > 1e-12):
-            raise InvalidArgument(f"moments[0] (m0) must be 1, got {self.moments[0]!r}; normalize the distribution")
+            raise InvalidArgument(f"moments[0] (m0) must be 1, got {_show(self.moments[0])}; normalize the distribution")
         object.__setattr__(self, "moments", (Fraction(1),) + mom[1:])
         if self.pmf is not None:
             pairs = []
@@ -779,9 +790,9 @@ class MomentProblem:
                     raise InvalidArgument(f"pmf[{i}] must be a pair (x, p), got {item!r}") from exc
                 xv, pv = as_exact(x, f"pmf[{i}].x"), as_exact(p, f"pmf[{i}].p")
                 if pv < 0:
-                    raise InvalidArgument(f"pmf[{i}] has negative probability {p!r}")
+                    raise InvalidArgument(f"pmf[{i}] has negative probability {_show(p)}")
                 if not self.support.contains(xv):
-                    raise InvalidArgument(f"pmf[{i}] point {x!r} is outside the support {self.support}")
+                    raise InvalidArgument(f"pmf[{i}] point {_show(x)} is outside the support {self.support}")
                 pairs.append((xv, pv))
             total = sum((p for _, p in pairs), Fraction(0))
             exact_in = all(isinstance(p, (int, Fraction)) for _, p in self.pmf)
@@ -832,7 +843,7 @@ class MomentProblem:
         if m0 != (1, 1):
             raise InvalidArgument(
                 f"moment boxes count from m0 like the moments (1, E[X], E[X^2], ...): lo[0] and hi[0] must be 1, got "
-                f"{lo[0]!r} and {hi[0]!r}; for E[X] in [{lo[0]}, {hi[0]}] write lo = (1, {lo[0]}, ...), "
+                f"{_show(lo[0])} and {_show(hi[0])}; for E[X] in [{lo[0]}, {hi[0]}] write lo = (1, {lo[0]}, ...), "
                 f"hi = (1, {hi[0]}, ...) (CLI: --moments-lo 1,... --moments-hi 1,...)")
         pairs = tuple((as_exact(a, f"lo[{j}]"), as_exact(b, f"hi[{j}]"))
                       for j, (a, b) in enumerate(zip(lo, hi)) if j > 0)

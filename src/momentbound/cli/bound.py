@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import UserError, emit_json, exact_text, parse_int_list, parse_str_list, print_table
+from momentbound.cli._common import (UserError, emit_json, exact_text, library_error, parse_int_list, parse_str_list,
+                                     print_table)
 
 #: the model form's exact value comes from the law of Z_x (z_distribution) below this N for
 #: events other than the sign of Z; P[Z > 0], P[Z = 0] and P[Z < 0] exist for every N
@@ -171,7 +172,7 @@ def command(
 ) -> None:
     """Certified bounds on P(X in E) from the moments of X (or of Z_x for a naive Bayes model)."""
     from momentbound.bounds import Event, available_methods, bound, get_method
-    from momentbound.errors import MomentboundError, SolverFailed
+    from momentbound.errors import MomentboundError
 
     model_form = any(v is not None for v in (arities, cells, N, at))
     if solver is not None:
@@ -240,10 +241,8 @@ def command(
                 raise UserError(f"method {method!r} does not apply here: {reason}; methods that apply: {usable}")
             mine = {k: v for k, v in options.items() if k in inst.options}
             rows = [_row(bound(problem, method, **mine))]
-    except SolverFailed as exc:
-        raise click.ClickException(f"{type(exc).__name__}: {exc}") from exc
     except MomentboundError as exc:
-        raise UserError(f"{type(exc).__name__}: {exc}") from exc
+        raise library_error(exc) from exc
     if exact_row is not None:
         rows.append(exact_row)
     if as_json:
