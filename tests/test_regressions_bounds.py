@@ -392,3 +392,33 @@ def test_cli_messages_show_no_internals(cli):
                         ("grid-not-integer", "integer ends")):
         line = _refused(cli[key], needle)
         assert not any(bad in line for bad in internals), line
+
+
+# ----------------------------------------------------------------------------- 3. unknown mode, continuous
+def test_unknown_mode_envelope_is_the_maximum_over_modes():
+    """Brute force: maximise the known-mode bound over the mode (a grid, then scipy's bounded search)."""
+    from scipy.optimize import minimize_scalar
+
+    from momentbound.bounds.shape import mode_range
+
+    mom, sup, ev = (1, 2, 5), Support.interval(0, 6), Event.ge(4)
+    p = MomentProblem(mom, sup, ev, shape=Shape.unimodal())
+    env = bound(p, "sos")
+
+    def at(m: float) -> float:
+        try:
+            return bound(MomentProblem(mom, sup, ev, shape=Shape.unimodal(F(m))), "sos").upper
+        except InfeasibleMoments:
+            return 0.0
+
+    lo, hi = (float(v) for v in mode_range(p))
+    grid = np.linspace(lo, hi, 13)
+    best = int(np.argmax([at(m) for m in grid]))
+    a, b = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+    res = minimize_scalar(lambda m: -at(m), bounds=(a, b), method="bounded", options={"xatol": 1e-4})
+    brute = max(-res.fun, at(grid[best]))
+    # each single-mode number is itself a certified upper bound, sharp up to its solver's ~1e-6
+    assert env.certified and abs(env.upper - brute) <= 3e-6
+    # the one-sided unimodal theorem (mode unknown): (3 - l^2) / (3 (1 + l^2)) at l = 1/2 is 11/15
+    one_sided = bound(MomentProblem((1, 0, 1), Support.real(), Event.ge(F(1, 2)), shape=Shape.unimodal()), "sos")
+    assert F(11, 15) <= one_sided.exact_upper <= F(11, 15) + F(2, 10**6)
