@@ -48,18 +48,34 @@ __all__ = ["ShapeGridMethod", "grid_modes", "MAX_GRID_POINTS", "MAX_MODE_WORK"]
 #: largest grid for a known mode or a symmetric law (one LP with this many variables)
 MAX_GRID_POINTS = 100_001
 #: largest (number of modes) x (grid points) for an unknown mode (one LP per mode)
-MAX_MODE_WORK = 1_000_000
+MAX_MODE_WORK = 250_000
 #: constant-term raises tried, relative to the size of the dual, before giving up
 _SHIFTS = (0, 2**-50, 2**-40, 2**-30, 2**-20, 2**-12, 2**-6)
 
 
 def grid_modes(problem: MomentProblem) -> tuple[int, ...]:
-    """The integer modes whose classes make up the problem's shape constraint (grid supports)."""
+    """The integer modes whose classes make up the problem's shape constraint (grid supports).
+
+    An unknown mode ranges over the grid points that can be the mode of a law with the given mean
+    ``mu`` and variance ``s^2``: a component ``{a..b}`` containing ``m`` has its centre ``c`` within
+    ``h = (b - a) / 2`` of ``m`` and ``E[(X - m)^2 | component] = (c - m)^2 + (h^2 + h) / 3 >= 4 (c - m)^2 / 3``,
+    so ``(mu - m)^2 <= 3 s^2``; and ``c`` lies in ``[(lo + m) / 2, (m + hi) / 2]``, so
+    ``2 mu - hi <= m <= 2 mu - lo``.  The other modes have no law at all.
+    """
     lo, hi = int(problem.support.lo), int(problem.support.hi)  # type: ignore[arg-type]
     mode = problem.shape.mode  # type: ignore[union-attr]
-    if mode is None:
-        return tuple(range(lo, hi + 1))
-    return tuple(sorted({math.floor(mode), math.ceil(mode)} & set(range(lo, hi + 1))))
+    if mode is not None:
+        return tuple(sorted({math.floor(mode), math.ceil(mode)} & set(range(lo, hi + 1))))
+    modes = range(lo, hi + 1)
+    mom = problem.exact_moments
+    if problem.order >= 1:
+        mu = mom[1]
+        modes = range(max(lo, math.ceil(2 * mu - hi)), min(hi, math.floor(2 * mu - lo)) + 1)
+        if problem.order >= 2:
+            var = mom[2] - mu * mu
+            modes = range(0) if var < 0 else modes
+            return tuple(m for m in modes if (m - mu) ** 2 <= 3 * var)
+    return tuple(modes)
 
 
 @dataclass(frozen=True)
@@ -248,15 +264,17 @@ class ShapeGridMethod(BoundMethod):
                 f"a shape constraint on a grid of {n:,} points exceeds the limit of {MAX_GRID_POINTS:,} points; "
                 "use a smaller grid, or the support's hull interval:LO:HI (the continuous shape class)")
         if problem.shape.kind is ShapeKind.UNIMODAL and problem.shape.mode is None:  # type: ignore[union-attr]
-            if n * n > MAX_MODE_WORK:
+            modes = len(grid_modes(problem))
+            if modes * n > MAX_MODE_WORK:
                 raise InvalidArgument(
-                    f"an unknown mode on a grid of {n:,} points takes one LP of {n:,} variables per mode "
-                    f"(limit {MAX_MODE_WORK:,} = modes x points); give the mode (--mode M, Shape.unimodal(M)) "
-                    "or use a smaller grid")
+                    f"an unknown mode on a grid of {n:,} points takes two LPs of {n:,} variables for each of the "
+                    f"{modes:,} possible modes (limit {MAX_MODE_WORK:,} = modes x points); give the mode "
+                    "(--mode M, Shape.unimodal(M)) or use a smaller grid")
         uppers: list[tuple[_Side, _Class]] = []
         lowers: list[tuple[_Side, _Class]] = []
         proven_empty = 0
-        for cls in _classes(problem):
+        classes = _classes(problem)
+        for cls in classes:
             try:
                 up = _solve_side(cls, problem, problem.event)
                 comp = _solve_side(cls, problem, problem.event.complement())
@@ -266,7 +284,7 @@ class ShapeGridMethod(BoundMethod):
             uppers.append((up, cls))
             lowers.append((comp, cls))
         if not uppers:
-            where = "for any mode on the grid" if len(_classes(problem)) > 1 else ""
+            where = "for any mode on the grid" if len(classes) > 1 else ""
             raise InfeasibleMoments(
                 f"no {problem.shape} law on {problem.support} has these moments {where}".rstrip()
                 + " (verified Farkas polynomials)", condition=problem.shape.kind.value)  # type: ignore[union-attr]
