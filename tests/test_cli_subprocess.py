@@ -53,6 +53,8 @@ SUCCEEDS: dict[str, list[str]] = {
                            "--method", "sos", "--json"],
     "bound-unimodal-closed-form": ["bound", "--moments", "1,0,1", "--support", "real", "--event", "dev:0:2",
                                    "--mode", "0", "--method", "shape-closed-form", "--json"],
+    "bound-unimodal-grid": ["bound", "--moments", "1,0,1", "--support", "grid:-2:2", "--event", "dev:0:2", "--mode",
+                            "0", "--method", "shape-grid", "--json"],
     "bound-halfline": ["bound", "--moments", "1,1,4", "--support", "halfline:0", "--event", "ge:2", "--json"],
     "bound-box": ["bound", "--moments-lo", "1,0.9,3.5", "--moments-hi", "1,1.1,4.5", "--support", "grid:0:10",
                   "--event", "ge:5", "--json"],
