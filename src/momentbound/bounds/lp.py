@@ -684,6 +684,7 @@ _LP_OPTIONS: dict[str, Any] = {
 class _LPBase(BoundMethod):
     kind = Kind.BOUND
     options = _LP_OPTIONS
+    proves_discrete_feasibility = True  # its phase 1 is the discrete check
     formulation = "primal"
 
     def applies(self, problem: MomentProblem) -> str | None:

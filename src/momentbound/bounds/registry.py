@@ -43,6 +43,8 @@ class BoundMethod:
     options: ClassVar[Mapping[str, Any]] = {}
     #: run the generic feasibility check and point-mass handling before ``_solve``
     handles_degenerate: ClassVar[bool] = True
+    #: the method proves infeasibility on a discrete support itself (skips :data:`DISCRETE_FEASIBILITY`)
+    proves_discrete_feasibility: ClassVar[bool] = False
     #: problem features (``MomentProblem.features``: "shape", "moment-box") the method honours
     features: ClassVar[frozenset[str]] = frozenset()
 
@@ -87,7 +89,7 @@ class BoundMethod:
             check_feasible(problem)
             if self.kind is Kind.BOUND:
                 result = trivial_result(problem, self.name)
-            if result is None and problem.support.is_discrete:
+            if result is None and problem.support.is_discrete and not self.proves_discrete_feasibility:
                 for check in DISCRETE_FEASIBILITY:
                     check(problem)
         if result is None:
