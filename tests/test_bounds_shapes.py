@@ -157,7 +157,7 @@ def test_bertsimas_popescu_both_regimes(mean, m2, t):
     cf = bound(p, "closed-form")
     assert cf.exact_upper == sharp
     assert ("not attained" in cf.message) == (d < C2)
-    box = MomentProblem.from_box([M, m2], [M, m2], p.support, p.event)  # sos: a degenerate box
+    box = MomentProblem.from_box([1, M, m2], [1, M, m2], p.support, p.event)  # sos: a degenerate box
     for r in (bound(p, "sdp"), bound(box, "sos")):
         assert r.certified and sharp <= r.exact_upper <= sharp + F(1, 10**7)
 
@@ -283,7 +283,7 @@ def test_shape_parse():
 # ----------------------------------------------------------------------------- moment boxes
 def test_degenerate_box_equals_exact_moments():
     exact = bound(MomentProblem((1, 1, 4), Support.halfline(0), Event.ge(2)), "sdp")
-    box = bound(MomentProblem.from_box([1, 4], [1, 4], Support.halfline(0), Event.ge(2)), "sos")
+    box = bound(MomentProblem.from_box([1, 1, 4], [1, 1, 4], Support.halfline(0), Event.ge(2)), "sos")
     assert abs(exact.upper - box.upper) < 1e-8 and abs(exact.lower - box.lower) < 1e-8
 
 
@@ -292,29 +292,29 @@ def test_box_on_a_grid_is_the_discrete_lp():
     plain = MomentProblem((1, 3, 11, 45), Support.grid(0, 6), ev)
     assert "sos" not in available_methods(plain) and "shape-closed-form" not in available_methods(plain)
     lp = bound(plain, "lp")
-    box = bound(MomentProblem.from_box([3, 11, 45], [3, 11, 45], Support.grid(0, 6), ev), "sos")
+    box = bound(MomentProblem.from_box([1, 3, 11, 45], [1, 3, 11, 45], Support.grid(0, 6), ev), "sos")
     assert lp.status.value == "optimal" and abs(box.upper - lp.upper) < 1e-8 and abs(box.lower - lp.lower) < 1e-8
     assert box.exact_upper >= lp.exact_upper and box.exact_lower <= lp.exact_lower  # verified, so never tighter
 
 
 def test_box_worst_case_markov_regime():
     # worst case of min(mu/t, Cantelli) over mu in [0.9, 1.1], E[X^2] in [3.9, 4.1]: 1.1 / 2
-    r = bound(MomentProblem.from_box(["0.9", "3.9"], ["1.1", "4.1"], Support.halfline(0), Event.ge(2)), "sos")
+    r = bound(MomentProblem.from_box([1, "0.9", "3.9"], [1, "1.1", "4.1"], Support.halfline(0), Event.ge(2)), "sos")
     assert r.certified and 0.55 <= r.upper <= 0.55 + 1e-7
 
 
 def test_box_validation():
     with pytest.raises(InvalidArgument, match="lo_2 <= hi_2"):
-        MomentProblem.from_box([0, 2], [1, 1], Support.real(), Event.ge(1))
+        MomentProblem.from_box([1, 0, 2], [1, 1, 1], Support.real(), Event.ge(1))
     with pytest.raises(InvalidArgument, match="one \\(lo, hi\\) pair per moment"):
         MomentProblem((1, 0, 1), Support.real(), Event.ge(1), moment_box=((0, 1),))
     with pytest.raises(InvalidArgument, match="moment-box"):
-        bound(MomentProblem.from_box([0, 1], [0, 1], Support.interval(-3, 3), Event.ge(1)), "lp")
+        bound(MomentProblem.from_box([1, 0, 1], [1, 0, 1], Support.interval(-3, 3), Event.ge(1)), "lp")
 
 
 # ----------------------------------------------------------------------------- certificates
 def test_plain_sos_certificate_checks_independently():
-    p = MomentProblem.from_box([1, 4], [1, 4], Support.halfline(0), Event.ge(2))
+    p = MomentProblem.from_box([1, 1, 4], [1, 1, 4], Support.halfline(0), Event.ge(2))
     r = bound(p, "sos")
     lower, upper = r.certificates
     for cert in (lower, upper):
@@ -359,7 +359,7 @@ def test_half_line_bounds_contain_the_truth(case):
     pmf, event, order = case
     mom = moments_of(pmf, order)
     p = MomentProblem(mom, Support.halfline(0), event)
-    box = MomentProblem.from_box(mom[1:], mom[1:], p.support, event)
+    box = MomentProblem.from_box(mom, mom, p.support, event)
     truth = prob_of(pmf, event)
     for r in (bound(p, "sdp"), bound(box, "sos")):
         assert r.certified and r.lower - 1e-12 <= truth <= r.upper + 1e-12
@@ -476,7 +476,7 @@ def test_box_bounds_contain_the_truth(data):
     hi = [mom[k + 1] + widen[2 * k + 1] for k in range(order)]
     t = F(data.draw(st.integers(1, 19)), 20)
     event = data.draw(st.sampled_from([Event.ge(t), Event.le(t), Event.deviation(mom[1], t)]))
-    p = MomentProblem.from_box(lo, hi, Support.interval(0, 1), event)
+    p = MomentProblem.from_box([1, *lo], [1, *hi], Support.interval(0, 1), event)
     truth = prob_of(pmf, event)
     r = bound(p, "sos")
     assert r.certified and r.lower - 1e-12 <= truth <= r.upper + 1e-12

@@ -101,7 +101,7 @@ def test_cli_shapes():
 
 
 def test_cli_box_and_sample(tmp_path):
-    rows = _rows(_run(["--moments-lo", "0.9,3.9", "--moments-hi", "1.1,4.1", "--support", "halfline:0",
+    rows = _rows(_run(["--moments-lo", "1,0.9,3.9", "--moments-hi", "1,1.1,4.1", "--support", "halfline:0",
                        "--event", "ge:2", "--json"]))
     assert abs(rows["sos"]["upper"] - 0.55) < 1e-7
     f = tmp_path / "x.txt"

@@ -36,7 +36,7 @@ METHOD_NAMES = tuple(METHODS)
 # methods that need more than moments (a law or a sampler): refused in the moments form
 NEEDS_A_MODEL = ("exact", "sampling")
 # methods for problems with a shape or a moment box only (their own runs below)
-NEEDS_STRUCTURE = ("sos", "shape-closed-form")
+NEEDS_STRUCTURE = ("sos", "shape-closed-form", "shape-grid")
 PLAIN = tuple(m for m in METHOD_NAMES if m not in NEEDS_A_MODEL + NEEDS_STRUCTURE)
 
 # id -> arguments; "{tmp}" is replaced by a fresh folder. Expected to succeed.
@@ -53,8 +53,10 @@ SUCCEEDS: dict[str, list[str]] = {
                            "--method", "sos", "--json"],
     "bound-unimodal-closed-form": ["bound", "--moments", "1,0,1", "--support", "real", "--event", "dev:0:2",
                                    "--mode", "0", "--method", "shape-closed-form", "--json"],
+    "bound-unimodal-grid": ["bound", "--moments", "1,0,1", "--support", "grid:-2:2", "--event", "dev:0:2", "--mode",
+                            "0", "--method", "shape-grid", "--json"],
     "bound-halfline": ["bound", "--moments", "1,1,4", "--support", "halfline:0", "--event", "ge:2", "--json"],
-    "bound-box": ["bound", "--moments-lo", "0.9,3.5", "--moments-hi", "1.1,4.5", "--support", "grid:0:10",
+    "bound-box": ["bound", "--moments-lo", "1,0.9,3.5", "--moments-hi", "1,1.1,4.5", "--support", "grid:0:10",
                   "--event", "ge:5", "--json"],
     "band": ["band", "--truth", "binomial:10:3/10", "--order", "3", "--support", "grid:0:10", "--json"],
     "mvbound": ["mvbound", "--mean", "0,0", "--cov", "1,0,0,1", "--ellipsoid", "0,0:2", "--json"],

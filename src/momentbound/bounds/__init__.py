@@ -30,6 +30,7 @@ from . import sampling  # noqa: E402,F401
 from . import joint  # noqa: E402,F401
 from . import shape_closed_form  # noqa: E402,F401
 from . import sos  # noqa: E402,F401
+from . import shape_grid  # noqa: E402,F401
 from .formulations import Formulation, formulation, installed_solvers  # noqa: E402
 
 __all__ = [

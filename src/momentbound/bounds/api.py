@@ -10,7 +10,7 @@ from .problem import MomentProblem
 from .registry import METHODS, BoundMethod
 from .result import BoundResult, Diagnostics, Kind, Status
 
-__all__ = ["bound", "available_methods", "get_method"]
+__all__ = ["bound", "available_methods", "get_method", "no_method_reason"]
 
 
 def get_method(method: str | BoundMethod) -> BoundMethod:
@@ -32,6 +32,13 @@ def available_methods(problem: MomentProblem | None = None) -> tuple[str, ...]:
     if problem is None:
         return tuple(METHODS)
     return tuple(name for name, cls in METHODS.items() if cls().unsupported(problem) is None)
+
+
+def no_method_reason(problem: MomentProblem) -> str:
+    """Why no registered method applies to ``problem``: the reason of each method that honours its features."""
+    able = [(name, cls().unsupported(problem)) for name, cls in METHODS.items() if problem.features <= cls.features]
+    reasons = "; ".join(f"{name}: {why}" for name, why in able if why is not None)
+    return f"no method applies to this problem ({reasons or 'no method honours its features'})"
 
 
 def bound(
@@ -105,6 +112,8 @@ def bound(
                         0.0, 1.0, name, inst.kind, Status.FAILED, str(exc), diagnostics=Diagnostics(notes=(str(exc),))
                     )
                 )
+        if not results:
+            raise InvalidArgument(no_method_reason(problem))
         return tuple(results)
     inst = get_method(method)
     return _checked(inst.solve(problem, **options), allow_unverified)

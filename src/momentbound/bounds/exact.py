@@ -40,7 +40,8 @@ class ExactMethod(BoundMethod):
 
     def applies(self, problem: MomentProblem) -> str | None:
         if problem.pmf is None:
-            return "no known law (problem.pmf is None)"
+            return ("it needs the law of X itself (a pmf: MomentProblem(..., pmf=...), or the model form of "
+                    "'bound'), and only moments are given; use a bound method such as lp or sdp")
         return None
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:

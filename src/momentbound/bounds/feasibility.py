@@ -48,6 +48,74 @@ def is_psd_exact(matrix: Sequence[Sequence[Fraction]], tol: Fraction = Fraction(
     return True
 
 
+def _rank_exact(matrix: Sequence[Sequence[Fraction]]) -> int:
+    """Exact rank of a rational matrix (Gaussian elimination on Fractions)."""
+    a = [[Fraction(v) for v in row] for row in matrix]
+    rank, cols = 0, len(a[0]) if a else 0
+    for col in range(cols):
+        pivot = next((i for i in range(rank, len(a)) if a[i][col] != 0), None)
+        if pivot is None:
+            continue
+        a[rank], a[pivot] = a[pivot], a[rank]
+        for i in range(rank + 1, len(a)):
+            f = a[i][col] / a[rank][col]
+            if f:
+                a[i] = [x - f * y for x, y in zip(a[i], a[rank])]
+        rank += 1
+    return rank
+
+
+def _next_column_in_range(nu: Sequence[Fraction], rows: int) -> bool:
+    """Whether ``[nu_{i+j}]_{i < rows, j <= rows}`` has the rank of its leading ``rows x rows`` block:
+    the next moment column lies in the range of the moment matrix (a singular moment matrix of
+    a measure confines it to the roots of its kernel polynomial, which fixes the later moments)."""
+    if rows <= 0:
+        return True
+    square = [[nu[i + j] for j in range(rows)] for i in range(rows)]
+    wide = [[nu[i + j] for j in range(rows + 1)] for i in range(rows)]
+    return _rank_exact(square) == _rank_exact(wide)
+
+
+def _flat(nu: Sequence[Fraction], n: int) -> bool:
+    """For ``nu_0..nu_2n``: a singular ``[nu_{i+j}]_{i,j < n}`` forces ``rank [nu_{i+j}]_{i,j <= n}`` to equal it
+    (a kernel polynomial ``p`` gives ``int p^2 = 0``: finitely many atoms, one per rank)."""
+    if n <= 0:
+        return True
+    inner = _rank_exact([[nu[i + j] for j in range(n)] for i in range(n)])
+    return inner == n or _rank_exact([[nu[i + j] for j in range(n + 1)] for i in range(n + 1)]) == inner
+
+
+def _unbounded_range_conditions(problem: MomentProblem, mu: Sequence[Fraction]) -> None:
+    """The boundary conditions of the truncated Hamburger and Stieltjes problems (exact moments).
+
+    On a non-compact support the PSD conditions describe the closure of the moment cone; on its
+    boundary a moment matrix (or the localizing matrix of ``[a, oo)``) is singular, which confines
+    the law to the roots of a kernel polynomial, and the remaining moments must follow from those
+    points (Curto and Fialkow, "Recursiveness, positivity, and truncated moment problems",
+    Houston J. Math. 17 (1991)): e.g. mean 0 and second moment 1 on ``[0, oo)``.
+    """
+    m = problem.order
+    n = m // 2
+    checks = [(_flat(mu, n), "the moment matrix")]
+    if m % 2 == 1:  # (mu_{n+1}, ..., mu_{2n+1}) in the range of H(n)
+        checks.append((_next_column_in_range(mu, n + 1), "the moment matrix"))
+    if problem.support.kind is SupportKind.HALFLINE:
+        amap, _ = problem.affine_to_unit()
+        a = amap.to_unit(problem.support.lo)  # type: ignore[arg-type]
+        nu = [mu[k + 1] - a * mu[k] for k in range(m)]
+        if m % 2 == 0:
+            checks.append((_next_column_in_range(nu, n), "the localizing matrix (u - a)"))
+        else:
+            checks.append((_flat(nu, n), "the localizing matrix (u - a)"))
+    for ok, what in checks:
+        if not ok:
+            raise InfeasibleMoments(
+                f"no distribution on {problem.support} has these moments: {what} is singular (it confines the "
+                "law to finitely many points) but the higher moments do not follow from those points",
+                condition="range",
+            )
+
+
 def _hankel(mu: Sequence[Fraction], n: int, shift: int = 0) -> list[list[Fraction]]:
     return [[mu[i + j + shift] for j in range(n + 1)] for i in range(n + 1)]
 
@@ -127,3 +195,6 @@ def check_feasible(problem: MomentProblem) -> None:
                 "variance is zero (a point mass) but higher moments are not powers of the mean",
                 condition="point-mass",
             )
+    if problem.is_exact and problem.support.kind in (SupportKind.REAL, SupportKind.HALFLINE):
+        _unbounded_range_conditions(problem, mu)
+

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from momentbound.errors import InfeasibleMoments, InvalidArgument, SolverFailed
+from momentbound.errors import InfeasibleMoments, InvalidArgument, MomentboundError, SolverFailed
 from momentbound.quiet import quiet_native_output
 from momentbound.rational import to_fmpq, to_fraction
 
@@ -46,10 +46,10 @@ from .basis import choose_basis
 from .certificate import certify, slack_minimum
 from .pieces import INITIAL_COLUMNS, starting_columns, support_neighbours
 from .problem import Event, MomentProblem, SupportKind
-from .registry import BoundMethod, register
+from .registry import DISCRETE_FEASIBILITY, BoundMethod, register
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status, round_down, round_up
 
-__all__ = ["LPMethod", "LPDualMethod", "HIGHS_STATUS_MAP", "HighsOutcome", "SideResult", "solve_upper"]
+__all__ = ["LPMethod", "LPDualMethod", "check_discrete_feasible", "HIGHS_STATUS_MAP", "HighsOutcome", "SideResult", "solve_upper"]
 
 class HighsOutcome(Enum):
     """What a HiGHS model status means for the restricted LP."""
@@ -684,6 +684,7 @@ _LP_OPTIONS: dict[str, Any] = {
 class _LPBase(BoundMethod):
     kind = Kind.BOUND
     options = _LP_OPTIONS
+    proves_discrete_feasibility = True  # its phase 1 is the discrete check
     formulation = "primal"
 
     def applies(self, problem: MomentProblem) -> str | None:
@@ -729,3 +730,31 @@ class LPDualMethod(_LPBase):
 
     name = "lp-dual"
     formulation = "dual"
+
+
+def check_discrete_feasible(problem: MomentProblem) -> None:
+    """Raise :class:`InfeasibleMoments` if no law on a grid or finite support has these moments.
+
+    The Hankel and localizing conditions (:func:`~.feasibility.check_feasible`) are necessary but
+    not sufficient on a discrete support; this runs the phase 1 of the discrete moment LP, which
+    raises only with an exactly verified Farkas polynomial (or the exact dual simplex).  The
+    answer is remembered on the problem, so ``method="all"`` pays for it once; a solver failure
+    decides nothing here (each method still runs its own checks).
+    """
+    if not problem.support.is_discrete or problem.order == 0:
+        return
+    memo = problem.__dict__.get("_discrete_feasible")
+    if memo is None:
+        try:
+            _ColumnGeneration(problem, "primal", _LP_OPTIONS).phase1()
+            memo = True
+        except InfeasibleMoments as exc:
+            memo = exc
+        except MomentboundError:  # a solver failure or a limit of the LP: undecided here
+            return
+        object.__setattr__(problem, "_discrete_feasible", memo)
+    if isinstance(memo, InfeasibleMoments):
+        raise memo
+
+
+DISCRETE_FEASIBILITY.append(check_discrete_feasible)

@@ -603,8 +603,18 @@ def multivariate_bound(
     T = np.eye(n + 1)
     T[:n, :n] = np.diag(sd)
     T[:n, n] = mu
-    gs_u = [T.T @ G @ T for G in gs]
-    box_u = None if box is None else ((box[0] - mu) / sd, (box[1] - mu) / sd)
+    with np.errstate(over="ignore", invalid="ignore"):
+        gs_u = [T.T @ G @ T for G in gs]
+        box_u = None if box is None else ((box[0] - mu) / sd, (box[1] - mu) / sd)
+    # (x - mean) / sd must be representable: squares of numbers past ~1e154 overflow a double
+    if not all(np.all(np.isfinite(G)) and np.max(np.abs(G)) < 1e300 for G in gs_u) or (
+        box_u is not None and not all(np.all(np.isfinite(v)) for v in box_u)
+    ):
+        raise InvalidArgument(
+            "the set C lies too far from the mean, or is too large, for floating point: in standardized "
+            "coordinates (x - mean) / sd its description overflows a double (about 1.8e308); rescale X "
+            "(divide the mean, the set and sqrt of the covariance by a power of ten) or bring C closer to the mean"
+        )
     M = np.zeros((n + 1, n + 1))
     M[:n, :n] = Sigma / np.outer(sd, sd)
     M[n, n] = 1.0

@@ -39,6 +39,13 @@ __all__ = [
 Number = int | Fraction | float
 
 
+def _show(value: Any) -> str:
+    """A number as a user wrote it: ``2`` or ``1/3`` for a Fraction, not ``Fraction(2, 1)``."""
+    if isinstance(value, (Fraction, int, float, Decimal)) and not isinstance(value, bool):
+        return str(value)
+    return repr(value)
+
+
 def as_exact(value: Any, name: str) -> Fraction:
     """Convert ``value`` to an exact ``Fraction`` (floats exactly), rejecting NaN/inf/bool."""
     if isinstance(value, bool):
@@ -130,9 +137,9 @@ class Support:
         """Every integer ``lo, lo + 1, ..., hi``."""
         a, b = as_exact(lo, "lo"), as_exact(hi, "hi")
         if a.denominator != 1 or b.denominator != 1:
-            raise InvalidArgument(f"grid bounds must be integers, got lo={lo!r}, hi={hi!r}")
+            raise InvalidArgument(f"grid bounds must be integers, got lo={_show(lo)}, hi={_show(hi)}")
         if a > b:
-            raise InvalidArgument(f"grid needs lo <= hi, got lo={lo!r} > hi={hi!r}; swap them")
+            raise InvalidArgument(f"grid needs lo <= hi, got lo={_show(lo)} > hi={_show(hi)}; swap them")
         return cls(SupportKind.GRID, a, b)
 
     @classmethod
@@ -165,7 +172,11 @@ class Support:
         head = parts[0].lower()
         try:
             if head == "grid" and len(parts) == 3:
-                return cls.grid(int(parts[1]), int(parts[2]))
+                ends = [as_exact(v, name) for v, name in ((parts[1], "LO"), (parts[2], "HI"))]
+                if any(v.denominator != 1 for v in ends):
+                    raise InvalidArgument(f"grid:LO:HI takes integer ends (every integer from LO to HI), got {text!r}; "
+                                          "for a continuum use interval:A:C")
+                return cls.grid(int(ends[0]), int(ends[1]))
             if head == "interval" and len(parts) == 3:
                 return cls.interval(as_exact(parts[1], "A"), as_exact(parts[2], "C"))
             if head == "finite" and len(parts) == 2:
@@ -413,7 +424,7 @@ class Event:
         """The two-sided deviation ``{|X - mu| >= t}`` (``t > 0``)."""
         m, r = as_exact(mu, "mu"), as_exact(t, "t")
         if r <= 0:
-            raise InvalidArgument(f"deviation needs t > 0, got t={t!r}; |X - mu| >= 0 always holds")
+            raise InvalidArgument(f"deviation needs t > 0, got t={_show(t)}; |X - mu| >= 0 always holds")
         return cls.from_spans([Span(None, m - r), Span(m + r, None)])
 
     def spans(self) -> tuple[Span, ...]:
@@ -586,6 +597,31 @@ def _integer_range(sp: Span, lo: int, hi: int) -> tuple[int, int]:
     return first, last
 
 
+def _magnitude(v: Fraction) -> str:
+    """``1e+400``-style text of a rational of any size."""
+    a = abs(v)
+    if a == 0:
+        return "0"
+    digits = len(str(a.numerator)) - len(str(a.denominator))
+    mantissa = float(a / Fraction(10) ** digits)
+    if mantissa < 1:
+        mantissa, digits = mantissa * 10, digits - 1
+    text = f"{mantissa:.3g}"
+    if text == "10":
+        text, digits = "1", digits + 1
+    return f"{'-' if v < 0 else ''}{text}e{digits:+d}"
+
+
+def _sqrt_near(v: Fraction) -> Fraction:
+    """A rational within a float's precision of ``sqrt(v)`` (``v > 0``), for any magnitude of ``v``."""
+    e = (v.numerator.bit_length() - v.denominator.bit_length()) // 2
+    return Fraction(math.sqrt(float(v / Fraction(4) ** e))) * Fraction(2) ** e
+
+
+#: largest magnitude of a scaled moment, a shift or a scale that the float solvers can take
+FLOAT_RANGE = Fraction(10) ** 300
+
+
 @dataclass(frozen=True)
 class AffineMap:
     """``u = (x - shift) / scale``: how the support maps to the basis variable (``[-1, 1]``)."""
@@ -694,6 +730,15 @@ class MomentProblem:
         self._check_fields()
         if self.shape is not None and not isinstance(self.shape, Shape):
             raise InvalidArgument(f"shape must be a Shape (e.g. Shape.unimodal()), got {self.shape!r}")
+        if self.shape is not None and self.shape.mode is not None:
+            mode, sup = self.shape.mode, self.support
+            if (sup.lo is not None and mode < sup.lo) or (sup.hi is not None and mode > sup.hi):
+                lo = "-inf" if sup.lo is None else str(sup.lo)
+                hi = "inf" if sup.hi is None else str(sup.hi)
+                raise InvalidArgument(
+                    f"mode {mode} lies outside the support {sup}: a unimodal law's mode lies between the ends of its "
+                    f"support; give a mode in [{lo}, {hi}] or leave it unknown (Shape.unimodal(), --shape unimodal)"
+                )
         if self.moment_box is not None:
             box = tuple(_ordered_pair(f"moment_box[{j}]", *pair, names=(f"lo_{j + 1}", f"hi_{j + 1}"))
                         for j, pair in enumerate(self.moment_box))
@@ -703,6 +748,23 @@ class MomentProblem:
                     "give one (lo, hi) pair per moment E[X^1..X^k] (MomentProblem.from_box does this)"
                 )
             object.__setattr__(self, "moment_box", box)
+        self._check_float_range()
+
+    def _check_float_range(self) -> None:
+        """Refuse, before any work, numbers that the float solvers cannot represent after scaling."""
+        amap, mu = self.affine_to_unit()
+        for what, value in (("the centre (shift)", amap.shift), ("the scale", amap.scale)):
+            if abs(value) > FLOAT_RANGE:
+                raise InvalidArgument(
+                    f"{what} of this problem, about {_magnitude(value)}, exceeds the floating-point range the "
+                    "solvers work in (1e300); rescale X (divide it and the support by a power of ten)")
+        if not self.support.is_bounded:  # on a bounded support a scaled moment above 1 is infeasible
+            for k, v in enumerate(mu):
+                if abs(v) > FLOAT_RANGE:
+                    raise InvalidArgument(
+                        f"the standardized moment E[((X - mean) / sd)^{k}] is about {_magnitude(v)}, beyond the "
+                        "floating-point range the solvers work in (1e300); these moments describe an extremely "
+                        "heavy tail: give fewer moments (drop the highest) or rescale X")
 
     def _check_fields(self) -> None:
         if not isinstance(self.support, Support):
@@ -717,7 +779,7 @@ class MomentProblem:
         mom = tuple(_moment_value(v, f"moments[{k}]") for k, v in enumerate(self.moments))
         m0 = mom[0]
         if (isinstance(m0, Fraction) and m0 != 1) or (isinstance(m0, float) and abs(m0 - 1.0) > 1e-12):
-            raise InvalidArgument(f"moments[0] (m0) must be 1, got {self.moments[0]!r}; normalize the distribution")
+            raise InvalidArgument(f"moments[0] (m0) must be 1, got {_show(self.moments[0])}; normalize the distribution")
         object.__setattr__(self, "moments", (Fraction(1),) + mom[1:])
         if self.pmf is not None:
             pairs = []
@@ -728,9 +790,9 @@ class MomentProblem:
                     raise InvalidArgument(f"pmf[{i}] must be a pair (x, p), got {item!r}") from exc
                 xv, pv = as_exact(x, f"pmf[{i}].x"), as_exact(p, f"pmf[{i}].p")
                 if pv < 0:
-                    raise InvalidArgument(f"pmf[{i}] has negative probability {p!r}")
+                    raise InvalidArgument(f"pmf[{i}] has negative probability {_show(p)}")
                 if not self.support.contains(xv):
-                    raise InvalidArgument(f"pmf[{i}] point {x!r} is outside the support {self.support}")
+                    raise InvalidArgument(f"pmf[{i}] point {_show(x)} is outside the support {self.support}")
                 pairs.append((xv, pv))
             total = sum((p for _, p in pairs), Fraction(0))
             exact_in = all(isinstance(p, (int, Fraction)) for _, p in self.pmf)
@@ -763,19 +825,28 @@ class MomentProblem:
     ) -> MomentProblem:
         """A problem whose moments ``E[X^j]`` (``j = 1..k``) are only known to lie in ``[lo_j, hi_j]``.
 
-        ``lo`` and ``hi`` start at the first moment (``m0 = 1`` is implied).
+        ``lo`` and ``hi`` count from ``m0`` like ``moments``: their first entries are ``m0 = 1``
+        (the same list convention everywhere, so ``(1, 1, 2)`` always means ``E[X] = 1, E[X^2] = 2``).
 
         Example
         -------
-        >>> p = MomentProblem.from_box([0, 1], [1, 2], Support.real(), Event.ge(3))
+        >>> p = MomentProblem.from_box([1, 0, 1], [1, 1, 2], Support.real(), Event.ge(3))
         >>> p.moments, p.features
         ((Fraction(1, 1), Fraction(1, 2), Fraction(3, 2)), frozenset({'moment-box'}))
         """
         if isinstance(lo, (str, bytes)) or isinstance(hi, (str, bytes)) or len(lo) != len(hi):
             raise InvalidArgument(f"moments lo and hi must be sequences of the same length, got {lo!r} and {hi!r}")
-        if len(lo) == 0:
-            raise InvalidArgument("a moment box needs at least one moment interval (E[X] in [lo_1, hi_1])")
-        pairs = tuple((as_exact(a, f"lo[{j}]"), as_exact(b, f"hi[{j}]")) for j, (a, b) in enumerate(zip(lo, hi)))
+        if len(lo) < 2:
+            raise InvalidArgument(
+                "a moment box needs m0 = 1 and at least one moment interval: lo = (1, lo_1, ...), hi = (1, hi_1, ...)")
+        m0 = (as_exact(lo[0], "lo[0]"), as_exact(hi[0], "hi[0]"))
+        if m0 != (1, 1):
+            raise InvalidArgument(
+                f"moment boxes count from m0 like the moments (1, E[X], E[X^2], ...): lo[0] and hi[0] must be 1, got "
+                f"{_show(lo[0])} and {_show(hi[0])}; for E[X] in [{lo[0]}, {hi[0]}] write lo = (1, {lo[0]}, ...), "
+                f"hi = (1, {hi[0]}, ...) (CLI: --moments-lo 1,... --moments-hi 1,...)")
+        pairs = tuple((as_exact(a, f"lo[{j}]"), as_exact(b, f"hi[{j}]"))
+                      for j, (a, b) in enumerate(zip(lo, hi)) if j > 0)
         mid = (Fraction(1),) + tuple((a + b) / 2 for a, b in pairs)
         return cls(mid, support, event, moment_box=pairs, **kwargs)
 
@@ -826,7 +897,7 @@ class MomentProblem:
         else:
             shift = mom[1] if len(mom) > 1 else Fraction(0)
             var = mom[2] - mom[1] ** 2 if len(mom) > 2 else Fraction(1)
-            scale = Fraction(math.sqrt(float(var))).limit_denominator(1 << 20) if var > 0 else Fraction(1)
+            scale = _sqrt_near(var).limit_denominator(1 << 20) if var > 0 else Fraction(1)
             if scale <= 0:
                 scale = Fraction(1)
         umom = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -14,9 +14,12 @@ from .feasibility import check_feasible
 from .problem import MomentProblem, SupportKind
 from .result import BoundResult, Diagnostics, Kind, Status
 
-__all__ = ["BoundMethod", "METHODS", "register", "trivial_result"]
+__all__ = ["BoundMethod", "METHODS", "DISCRETE_FEASIBILITY", "register", "trivial_result"]
 
 METHODS: dict[str, type[BoundMethod]] = {}
+#: exact feasibility checks for grid and finite supports, run before every bound or approximation
+#: (the Hankel conditions are not sufficient there); filled by the modules that provide them (``lp``)
+DISCRETE_FEASIBILITY: list[Callable[[MomentProblem], None]] = []
 
 
 def register(cls: type[BoundMethod]) -> type[BoundMethod]:
@@ -40,6 +43,8 @@ class BoundMethod:
     options: ClassVar[Mapping[str, Any]] = {}
     #: run the generic feasibility check and point-mass handling before ``_solve``
     handles_degenerate: ClassVar[bool] = True
+    #: the method proves infeasibility on a discrete support itself (skips :data:`DISCRETE_FEASIBILITY`)
+    proves_discrete_feasibility: ClassVar[bool] = False
     #: problem features (``MomentProblem.features``: "shape", "moment-box") the method honours
     features: ClassVar[frozenset[str]] = frozenset()
 
@@ -79,11 +84,22 @@ class BoundMethod:
             raise InvalidArgument(f"method {self.name!r} does not apply to this problem: {reason}")
         start = time.perf_counter()
         result = None
-        if self.handles_degenerate and self.kind is Kind.BOUND:
+        if self.handles_degenerate and self.kind in (Kind.BOUND, Kind.APPROXIMATION):
+            # no bound and no approximation for moments that no law on the support has
             check_feasible(problem)
-            result = trivial_result(problem, self.name)
+            if self.kind is Kind.BOUND:
+                result = trivial_result(problem, self.name)
+            if result is None and problem.support.is_discrete and not self.proves_discrete_feasibility:
+                for check in DISCRETE_FEASIBILITY:
+                    check(problem)
         if result is None:
-            result = self._solve(problem, **merged)
+            try:
+                result = self._solve(problem, **merged)
+            except OverflowError as exc:
+                raise InvalidArgument(
+                    f"method {self.name!r}: these moments overflow floating-point arithmetic ({exc}); rescale X "
+                    "(divide it by a power of ten) so that its moments fit in a double (about 1.8e308)"
+                ) from exc
         return replace(result, seconds=time.perf_counter() - start)
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:  # pragma: no cover - abstract

@@ -64,9 +64,22 @@ def _standardized(moments: Sequence[Fraction | float]) -> tuple[float, float, li
         raise InvalidArgument(
             f"series needs a positive variance, got {float(var)!r}; a point mass needs no approximation"
         )
-    sd = math.sqrt(float(var))
-    std = [float(central[k] / var ** Fraction(k, 2)) if exact and k % 2 == 0 else float(central[k]) / sd**k for k in range(len(mom))]
-    return float(mu), sd, std
+    try:
+        if exact:
+            # sqrt(var) = 2^e sqrt(var / 4^e) with var / 4^e near 1: no float overflow before the end
+            e = (var.numerator.bit_length() - var.denominator.bit_length()) // 2
+            sd_exact = Fraction(math.sqrt(float(var / Fraction(4) ** e))) * Fraction(2) ** e
+            sd = float(sd_exact)
+            std = [float(central[k] / var ** (k // 2) / (sd_exact if k % 2 else 1)) for k in range(len(mom))]
+        else:
+            sd = math.sqrt(float(var))
+            std = [float(central[k]) / sd**k for k in range(len(mom))]
+        return float(mu), sd, std
+    except OverflowError as exc:
+        raise InvalidArgument(
+            "series: the mean or standard deviation of these moments exceeds the floating-point range "
+            "(about 1.8e308); rescale X (divide it by a power of ten) so that they fit in a double"
+        ) from exc
 
 
 def _cumulants(std_moments: Sequence[float]) -> list[float]:

@@ -13,9 +13,10 @@ at once (docs/mathematics.md, "Shape constraints and moment boxes"):
   ``P(X - mu >= t) <= min(1/2, s^2 / (2 t^2))``.
 
 Every value is rational except Gauss's second branch, whose square root is rounded so that
-the reported number stays an upper bound.  They hold on any support (a smaller support only
-lowers the supremum), so the result is VALID; the lower side is the trivial 0, which is the
-infimum on the real line.  No polynomial certificate exists for these: the theorem is the
+the reported number stays an upper bound.  They hold on any continuous support (a smaller
+support only lowers the supremum), so the result is VALID; the lower side is the trivial 0,
+which is the infimum on the real line.  They do not hold for laws on the integers (a grid
+support is ``shape-grid``'s).  No polynomial certificate exists for these: the theorem is the
 proof, and ``certificates`` is empty.  The general case, more moments and other events is
 ``sos``.
 
@@ -32,7 +33,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from .problem import Event, EventKind, MomentProblem, ShapeKind, Span
+from .problem import Event, EventKind, MomentProblem, ShapeKind, Span, SupportKind
 from .registry import BoundMethod, register
 from .result import BoundResult, Diagnostics, Kind, Status, round_up
 
@@ -144,6 +145,9 @@ class ShapeClosedFormMethod(BoundMethod):
     features = frozenset({"shape"})
 
     def applies(self, problem: MomentProblem) -> str | None:
+        if problem.support.kind not in (SupportKind.INTERVAL, SupportKind.HALFLINE, SupportKind.REAL):
+            return ("the closed forms (Gauss, Vysochanskij-Petunin) are theorems about continuous laws (interval, "
+                    "halfline or real supports); on grid:LO:HI use 'shape-grid' (the discrete analogue)")
         if shape_closed_form(problem) is None:
             return ("closed forms need a shape, exactly two moments and a matching event (dev:MU:T or a tail "
                     "about the mean; dev:M:K about the known mode); use 'sos'")

@@ -119,10 +119,13 @@ def _unimodal_mode_side(problem: MomentProblem, event: Event, opts: dict[str, An
 def _unimodal_side(problem: MomentProblem, event: Event, opts: dict[str, Any]) -> _Side:
     lo, hi = mode_range(problem)
     env = mode_envelope(problem, event, lo, hi, pieces=int(opts["mode_pieces"]), refine=int(opts["mode_refine"]),
-                        tol=opts["tol"])
+                        tol=opts["tol"], gap=float(opts["mode_gap"]))
     a, b = env.worst
     note = (f"mode unknown in [{float(lo):.6g}, {float(hi):.6g}]: largest certified bound over {env.intervals} "
             f"mode intervals, worst [{float(a):.6g}, {float(b):.6g}]")
+    if env.best_mode_value is not None:
+        note += (f"; the best single mode found, {float(env.best_mode):.6g}, gives {float(env.best_mode_value):.6g} "
+                 f"(envelope - best mode = {float(env.value - env.best_mode_value):.2g})")
     if env.trivial:
         note += f"; {env.trivial} interval(s) without a verified dual got the trivial bound 1"
     if env.excluded:
@@ -182,7 +185,11 @@ class SOSMethod(BoundMethod):
     tol : float
         Clarabel tolerance (default ``1e-9``); the result is verified exactly either way.
     mode_pieces, mode_refine : int
-        Unknown mode: initial number of mode intervals and number of bisections of the worst.
+        Unknown mode: initial number of mode intervals and the largest number of bisections of the worst.
+    mode_gap : float
+        Unknown mode: stop bisecting once the worst interval's bound is within this of the best
+        single-mode bound found (default ``1e-6``, so the envelope is the maximum over the modes
+        to that accuracy; ``0`` runs every bisection).
 
     Example
     -------
@@ -195,7 +202,7 @@ class SOSMethod(BoundMethod):
 
     name = "sos"
     kind = Kind.BOUND
-    options = {"tol": 1e-9, "mode_pieces": 8, "mode_refine": 12}
+    options = {"tol": 1e-9, "mode_pieces": 8, "mode_refine": 64, "mode_gap": 1e-6}
     handles_degenerate = False
     features = frozenset({"shape", "moment-box"})
 
@@ -218,6 +225,8 @@ class SOSMethod(BoundMethod):
         tol = float(options["tol"])
         if not 0 < tol < 1e-2:
             raise InvalidArgument(f"tol must be in (0, 1e-2), got {tol!r}")
+        if not 0 <= float(options["mode_gap"]) < 1:
+            raise InvalidArgument(f"mode_gap must be in [0, 1), got {options['mode_gap']!r}")
         for key in ("mode_pieces", "mode_refine"):
             if int(options[key]) < (1 if key == "mode_pieces" else 0):
                 raise InvalidArgument(f"{key} must be a positive integer, got {options[key]!r}")

@@ -296,4 +296,4 @@ def sample_problem(
     True
     """
     box = moment_box_from_sample(sample, support, order, confidence, method, rng)
-    return MomentProblem.from_box(box.lo, box.hi, support, event, **kwargs)  # type: ignore[arg-type]
+    return MomentProblem.from_box((1, *box.lo), (1, *box.hi), support, event, **kwargs)  # type: ignore[arg-type]

@@ -117,6 +117,16 @@ class UserError(click.ClickException):
     exit_code = 2
 
 
+def library_error(exc: Exception) -> click.ClickException:
+    """The one mapping of library errors to exit statuses: a solver that failed exits 1 (the input
+    may be fine), every other library error (a bad argument, infeasible moments) exits 2."""
+    from momentbound.errors import SolverFailed
+
+    if isinstance(exc, SolverFailed):
+        return click.ClickException(f"{type(exc).__name__}: {exc}")
+    return UserError(f"{type(exc).__name__}: {exc}")
+
+
 @contextmanager
 def user_errors(writing: str = "the plot") -> Iterator[None]:
     """Library errors and unwritable outputs as one-line user errors (exit 2), e.g. ``--plot`` into

@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import UserError, emit_json, exact_text, parse_int_list, parse_str_list, print_table
+from momentbound.cli._common import (UserError, emit_json, exact_text, library_error, parse_int_list, parse_str_list,
+                                     print_table)
 
 #: the model form's exact value comes from the law of Z_x (z_distribution) below this N for
 #: events other than the sign of Z; P[Z > 0], P[Z = 0] and P[Z < 0] exist for every N
@@ -127,6 +128,11 @@ def _moment_problem(
         raise click.UsageError("--moments-lo and --moments-hi go together")
     lo = [as_exact(t, "--moments-lo") for t in parse_str_list(moments_lo, name="--moments-lo")]
     hi = [as_exact(t, "--moments-hi") for t in parse_str_list(moments_hi, name="--moments-hi")]
+    if lo[0] != 1 or hi[0] != 1:
+        raise UserError(
+            f"--moments-lo and --moments-hi count from m0 like --moments (1,E[X],E[X^2],...): their first entry "
+            f"is m0 = 1, got {moments_lo.split(',')[0].strip()} and {moments_hi.split(',')[0].strip()}; for E[X] in "
+            f"[{lo[0]}, {hi[0]}] write --moments-lo 1,{moments_lo.strip()} --moments-hi 1,{moments_hi.strip()}")
     return MomentProblem.from_box(lo, hi, sup, ev, shape=form)
 
 
@@ -139,8 +145,10 @@ def _moment_problem(
 @click.option("--shape", default=None, type=click.Choice(["unimodal", "symmetric"]),
               help="Shape constraint: unimodal (mode unknown unless --mode) or symmetric about the mean.")
 @click.option("--mode", "mode_", default=None, help="Known mode M of a unimodal law (implies --shape unimodal).")
-@click.option("--moments-lo", default=None, help="Lower ends of moment intervals E[X^1..X^k] (with --moments-hi).")
-@click.option("--moments-hi", default=None, help="Upper ends of moment intervals E[X^1..X^k] (with --moments-lo).")
+@click.option("--moments-lo", default=None,
+              help="Lower ends of moment intervals, counted from m0 like --moments: 1,lo1,...,lok (with --moments-hi).")
+@click.option("--moments-hi", default=None,
+              help="Upper ends of moment intervals, counted from m0 like --moments: 1,hi1,...,hik (with --moments-lo).")
 @click.option("--sample", "sample", default=None, type=click.Path(dir_okay=False),
               help="File with one observation per line: bound from moment confidence intervals.")
 @click.option("--confidence", type=float, default=0.95, show_default=True,
@@ -176,7 +184,7 @@ def command(
 ) -> None:
     """Certified bounds on P(X in E) from the moments of X (or of Z_x for a naive Bayes model)."""
     from momentbound.bounds import Event, available_methods, bound, get_method
-    from momentbound.errors import MomentboundError, SolverFailed
+    from momentbound.errors import MomentboundError
 
     model_form = any(v is not None for v in (arities, cells, N, at))
     if sample is None:  # the sample's options change nothing without a sample: refuse, never ignore
@@ -249,13 +257,15 @@ def command(
                     reason = ("it needs the law of X (exact) or a model to draw from (sampling), which "
                               "--moments does not give: use the model form --arities/--cells/--N/--at")
                 usable = ", ".join(available_methods(problem))
+                if not usable:
+                    from momentbound.bounds.api import no_method_reason
+
+                    raise UserError(f"method {method!r} does not apply here, and {no_method_reason(problem)}")
                 raise UserError(f"method {method!r} does not apply here: {reason}; methods that apply: {usable}")
             mine = {k: v for k, v in options.items() if k in inst.options}
             rows = [_row(bound(problem, method, **mine))]
-    except SolverFailed as exc:
-        raise click.ClickException(f"{type(exc).__name__}: {exc}") from exc
     except MomentboundError as exc:
-        raise UserError(f"{type(exc).__name__}: {exc}") from exc
+        raise library_error(exc) from exc
     if exact_row is not None:
         rows.append(exact_row)
     sample_box = None

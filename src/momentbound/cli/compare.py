@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import UserError, emit_json, parse_int_list, parse_str_list, print_table
+from momentbound.cli._common import UserError, emit_json, library_error, parse_int_list, parse_str_list, print_table
 from momentbound.cli._files import claim_output_file, force_option, write_errors
 
 
@@ -42,8 +42,14 @@ def command(Ns: str, order: int, methods: str, draws: int, seed: int, as_json: b
     """Time and accuracy of every cdf method for P[Z_(0,0) > 0] (paper Tables 4-6), or of every
     optimisation method under every cvxpy solver (--solvers)."""
     from momentbound.studies.method_comparison import MAX_N, compare_methods
-    from momentbound.errors import MomentboundError, SolverFailed
+    from momentbound.errors import MomentboundError
 
+    event_given = click.get_current_context().get_parameter_source("event") is not click.core.ParameterSource.DEFAULT
+    if event_given and (solvers is None or moments is None):
+        raise click.UsageError(
+            f"--event {event} applies only to your own problem (--solvers with --moments and --support); compare's "
+            "tables are the paper's P[Z > 0]: drop --event, or use `momentbound bound --arities ... --event "
+            f"{event}` for that event of a model")
     if solvers is not None:
         _solver_table(Ns, order, methods, solvers, moments, support, event, as_json,
                       None if out is None else claim_output_file(out, force=force))
@@ -67,10 +73,8 @@ def command(Ns: str, order: int, methods: str, draws: int, seed: int, as_json: b
     csv = None if out is None else claim_output_file(out, force=force)
     try:
         table = compare_methods(sizes, order, methods=names, rng=seed, draws=draws)
-    except SolverFailed as exc:
-        raise click.ClickException(f"{type(exc).__name__}: {exc}") from exc
     except MomentboundError as exc:
-        raise UserError(f"{type(exc).__name__}: {exc}") from exc
+        raise library_error(exc) from exc
     if csv is not None:
         csv.write_text(table.to_csv())
     if as_json:
@@ -92,7 +96,7 @@ def _solver_table(Ns: str, order: int, methods: str, solvers: str, moments: str 
     from momentbound.bounds.formulations import installed_solvers
     from momentbound.bounds.problem import as_exact
     from momentbound.bounds.solver_compare import SolverTable, compare_solvers
-    from momentbound.errors import InfeasibleMoments, MomentboundError
+    from momentbound.errors import MomentboundError
 
     names = list(installed_solvers()) if solvers.strip().lower() == "all" else parse_str_list(solvers, name="--solvers")
     if not names:
@@ -112,10 +116,8 @@ def _solver_table(Ns: str, order: int, methods: str, solvers: str, moments: str 
         tables: list[tuple[int | None, SolverTable]] = [
             (n, compare_solvers(p, methods=chosen, solvers=names)) for n, p in problems
         ]
-    except InfeasibleMoments as exc:
-        raise click.ClickException(f"InfeasibleMoments: {exc}") from exc
     except MomentboundError as exc:
-        raise click.BadParameter(str(exc)) from exc
+        raise library_error(exc) from exc
     cols = ("N",) + SolverTable.COLUMNS
     records = [{"N": n, **r.as_dict()} for n, t in tables for r in t.rows]
     if out is not None:
