@@ -53,6 +53,8 @@ __all__ = ["SDPMethod", "UnitPiece", "unit_pieces", "sos_dual"]
 
 #: constant added to the solver's polynomial before verification (its feasibility is ~tol)
 MARGIN = 1e-9
+#: a solved side is confirmed when its verified value is this close to the solver's objective
+CONFIRM_TOL = 1e-6
 
 
 # ----------------------------------------------------------------------------- conic data
@@ -71,13 +73,25 @@ def _gram_rows(size: int, nodes: np.ndarray, a: float, b: float, weight: np.ndar
     return np.array(cols).T
 
 
+def piece_scale(m: int, a: float, b: float) -> float:
+    """How large a polynomial with unit Chebyshev coefficients can get on ``[a, b]``: ``|T_m|``
+    at the farther end (1 inside ``[-1, 1]``); the piece's rows and Gram matrices are divided by it."""
+    if math.isinf(a) or math.isinf(b):
+        return 1.0
+    end = max(abs(a), abs(b))
+    return 1.0 if end <= 1.0 else float(np.cosh(m * np.arccosh(end)))
+
+
 @lru_cache(maxsize=256)
 def _structure(m: int, pieces: tuple[tuple[float, float], ...]) -> tuple[Any, list[Any], int, list[int], list[int]]:
     """Constraint matrix and cones for the given degree and piece geometry (cached).
 
     The polynomial identity ``p - r = sum_i w_i s_i`` on each piece is imposed at ``m + 1``
     nodes of the piece (identity of polynomials of degree ``m``), which keeps every matrix
-    entry bounded by a small constant however short the piece is.
+    entry bounded by a small constant however short the piece is.  On a piece outside
+    ``[-1, 1]`` (a window variable, see :func:`window`) the identity is divided by
+    :func:`piece_scale` ``sigma`` and the Gram matrices are ``sigma`` times the solver's
+    variables, so every entry the solver sees stays of order one.
     """
     import clarabel
     import scipy.sparse as sp
@@ -101,7 +115,8 @@ def _structure(m: int, pieces: tuple[tuple[float, float], ...]) -> tuple[Any, li
     eq_pieces: list[int] = []
     for pi in node_sets:
         block = np.zeros((m + 1, nvar))
-        block[:, : m + 1] = _cheb.chebvander(node_sets[pi], m)
+        sigma = piece_scale(m, *pieces[pi])
+        block[:, : m + 1] = _cheb.chebvander(node_sets[pi], m) / sigma
         for (pj, _size, grows), off in zip(blocks, offsets):
             if pj == pi:
                 block[:, off : off + grows.shape[1]] = -grows
@@ -125,6 +140,8 @@ def _structure(m: int, pieces: tuple[tuple[float, float], ...]) -> tuple[Any, li
 
 
 _CLARABEL_OK = {"Solved", "AlmostSolved", "optimal"}  # (the last: cvxpy's name, solver= routes)
+# statuses in which the solver says it reached the optimum (at reduced accuracy for the "almost" ones)
+_SOLVED = {"Solved", "AlmostSolved", "optimal", "optimal_inaccurate"}
 # statuses whose (finite) iterate is still worth verifying as a candidate certificate
 _CANDIDATE_OK = {"NumericalError", "MaxIterations", "MaxTime", "InsufficientProgress", "AlmostSolved",
                  "optimal_inaccurate", "user_limit"}
@@ -156,7 +173,7 @@ def sos_dual(
     A, cones, nvar, eq_pieces, point_pieces = _structure(m, geometry)
     rhs = []
     for pi in eq_pieces:
-        rhs.append(np.full(m + 1, float(pieces[pi][2])))
+        rhs.append(np.full(m + 1, float(pieces[pi][2]) / piece_scale(m, *geometry[pi])))
     if point_pieces:
         rhs.append(np.array([-pieces[pi][2] for pi in point_pieces]))
     rhs.append(np.zeros(A.shape[0] - sum(len(r) for r in rhs)))
@@ -177,6 +194,83 @@ def sos_dual(
     return SOSSolution(tuple(float(v) for v in np.asarray(sol.x)[: m + 1]), float(sol.obj_val), status, int(sol.iterations))
 
 
+#: a law whose support reaches farther than this many standard deviations from its mean is
+#: solved in a window variable (see :func:`window`)
+WINDOW_REACH = 12
+#: half-width of the window, in standard deviations
+WINDOW_SDS = 8
+
+
+def window(problem: MomentProblem) -> tuple[Fraction, Fraction]:
+    """Centre ``c`` and half-width ``h`` of the variable ``t = (u - c) / h`` the SOS program is written in.
+
+    ``(0, 1)`` (``t = u``) unless the support is bounded and reaches more than
+    :data:`WINDOW_REACH` standard deviations from the mean: then ``t`` maps
+    ``mean +- WINDOW_SDS sd`` onto ``[-1, 1]``.  In ``u`` the Chebyshev moments of such a law
+    differ from a point mass's only far down the digits and the optimal polynomial's
+    coefficients are huge (``1e7`` for 8 moments of binomial(200, 0.3)); in ``t`` the objective
+    has no cancellation, and the pieces far outside ``[-1, 1]`` are split and scaled
+    (:func:`piece_scale`).
+    """
+    _, mu = problem.affine_to_unit()
+    if not problem.support.is_bounded or len(mu) < 3:
+        return Fraction(0), Fraction(1)
+    var = mu[2] - mu[1] ** 2
+    if var <= 0:
+        return Fraction(0), Fraction(1)
+    sd = math.sqrt(float(var))
+    if max(abs(-1 - float(mu[1])), abs(1 - float(mu[1]))) <= WINDOW_REACH * sd:
+        return Fraction(0), Fraction(1)
+    return Fraction(float(mu[1])).limit_denominator(1 << 30), Fraction(WINDOW_SDS * sd).limit_denominator(1 << 30)
+
+
+def window_moments(problem: MomentProblem, c: Fraction, h: Fraction) -> tuple[Fraction, ...]:
+    """Exact Chebyshev moments ``E[T_k(t)]`` of ``t = (u - c) / h``."""
+    from .basis import monomial_to_chebyshev_moments
+
+    if (c, h) == (0, 1):
+        return problem.chebyshev_moments()
+    _, mu = problem.affine_to_unit()
+    raw = [sum((math.comb(k, j) * (-c) ** (k - j) * mu[j] for j in range(k + 1)), Fraction(0)) / h**k
+           for k in range(len(mu))]
+    return monomial_to_chebyshev_moments(raw)
+
+
+def window_pieces(pieces: tuple[UnitPiece, ...], c: Fraction, h: Fraction) -> list[tuple[float, float, int]]:
+    """The pieces in ``t``, cut at ``t = +-1, +-2, +-4, ...`` (each part gets its own scale)."""
+    if (c, h) == (0, 1):
+        return [(pc.a, pc.b, pc.target) for pc in pieces]
+    cf, hf = float(c), float(h)
+    out = []
+    for pc in pieces:
+        a = pc.a if math.isinf(pc.a) else (pc.a - cf) / hf
+        b = pc.b if math.isinf(pc.b) else (pc.b - cf) / hf
+        if a == b or math.isinf(a) or math.isinf(b):
+            out.append((a, b, pc.target))
+            continue
+        cuts = sorted({sgn * 2.0**j for j in range(64) for sgn in (-1.0, 1.0) if a < sgn * 2.0**j < b})
+        ends = [a, *cuts, b]
+        out.extend((lo, hi, pc.target) for lo, hi in zip(ends[:-1], ends[1:]))
+    return out
+
+
+def window_to_u(coefficients: np.ndarray | tuple[float, ...], c: Fraction, h: Fraction) -> list[Fraction]:
+    """Exact monomial coefficients in ``u`` of ``sum_k y_k T_k((u - c) / h)`` (floats taken exactly)."""
+    import flint
+
+    from momentbound.rational import to_fmpq
+
+    from .basis import chebyshev_to_monomial_coeffs
+
+    mono = chebyshev_to_monomial_coeffs([float(v) for v in coefficients])
+    t = flint.fmpq_poly([to_fmpq(-c / h), to_fmpq(1 / h)])
+    acc = flint.fmpq_poly([0])
+    for coef in reversed(mono):
+        acc = acc * t + flint.fmpq_poly([to_fmpq(coef)])
+    out = [Fraction(int(v.p), int(v.q)) for v in acc.coeffs()] or [Fraction(0)]
+    return out + [Fraction(0)] * (len(mono) - len(out))
+
+
 def tol_and_max_iter(options: dict[str, Any]) -> tuple[float, int]:
     """The validated ``tol`` (in ``(0, 1e-2)``) and ``max_iter`` (>= 1) options of a dual solver."""
     tol = float(options["tol"])
@@ -191,8 +285,10 @@ def tol_and_max_iter(options: dict[str, Any]) -> tuple[float, int]:
 def certified_side(
     problem: MomentProblem,
     side: str,
-    candidate: np.ndarray | tuple[float, ...],
+    candidate: np.ndarray | tuple[float, ...] | list[Fraction],
     how: str,
+    *,
+    basis: str = "chebyshev",
 ) -> tuple[Any, bool]:
     """Verify (and if needed shift) a candidate dual polynomial with the shared verifier.
 
@@ -203,14 +299,14 @@ def certified_side(
     """
     from .certificate import certify
 
-    coeffs = [Fraction(float(v)) for v in candidate]
-    cert, _ = certify(coeffs, side, problem, basis="chebyshev", allow_shift=False, how_prefix=how)
+    coeffs = [v if isinstance(v, Fraction) else Fraction(float(v)) for v in candidate]
+    cert, _ = certify(coeffs, side, problem, basis=basis, allow_shift=False, how_prefix=how)
     # on an unbounded piece a top coefficient of the wrong sign (solver noise) makes the slack
     # unbounded below (the verifier's -1e30): drop such negligible top terms, then shift
     scale = max((abs(float(v)) for v in coeffs), default=1.0)
     while not cert.verified and cert.min_slack <= -1e29 and len(coeffs) > 1 and abs(float(coeffs[-1])) <= 1e-7 * max(1.0, scale):
         coeffs.pop()
-        cert, _ = certify(coeffs, side, problem, basis="chebyshev", allow_shift=False, how_prefix=how)
+        cert, _ = certify(coeffs, side, problem, basis=basis, allow_shift=False, how_prefix=how)
     shifted = False
     attempt = 0
     while not cert.verified and cert.min_slack > -1e29 and attempt < 4:
@@ -218,7 +314,7 @@ def certified_side(
         margin = delta * Fraction(1, 1000) + Fraction(1, 10**40) * 10 ** (10 * attempt)
         step = delta + margin
         coeffs[0] = coeffs[0] + step if side == "upper" else coeffs[0] - step
-        cert, _ = certify(coeffs, side, problem, basis="chebyshev", allow_shift=False, how_prefix=how)
+        cert, _ = certify(coeffs, side, problem, basis=basis, allow_shift=False, how_prefix=how)
         shifted = True
         attempt += 1
     return cert, shifted
@@ -231,17 +327,35 @@ def assemble(
     diagnostics: Diagnostics,
     *,
     proven_status: Status = Status.VALID,
+    solved: dict[str, bool] | None = None,
 ) -> BoundResult:
     """Build the :class:`BoundResult` from verified upper/lower certificates.
 
     Unverified sides are reported as the trivial bound (0 or 1) and lower the status to
-    UNVERIFIED; a shifted certificate lowers it to SHIFTED.
+    UNVERIFIED; a shifted certificate lowers it to SHIFTED.  ``solved[side]`` says whether
+    the numerical solver reported success for that side: a side whose solve failed and whose
+    verified value is only the trivial bound (upper ``>= 1``, lower ``<= 0``) is a failure,
+    and the result's status is FAILED (not proven: the method found nothing), whatever its
+    certificate says.
     """
     upper_cert, up_shift = side_results["upper"]
     lower_cert, lo_shift = side_results["lower"]
     notes = list(diagnostics.notes)
     verified = upper_cert.verified and lower_cert.verified
-    if verified:
+    solved = solved or {}
+    failed_sides = [
+        side
+        for side, cert, trivial in (("upper", upper_cert, lambda v: v >= 1), ("lower", lower_cert, lambda v: v <= 0))
+        if not solved.get(side, True) and (not cert.verified or trivial(cert.value))
+    ]
+    if failed_sides:
+        status = Status.FAILED
+        notes.append(
+            " and ".join(failed_sides) + " solve failed ("
+            + (diagnostics.solver_status or "no solver status")
+            + "); only the trivial bound is proven there"
+        )
+    elif verified:
         status = Status.SHIFTED if (up_shift or lo_shift) else proven_status
     else:
         status = Status.UNVERIFIED
@@ -314,21 +428,27 @@ class SDPMethod(BoundMethod):
 
             def solve(c: np.ndarray, spec: Any, *, tol: float, max_iter: int) -> SOSSolution:
                 return solve_sos(c, spec, name, tol, max_iter)
-        c = np.array([float(v) for v in problem.chebyshev_moments()])
+        # the cvxpy route keeps the plain scaled variable (its program is formulations.sos_program)
+        wc, wh = window(problem) if options["solver"] is None else (Fraction(0), Fraction(1))
+        c = np.array([float(v) for v in window_moments(problem, wc, wh)])
         notes = []
         if problem.support.kind is SupportKind.REAL and problem.order % 2 == 1:
             # a polynomial bounded below on both half-lines has even degree: the top odd moment
             # cannot enter any certificate on the real line
             c = c[:-1]
             notes.append(f"real line: the odd moment of order {problem.order} cannot be used")
+        if (wc, wh) != (0, 1):
+            notes.append(f"solved in t = (u - {float(wc):.6g}) / {float(wh):.6g} (a concentrated law)")
         pieces = unit_pieces(problem)
+        tpieces = window_pieces(pieces, wc, wh)
         sides: dict[str, tuple[Any, bool]] = {}
+        solved: dict[str, bool] = {}
         statuses = []
         iters = 0
         for side in ("upper", "lower"):
             # lower bound: max c.y s.t. p <= 1_E  <=>  min c.q with q = -p, q >= -1_E
             sign = 1.0 if side == "upper" else -1.0
-            spec = tuple((pc.a, pc.b, sign * pc.target) for pc in pieces)
+            spec = tuple((a, b, sign * target) for a, b, target in tpieces)
             sol = solve(c, spec, tol=tol, max_iter=max_iter)
             if sol.solver_status not in _CLARABEL_OK:
                 # looser tolerances often succeed near the boundary of the moment space; the
@@ -337,6 +457,7 @@ class SDPMethod(BoundMethod):
                 iters += sol.iterations
                 sol = retry if np.all(np.isfinite(retry.coefficients)) else sol
             statuses.append(sol.solver_status)
+            solved[side] = sol.solver_status in _SOLVED
             iters += sol.iterations
             if not np.all(np.isfinite(sol.coefficients)) or (
                 sol.solver_status not in _CLARABEL_OK and sol.solver_status not in _CANDIDATE_OK
@@ -348,6 +469,16 @@ class SDPMethod(BoundMethod):
                 )
             cand = np.array(sol.coefficients)
             cand[0] += MARGIN  # interior-point iterates are feasible only to ~tol
-            sides[side] = certified_side(problem, side, sign * cand, "sdp")
+            if (wc, wh) == (0, 1):
+                sides[side] = certified_side(problem, side, sign * cand, "sdp")
+            else:
+                sides[side] = certified_side(problem, side, window_to_u(sign * cand, wc, wh), "sdp", basis="monomial")
+            cert = sides[side][0]
+            gap = abs(float(cert.value) - sign * sol.objective) if cert.verified and math.isfinite(sol.objective) else math.inf
+            if solved[side] and gap > CONFIRM_TOL:
+                # the solver's optimum is not what its verified certificate proves
+                solved[side] = False
+                statuses[-1] += "(unconfirmed)"
+                notes.append(f"{side}: the verified bound is {gap:.2g} from the solver's optimum {sign * sol.objective:.6g}")
         diag = Diagnostics(solver=solver_name, solver_status="/".join(statuses), iterations=iters, notes=tuple(notes))
-        return assemble(problem, self.name, sides, diag)
+        return assemble(problem, self.name, sides, diag, solved=solved)
