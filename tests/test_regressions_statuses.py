@@ -32,6 +32,7 @@ from momentbound.model import CellModel
 from momentbound.probability.moment_backends import MomentBoundBackend, SeriesBackend
 
 SRC = Path(momentbound.__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the hull reference helper
 BANNER = re.compile(r"OSQP|HiGHS|Clarabel|SCS v|splitting conic|Copyright|licen[cs]e|Traceback|Running", re.IGNORECASE)
 
 
@@ -52,6 +53,7 @@ JOBS: dict[str, list[str]] = {
     "exact-ge": ["estimate", "--cells", "1/5,3/10,1/5,3/10", "--N", "20", "--estimator", "ge", "--json"],
     "lp-N100": ["bound", "--arities", "2,2", "--cells", CELLS_8, "--N", "100", "--at", "0,0", "--event", "ge:5",
                 "--method", "lp", "--json"],
+    "sdp-binomial": ["bound", *BINOMIAL_ARGS, "--method", "sdp", "--json"],
     "osqp-lp": ["bound", "--moments", "1,3,11,45", "--support", "grid:0:6", "--event", "ge:5", "--method", "lp",
                 "--solver", "OSQP", "--json"],
     "osqp-sqp": ["bound", "--moments", "1,3,11,45", "--support", "grid:0:6", "--event", "ge:5", "--method", "sqp",
@@ -205,3 +207,44 @@ def test_osqp_runs_are_silent(runs, key) -> None:
     doc = _doc(res)
     assert res.stderr == "", _describe(res)
     assert doc["results"]
+
+
+# ----------------------------------------------------------------------------- sdp and its own program
+def _sdp_distance(problem: MomentProblem) -> tuple[float, object]:
+    from _sdp_hull_reference import distance, hull_optimum
+
+    ref = hull_optimum(problem)
+    r = bound(problem, "sdp", allow_unverified=True)
+    return max(distance(r.exact_upper, ref["upper"]), distance(r.exact_lower, ref["lower"])), r
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_sdp_reaches_its_programs_optimum_on_random_grids(seed: int) -> None:
+    from _sdp_hull_reference import random_grid_problem
+
+    problem = random_grid_problem(np.random.default_rng(1000 + seed), concentrated=False)
+    d, r = _sdp_distance(problem)
+    gap = r.diagnostics.optimality_gap
+    # within 1e-6 of the exact enclosure of its program's optimum, or a reported gap that covers the distance
+    assert d <= 1e-6 or (gap is not None and d <= gap + 1e-12), (str(problem.support), str(problem.event), problem.order, d, gap)
+
+
+def test_sdp_on_binomial_200_is_near_its_optimum_or_says_how_far(runs, binomial_lp) -> None:
+    doc = _doc(runs["sdp-binomial"])
+    (row,) = doc["results"]
+    # 0.2159 before; the sharp discrete LP (0.176694) is a floor no relaxation can beat
+    assert row["certified"] and binomial_lp.upper <= row["upper"] < binomial_lp.upper + 1e-3
+    r = bound(MomentProblem(BINOMIAL_8, Support.grid(0, 200), Event.le(50)), "sdp")
+    gap = r.diagnostics.optimality_gap
+    if gap is not None:  # not solved to full accuracy: the reported gap covers the distance to the sharp bound
+        assert r.upper - binomial_lp.upper <= gap + 1e-12 and binomial_lp.lower - r.lower <= gap + 1e-12
+
+
+def test_sdp_through_scs_never_calls_a_trivial_side_valid() -> None:
+    problem = MomentProblem(BINOMIAL_8, Support.grid(0, 200), Event.le(50))
+    try:
+        r = bound(problem, "sdp", solver="SCS")
+    except SolverFailed as exc:
+        assert exc.result is None or not getattr(exc.result, "certified", False)
+        return
+    assert r.status.is_proven and 0 < r.lower and r.upper < 1

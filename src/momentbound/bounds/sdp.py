@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from numpy.polynomial import chebyshev as _cheb
 
-from momentbound.errors import InvalidArgument, SolverFailed
+from momentbound.errors import InvalidArgument, MomentboundError, SolverFailed
 from momentbound.quiet import quiet_native_output
 
 from .pieces import SOSSolution, UnitPiece, chebyshev_nodes, markov_lukacs_blocks, piece_variable, unit_pieces
@@ -199,6 +199,30 @@ def sos_dual(
 WINDOW_REACH = 12
 #: half-width of the window, in standard deviations
 WINDOW_SDS = 8
+#: half-widths tried for a concentrated law, in standard deviations (each side keeps its tightest
+#: verified certificate: measured on 30 random concentrated grid problems, no single width is best)
+WINDOW_TRIES = (5, 8, 4)
+
+
+def windows(problem: MomentProblem, *, spread_too: bool = False) -> list[tuple[Fraction, Fraction]]:
+    """The window variables tried: ``[(0, 1)]`` for a spread law; for a concentrated one (see
+    :func:`window`) the windows of ``WINDOW_TRIES`` standard deviations about the mean.  With
+    ``spread_too`` a spread law (bounded support, positive variance) gets only those windows
+    that lie inside the support (none on unbounded supports)."""
+    c, h = window(problem)
+    if (c, h) != (0, 1):
+        sd = h / Fraction(WINDOW_SDS)
+        return [(c, (k * sd).limit_denominator(1 << 30)) for k in WINDOW_TRIES]
+    if not spread_too:
+        return [(c, h)]
+    if not problem.support.is_bounded:
+        return []
+    _, mu = problem.affine_to_unit()
+    if len(mu) < 3 or mu[2] - mu[1] ** 2 <= 0:
+        return []
+    sd = Fraction(math.sqrt(float(mu[2] - mu[1] ** 2))).limit_denominator(1 << 30)
+    centre = Fraction(float(mu[1])).limit_denominator(1 << 30)
+    return [(centre, k * sd) for k in WINDOW_TRIES if abs(centre) + k * sd < 1]
 
 
 def window(problem: MomentProblem) -> tuple[Fraction, Fraction]:
@@ -429,18 +453,17 @@ class SDPMethod(BoundMethod):
             def solve(c: np.ndarray, spec: Any, *, tol: float, max_iter: int) -> SOSSolution:
                 return solve_sos(c, spec, name, tol, max_iter)
         # the cvxpy route keeps the plain scaled variable (its program is formulations.sos_program)
-        wc, wh = window(problem) if options["solver"] is None else (Fraction(0), Fraction(1))
-        c = np.array([float(v) for v in window_moments(problem, wc, wh)])
-        notes = []
+        frames = windows(problem) if options["solver"] is None else [(Fraction(0), Fraction(1))]
+        if frames == [(0, 1)] and options["solver"] is None:
+            # a spread law: the windows that fit inside the support as well ("Solved" in u can
+            # still be 6e-4 short of the optimum, measured against an exact reference)
+            frames += windows(problem, spread_too=True)
+        notes: list[str] = []
         if problem.support.kind is SupportKind.REAL and problem.order % 2 == 1:
             # a polynomial bounded below on both half-lines has even degree: the top odd moment
             # cannot enter any certificate on the real line
-            c = c[:-1]
             notes.append(f"real line: the odd moment of order {problem.order} cannot be used")
-        if (wc, wh) != (0, 1):
-            notes.append(f"solved in t = (u - {float(wc):.6g}) / {float(wh):.6g} (a concentrated law)")
         pieces = unit_pieces(problem)
-        tpieces = window_pieces(pieces, wc, wh)
         sides: dict[str, tuple[Any, bool]] = {}
         solved: dict[str, bool] = {}
         statuses = []
@@ -448,37 +471,86 @@ class SDPMethod(BoundMethod):
         for side in ("upper", "lower"):
             # lower bound: max c.y s.t. p <= 1_E  <=>  min c.q with q = -p, q >= -1_E
             sign = 1.0 if side == "upper" else -1.0
-            spec = tuple((a, b, sign * target) for a, b, target in tpieces)
-            sol = solve(c, spec, tol=tol, max_iter=max_iter)
-            if sol.solver_status not in _CLARABEL_OK:
-                # looser tolerances often succeed near the boundary of the moment space; the
-                # candidate is verified rigorously below either way
-                retry = solve(c, spec, tol=min(tol * 1e3, 1e-6), max_iter=max_iter)
+            best: tuple[Any, ...] | None = None  # (certificate pair, status, solved, note)
+            failure: tuple[str, Any] | None = None
+            tries = list(frames)
+            for wc, wh in tries:
+                c = np.array([float(v) for v in window_moments(problem, wc, wh)])
+                if problem.support.kind is SupportKind.REAL and problem.order % 2 == 1:
+                    c = c[:-1]
+                spec = tuple((a, b, sign * target) for a, b, target in window_pieces(pieces, wc, wh))
+                sol = solve(c, spec, tol=tol, max_iter=max_iter)
+                if sol.solver_status not in _CLARABEL_OK:
+                    # looser tolerances often succeed near the boundary of the moment space; the
+                    # candidate is verified rigorously below either way
+                    retry = solve(c, spec, tol=min(tol * 1e3, 1e-6), max_iter=max_iter)
+                    iters += sol.iterations
+                    sol = retry if np.all(np.isfinite(retry.coefficients)) else sol
                 iters += sol.iterations
-                sol = retry if np.all(np.isfinite(retry.coefficients)) else sol
-            statuses.append(sol.solver_status)
-            solved[side] = sol.solver_status in _SOLVED
-            iters += sol.iterations
-            if not np.all(np.isfinite(sol.coefficients)) or (
-                sol.solver_status not in _CLARABEL_OK and sol.solver_status not in _CANDIDATE_OK
-            ):
+                if not np.all(np.isfinite(sol.coefficients)) or (
+                    sol.solver_status not in _CLARABEL_OK and sol.solver_status not in _CANDIDATE_OK
+                ):
+                    failure = (sol.solver_status, sol)
+                    continue
+                cand = np.array(sol.coefficients)
+                cand[0] += MARGIN  # interior-point iterates are feasible only to ~tol
+                if (wc, wh) == (0, 1):
+                    pair = certified_side(problem, side, sign * cand, "sdp")
+                else:
+                    pair = certified_side(problem, side, window_to_u(sign * cand, wc, wh), "sdp", basis="monomial")
+                cert = pair[0]
+                status = sol.solver_status
+                ok = status in _SOLVED
+                note = ""
+                gap = abs(float(cert.value) - sign * sol.objective) if cert.verified and math.isfinite(sol.objective) else math.inf
+                if ok and cert.verified and gap > CONFIRM_TOL:
+                    # the solver's optimum is not what its verified certificate proves
+                    ok, status = False, status + "(unconfirmed)"
+                    note = f"{side}: the verified bound is {gap:.2g} from the solver's optimum {sign * sol.objective:.6g}"
+                if (wc, wh) != (0, 1):
+                    status += f"[t=(u-{float(wc):.4g})/{float(wh):.4g}]"
+                better = best is None or (cert.verified and (not best[0][0].verified or (
+                    cert.value < best[0][0].value if side == "upper" else cert.value > best[0][0].value)))
+                if better:
+                    best = (pair, status, ok, note)
+            if best is None:
+                assert failure is not None
                 raise SolverFailed(
-                    f"{'Clarabel' if solver_name == 'clarabel' else solver_name} returned {sol.solver_status} for the {side} bound of {problem.event} "
+                    f"{'Clarabel' if solver_name == 'clarabel' else solver_name} returned {failure[0]} for the {side} bound of {problem.event} "
                     f"(order {problem.order}); the moments may be on the boundary of the moment space",
-                    result=sol,
+                    result=failure[1],
                 )
-            cand = np.array(sol.coefficients)
-            cand[0] += MARGIN  # interior-point iterates are feasible only to ~tol
-            if (wc, wh) == (0, 1):
-                sides[side] = certified_side(problem, side, sign * cand, "sdp")
-            else:
-                sides[side] = certified_side(problem, side, window_to_u(sign * cand, wc, wh), "sdp", basis="monomial")
-            cert = sides[side][0]
-            gap = abs(float(cert.value) - sign * sol.objective) if cert.verified and math.isfinite(sol.objective) else math.inf
-            if solved[side] and gap > CONFIRM_TOL:
-                # the solver's optimum is not what its verified certificate proves
-                solved[side] = False
-                statuses[-1] += "(unconfirmed)"
-                notes.append(f"{side}: the verified bound is {gap:.2g} from the solver's optimum {sign * sol.objective:.6g}")
+            sides[side], status, solved[side], note = best
+            statuses.append(status)
+            if note:
+                notes.append(note)
+        if any("[t=" in st for st in statuses) or len(frames) > 1:
+            notes.append("solved in window variables t = (u - c) / h as well; the tightest verified certificate kept")
         diag = Diagnostics(solver=solver_name, solver_status="/".join(statuses), iterations=iters, notes=tuple(notes))
-        return assemble(problem, self.name, sides, diag, solved=solved)
+        result = assemble(problem, self.name, sides, diag, solved=solved)
+        if all(st.split("[")[0] in ("Solved", "optimal") for st in statuses) or result.status is Status.FAILED:
+            return result
+        return _with_gap(problem, result)
+
+
+def _with_gap(problem: MomentProblem, result: BoundResult) -> BoundResult:
+    """Attach a rigorous bound on the distance to the program's optimum when the solver did not
+    reach it to full accuracy: on a discrete support the sharp LP bound (status OPTIMAL, exact)
+    can only be tighter than the relaxation's optimum, so the distance to it bounds the gap."""
+    from dataclasses import replace
+
+    from .lp import LPMethod
+
+    if problem.support.kind not in (SupportKind.GRID, SupportKind.FINITE) or result.exact_upper is None or result.exact_lower is None:
+        return result
+    try:
+        sharp = LPMethod().solve(problem)
+    except MomentboundError:  # no measurement; the result stands as it is
+        return result
+    if sharp.status is not Status.OPTIMAL or sharp.exact_upper is None or sharp.exact_lower is None:
+        return result
+    gap = float(max(result.exact_upper - sharp.exact_upper, sharp.exact_lower - result.exact_lower, 0))
+    note = (f"the solver did not reach the program's optimum to full accuracy: the bounds are within {gap:.3g} of it "
+            "at most (their distance to the sharp discrete bound)")
+    diag = replace(result.diagnostics, optimality_gap=gap, notes=result.diagnostics.notes + (note,))
+    return replace(result, diagnostics=diag, message=result.message + "; " + note)

@@ -371,7 +371,7 @@ class SQPMethod(BoundMethod):
             cand[0] += max(res.max_violation, 0.0) + MARGIN
             sides[side] = certified_side(problem, side, sign * cand, "sqp")
             gap = _verified_gap(sides[side][0], sign * res.objective, side)
-            if res.converged and gap > _CONFIRM_TOL:
+            if res.converged and sides[side][0].verified and gap > _CONFIRM_TOL:
                 # the exchange converged in floating point but its certificate needed a shift: the
                 # solver's optimum is not what the verified bound proves
                 state = "unconfirmed"
