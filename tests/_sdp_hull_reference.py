@@ -27,6 +27,7 @@ import numpy as np
 from momentbound.bounds import Event, MomentProblem, Support, bound
 from momentbound.bounds.certificate import exact_u_poly, polynomial_minimum
 from momentbound.bounds.result import Status
+from momentbound.errors import SolverFailed
 
 
 def random_grid_problem(rng: np.random.Generator, concentrated: bool = False) -> MomentProblem:
@@ -68,7 +69,10 @@ def _hull(problem: MomentProblem) -> list[tuple[int, int, int]]:
 
 
 def hull_optimum(problem: MomentProblem, *, K: int = 4, rounds: int = 25, width: F = F(1, 10**9)) -> dict[str, tuple[F, F]]:
-    """``{"upper": (lo, hi), "lower": (lo, hi)}``: exact enclosures of the two optima of the interval-hull program."""
+    """``{"upper": (lo, hi), "lower": (lo, hi)}``: exact enclosures of the two optima of the interval-hull program.
+
+    A refinement round whose LP fails keeps the previous round's (valid, wider) enclosures;
+    ``SolverFailed`` propagates only when the first round fails."""
     pieces = _hull(problem)
     points: set[F] = set()
     for lo, hi, _t in pieces:
@@ -76,8 +80,16 @@ def hull_optimum(problem: MomentProblem, *, K: int = 4, rounds: int = 25, width:
     out: dict[str, tuple[F, F]] = {}
     for _ in range(rounds):
         finite = MomentProblem(problem.exact_moments, Support.finite(sorted(points)), problem.event)
-        r = bound(finite, "lp")
-        assert r.status is Status.OPTIMAL, r.message
+        try:
+            r = bound(finite, "lp")
+        except SolverFailed:
+            if not out:
+                raise
+            break
+        if r.status is not Status.OPTIMAL:  # not the sharp value on the subset: no enclosure from it
+            if not out:
+                raise SolverFailed(f"lp on the hull subset: {r.message}")
+            break
         new: set[F] = set()
         for cert in r.certificates:
             poly = exact_u_poly(cert.coefficients, cert.basis)
