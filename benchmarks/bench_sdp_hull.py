@@ -7,7 +7,8 @@ program's two optima independently, by exact LPs on finite subsets of the hull a
 polynomials checked on the whole hull (``tests/_sdp_hull_reference.py``), and reports
 
 * how many ``sdp`` bounds lie farther than ``1e-6`` from their program's optimum (the larger of
-  the two sides), the largest such distance, and the solver status counts;
+  the two sides, at worst over the reference enclosure, whose width is reported as well), the
+  largest such distance, and the solver status counts;
 * how far the hull optimum is from the sharp discrete bound (``lp``, status ``optimal``):
   the mean and largest widening of the interval.
 
@@ -55,13 +56,14 @@ def run(spread: int, concentrated: int, seed: int, start_at: int = 0) -> dict:
         dl = distance(r.exact_lower, ref["lower"]) if r.exact_lower is not None else 1.0
         sharp = bound(problem, "lp")
         widen = float((ref["upper"][0] - sharp.exact_upper) + (sharp.exact_lower - ref["lower"][1]))
+        refw = float(max(ref["upper"][1] - ref["upper"][0], ref["lower"][1] - ref["lower"][0]))
         rows.append({"family": "concentrated" if conc else "spread", "problem": str(problem.support) + " " + str(problem.event),
-                     "order": problem.order, "distance": max(du, dl), "status": r.status.value,
+                     "order": problem.order, "distance": max(du, dl), "reference_width": refw, "status": r.status.value,
                      "solver_status": r.diagnostics.solver_status, "seconds": seconds, "hull_minus_sharp": widen,
                      "sharp_width": float(sharp.exact_upper - sharp.exact_lower)})
         print(f"{i:3d} {rows[-1]['family']:12s} {rows[-1]['problem']:28s} m={problem.order:2d} "
               f"dist={rows[-1]['distance']:.2e} {r.status.value:8s} {r.diagnostics.solver_status} "
-              f"hull-sharp={widen:.2e}", file=sys.stderr, flush=True)
+              f"hull-sharp={widen:.2e} refw={refw:.1e}", file=sys.stderr, flush=True)
     out = {}
     for fam in ("spread", "concentrated", "all"):
         sel = [r for r in rows if fam == "all" or r["family"] == fam]
