@@ -54,6 +54,8 @@ JOBS: dict[str, list[str]] = {
     "lp-N100": ["bound", "--arities", "2,2", "--cells", CELLS_8, "--N", "100", "--at", "0,0", "--event", "ge:5",
                 "--method", "lp", "--json"],
     "sdp-binomial": ["bound", *BINOMIAL_ARGS, "--method", "sdp", "--json"],
+    "exact-3attr-N100": ["bound", "--arities", "2,2,2", "--cells", ",".join(["1/16"] * 16), "--N", "100", "--at", "0,0,0",
+                         "--event", "ge:5", "--method", "exact", "--json"],
     "osqp-lp": ["bound", "--moments", "1,3,11,45", "--support", "grid:0:6", "--event", "ge:5", "--method", "lp",
                 "--solver", "OSQP", "--json"],
     "osqp-sqp": ["bound", "--moments", "1,3,11,45", "--support", "grid:0:6", "--event", "ge:5", "--method", "sqp",
@@ -173,6 +175,13 @@ def test_lp_keeps_the_promise_of_its_help_at_N_100(runs) -> None:
     assert lp["certified"] and lp["lower"] <= exact["lower"] <= lp["upper"]
     p, se = _simulated_prob(8, 100, 5, 40_000, 1)
     assert abs(exact["lower"] - p) <= 4 * se, (exact["lower"], p, se)
+
+
+def test_exact_row_beyond_its_memory_limit_is_refused_with_the_reason(runs) -> None:
+    res = runs["exact-3attr-N100"]
+    assert res.returncode == 2 and res.stdout == "", _describe(res)
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and "per-class laws" in lines[0] and "--N" in lines[0]
 
 
 @pytest.mark.parametrize("N", [9, 25])

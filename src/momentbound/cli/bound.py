@@ -46,7 +46,7 @@ def _exact_feasible(N: int, ev: Any, method: str, d: int = 1) -> bool:
         if method == "exact":
             raise UserError(
                 f"the exact value of P(Z in {ev}) with {d} attributes at N = {N} needs per-class laws of about "
-                f"{law_cells:.1e} cells (limit {MAX_LAW_CELLS:.0e}); use a smaller --N, a sign event (gt:0, ge:0, "
+                f"{law_cells:.1e} cells (limit {MAX_LAW_CELLS:.1e}); use a smaller --N, a sign event (gt:0, ge:0, "
                 f"lt:0, le:0), or a --method other than exact"
             )
         return False
