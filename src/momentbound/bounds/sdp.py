@@ -367,9 +367,13 @@ def assemble(
     notes = list(diagnostics.notes)
     verified = upper_cert.verified and lower_cert.verified
     solved = solved or {}
+    # a trivial side is still the answer when the other side meets it ([0, 0] or [1, 1] is sharp)
+    up_is_0 = upper_cert.verified and upper_cert.value <= 0
+    lo_is_1 = lower_cert.verified and lower_cert.value >= 1
     failed_sides = [
         side
-        for side, cert, trivial in (("upper", upper_cert, lambda v: v >= 1), ("lower", lower_cert, lambda v: v <= 0))
+        for side, cert, trivial in (("upper", upper_cert, lambda v: v >= 1 and not lo_is_1),
+                                    ("lower", lower_cert, lambda v: v <= 0 and not up_is_0))
         if not solved.get(side, True) and (not cert.verified or trivial(cert.value))
     ]
     if failed_sides:

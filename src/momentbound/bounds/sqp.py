@@ -376,7 +376,9 @@ class SQPMethod(BoundMethod):
                 # solver's optimum is not what the verified bound proves
                 state = "unconfirmed"
                 notes.append(f"{side}: the verified bound is {gap:.2g} from the solver's optimum; optimality not established")
-            solved[side] = state == "converged"
+            # a box-limited exchange solved its (boxed) problem: not a failed solve, though not the optimum
+            # either (at the boundary of the moment space the unboxed optimum is not attained)
+            solved[side] = state in ("converged", "box-limited")
             states.append(state)
         diag = Diagnostics(solver="highs-exchange" if solver is None else f"cvxpy:{solver}-exchange",
                            solver_status="/".join(states), iterations=iters, columns=npts, notes=tuple(notes))
