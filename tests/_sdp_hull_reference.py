@@ -123,14 +123,3 @@ def distance(value: F, enclosure: tuple[F, F]) -> float:
     lo, hi = enclosure
     return float(max(abs(value - lo), abs(value - hi)))
 
-
-def summary(distances: list[float], tol: float = 1e-6) -> str:
-    over = [d for d in distances if d > tol]
-    return f"{len(over)} of {len(distances)} farther than {tol:g} (max {max(distances):.3g})" if distances else "none"
-
-
-if __name__ == "__main__":  # pragma: no cover - a quick manual check
-    rng = np.random.default_rng(0)
-    p = random_grid_problem(rng)
-    print(p, hull_optimum(p))
-    print(math.pi)
