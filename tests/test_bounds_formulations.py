@@ -159,7 +159,7 @@ def test_cvxpy_route_equals_the_direct_route(entry, solver: str) -> None:
         assert direct.finished and _contains(direct.lower, direct.upper, entry)
         if not via.finished:
             # the table says why: an error note, or a stopped iteration with a still valid bound
-            assert via.note or "stopped" in via.solver_status or not via.certified
+            assert via.note or "stopped" in via.solver_status or "inaccurate" in via.solver_status or not via.certified
             if method == "sdp" and solver not in sdp_solvers():
                 assert "no semidefinite cone" in via.note
             if via.certified:

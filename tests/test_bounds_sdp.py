@@ -276,15 +276,18 @@ def test_solver_failure_raises_with_partial_result(monkeypatch: pytest.MonkeyPat
 
 
 def test_bad_candidate_is_never_reported_as_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A wrong candidate is shifted by the verifier: the reported number stays valid."""
+    """A wrong candidate is shifted by the verifier: the reported numbers stay valid, and since the
+    verified values (the trivial 0 and 1) contradict the solver's "Solved" optimum, it is a failure."""
 
     def wrong(c: np.ndarray, pieces: tuple, **kwargs: object) -> sdp_mod.SOSSolution:
         return sdp_mod.SOSSolution((0.0,) * len(c), 0.0, "Solved", 1)  # p = 0 violates p >= 1_E
 
     monkeypatch.setattr(sdp_mod, "sos_dual", wrong)
     p = MomentProblem((1, 3, 11), Support.grid(0, 6), Event.ge(5))
-    r = bound(p, method="sdp")
-    assert r.status is Status.SHIFTED and r.certified
+    with pytest.raises(SolverFailed, match="failed"):
+        bound(p, method="sdp")
+    r = bound(p, method="sdp", allow_unverified=True)
+    assert r.status is Status.FAILED and not r.certified
     assert r.exact_upper == 1 and r.exact_lower == 0
 
 

@@ -120,6 +120,11 @@ def bound(
 
 
 def _checked(result: BoundResult, allow_unverified: bool) -> BoundResult:
+    if result.kind is Kind.BOUND and result.status is Status.FAILED and not allow_unverified:
+        raise SolverFailed(
+            f"method {result.method!r} failed ({result.message}); pass allow_unverified=True to see its partial result",
+            result=result,
+        )
     if result.kind is Kind.BOUND and result.status is Status.UNVERIFIED and not allow_unverified:
         failed = BoundResult(
             0.0,

@@ -97,6 +97,10 @@ class Diagnostics:
     shift: float = 0.0
     formula: str = ""
     notes: tuple[str, ...] = ()
+    #: an upper bound on how far the reported bounds are from the optimum of the method's own
+    #: program, when the solver did not reach that optimum to full accuracy (``sdp``); ``None``
+    #: when not measured
+    optimality_gap: float | None = None
 
 
 @dataclass(frozen=True)

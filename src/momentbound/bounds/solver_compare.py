@@ -155,8 +155,10 @@ def compare_solvers(
 
 
 def _finished(res: BoundResult) -> bool:
-    """A run finished when it returned a proven bound and its iteration did not stop early."""
-    return res.status.is_proven and "stopped" not in res.diagnostics.solver_status
+    """A run finished when it returned a proven bound, its iteration did not stop early and its
+    solver reported success (an exchange on inaccurately solved masters has not converged)."""
+    state = res.diagnostics.solver_status.replace("optimal_inaccurate", "")
+    return res.status.is_proven and not any(word in state for word in ("stopped", "inaccurate", "box-limited", "unconfirmed"))
 
 
 def _run(problem: MomentProblem, method: str, kw: dict[str, Any]) -> tuple[BoundResult | None, str, float]:

@@ -111,6 +111,11 @@ class ExchangeResult:
     points: int
     max_violation: float
     converged: bool
+    #: a master problem was solved only inaccurately (e.g. cvxpy's ``optimal_inaccurate``):
+    #: the iterate is feasible on the points found but its optimality is not the solver's word
+    inaccurate: bool = False
+    #: no constraint is violated but the coefficient box is active: optimal for the boxed problem only
+    box_limited: bool = False
 
 
 def exchange_dual(
@@ -157,6 +162,8 @@ def _exchange(
     converged = False
     total_points = len(base[0])
     last_active: np.ndarray | None = None
+    inaccurate = False
+    box_limited = False
     if solver is None:
         warm: Any = _WarmLP(c, m)  # persistent HiGHS model: rows are appended, the basis is reused
     else:
@@ -172,6 +179,11 @@ def _exchange(
         fast = warm.solve()
         if fast is not None:
             y = fast
+            inaccurate = getattr(warm, "status", "optimal") != "optimal"
+            if inaccurate:
+                # the master is not solved (only "optimal_inaccurate"): the exchange cannot claim
+                # convergence from it; the iterate is verified (and shifted) by the caller
+                break
             last_active = None
         elif solver is not None:  # no silent switch to another solver
             if it > 1:
@@ -184,6 +196,7 @@ def _exchange(
                     break
                 raise SolverFailed(f"HiGHS failed in exchange iteration {it} for every tolerance tried", result=None)
             y, extra_u, extra_r, last_active = res
+            inaccurate = False
         worst = 0.0
         new_u, new_r = [], []
         real = critical_points(y)
@@ -200,13 +213,16 @@ def _exchange(
                 warm.set_box(warm.box * 10)  # the box, not the constraints, stopped the descent
                 pending = None
                 continue
-            converged = True
+            # with the box active the iterate is the optimum of the boxed problem only
+            box_limited = bool(np.max(np.abs(y)) >= 0.999 * warm.box)
+            converged = not box_limited
             break
         pending = (np.concatenate(new_u), np.concatenate(new_r))
         extra_u = np.concatenate([extra_u, pending[0]])
         extra_r = np.concatenate([extra_r, pending[1]])
         total_points += len(pending[0])
-    return ExchangeResult(tuple(y.tolist()), float(c @ y), it, total_points, -worst, converged)
+    return ExchangeResult(tuple(y.tolist()), float(c @ y), it, total_points, -worst, converged and not inaccurate,
+                          inaccurate, box_limited)
 
 
 class _WarmLP:
@@ -286,6 +302,18 @@ def _solve_lp(c: np.ndarray, V: np.ndarray, R: np.ndarray, m: int, box: float = 
     return None
 
 
+#: a converged side is confirmed when its verified value is this close to the solver's objective
+_CONFIRM_TOL = 1e-6
+
+
+def _verified_gap(cert: Any, objective: float, side: str) -> float:
+    """How much worse the verified bound is than the solver's own optimum (0 when not worse)."""
+    if not cert.verified or not math.isfinite(objective):
+        return math.inf
+    value = float(cert.value)
+    return max(0.0, value - objective) if side == "upper" else max(0.0, objective - value)
+
+
 @register
 class SQPMethod(BoundMethod):
     """Exchange / sequential-LP solution of the semi-infinite dual, certified.
@@ -324,18 +352,34 @@ class SQPMethod(BoundMethod):
         pieces = discrete_pieces(problem)
         sides: dict[str, tuple[Any, bool]] = {}
         iters, npts, notes, states = 0, 0, [], []
+        solved: dict[str, bool] = {}
         for side in ("upper", "lower"):
             sign = 1.0 if side == "upper" else -1.0
             res = exchange_dual(c, pieces, tuple(sign * pc.target for pc in pieces), tol=tol, max_iter=max_iter,
                                 solver=solver)
             iters += res.iterations
             npts += res.points
-            states.append("converged" if res.converged else "stopped")
-            if not res.converged:
+            state = ("converged" if res.converged else "inaccurate" if res.inaccurate
+                     else "box-limited" if res.box_limited else "stopped")
+            if res.inaccurate:
+                notes.append(f"{side}: the last master problem was solved only inaccurately ({solver}); optimality not established")
+            elif res.box_limited:
+                notes.append(f"{side}: the coefficient box |y_k| <= {_MAX_BOX:.0e} is active; optimality not established")
+            elif not res.converged:
                 notes.append(f"{side}: exchange stopped after {res.iterations} iterations (violation {res.max_violation:.2g})")
             cand = np.array(res.coefficients)
             cand[0] += max(res.max_violation, 0.0) + MARGIN
             sides[side] = certified_side(problem, side, sign * cand, "sqp")
+            gap = _verified_gap(sides[side][0], sign * res.objective, side)
+            if res.converged and sides[side][0].verified and gap > _CONFIRM_TOL:
+                # the exchange converged in floating point but its certificate needed a shift: the
+                # solver's optimum is not what the verified bound proves
+                state = "unconfirmed"
+                notes.append(f"{side}: the verified bound is {gap:.2g} from the solver's optimum; optimality not established")
+            # a box-limited exchange solved its (boxed) problem: not a failed solve, though not the optimum
+            # either (at the boundary of the moment space the unboxed optimum is not attained)
+            solved[side] = state in ("converged", "box-limited")
+            states.append(state)
         diag = Diagnostics(solver="highs-exchange" if solver is None else f"cvxpy:{solver}-exchange",
                            solver_status="/".join(states), iterations=iters, columns=npts, notes=tuple(notes))
-        return assemble(problem, self.name, sides, diag)
+        return assemble(problem, self.name, sides, diag, solved=solved)

@@ -25,10 +25,12 @@ def _is_sign_event(ev: Any) -> bool:
     return ev.a == 0 and ev.kind in (EventKind.GT, EventKind.GE, EventKind.LT, EventKind.LE)
 
 
-def _exact_feasible(N: int, ev: Any, method: str) -> bool:
+def _exact_feasible(N: int, ev: Any, method: str, d: int = 1) -> bool:
     """Whether the model form adds the exact row; ``--method exact`` refuses (before any work)
     an exact value that would take minutes (sign events beyond ``MAX_N`` of the comparison
-    table) or need the whole law of Z at a large N."""
+    table) or need the whole law of Z at a large N, or per-class laws of ``d`` agreement counts
+    beyond the memory limit of :func:`momentbound.exact.zlaw.prob_z_in`."""
+    from momentbound.exact.zlaw import MAX_LAW_CELLS
     from momentbound.studies.method_comparison import MAX_N
 
     if _is_sign_event(ev) and N > MAX_N:
@@ -36,8 +38,19 @@ def _exact_feasible(N: int, ev: Any, method: str) -> bool:
             raise UserError(f"the exact P(Z in {ev}) at N = {N} would take minutes (it is offered up to N = "
                             f"{MAX_N:,}); use a smaller --N, or a bound --method (lp, sdp, ...) or sampling")
         return False
-    if _is_sign_event(ev) or N <= _EXACT_PMF_MAX_N:
+    if _is_sign_event(ev):
         return True
+    law_cells = 2 * (N + 2) ** (d + 1) / (d + 1)
+    if N <= _EXACT_PMF_MAX_N and law_cells <= MAX_LAW_CELLS:
+        return True
+    if N <= _EXACT_PMF_MAX_N:
+        if method == "exact":
+            raise UserError(
+                f"the exact value of P(Z in {ev}) with {d} attributes at N = {N} needs per-class laws of about "
+                f"{law_cells:.1e} cells (limit {MAX_LAW_CELLS:.1e}); use a smaller --N, a sign event (gt:0, ge:0, "
+                f"lt:0, le:0), or a --method other than exact"
+            )
+        return False
     if method == "exact":
         raise UserError(
             f"the exact value of P(Z in {ev}) needs the whole law of Z (N <= {_EXACT_PMF_MAX_N}); "
@@ -51,7 +64,7 @@ def _exact_row(model: Any, N: int, x: tuple[int, ...], ev: Any) -> dict[str, Any
     """The exact P(Z_x in E) as a table row (a model-form method like the others)."""
     from momentbound.bounds.problem import EventKind
     from momentbound.exact import prob_z_positive
-    from momentbound.exact.zlaw import z_distribution
+    from momentbound.exact.zlaw import prob_z_in
 
     start = time.perf_counter()
     if _is_sign_event(ev):
@@ -59,8 +72,7 @@ def _exact_row(model: Any, N: int, x: tuple[int, ...], ev: Any) -> dict[str, Any
         pos, zero, neg = sign.positive, sign.zero, sign.negative
         exact = {EventKind.GT: pos, EventKind.GE: pos + zero, EventKind.LT: neg, EventKind.LE: neg + zero}[ev.kind]
     else:
-        law = z_distribution(model, N, x)
-        exact = sum((p for v, p in zip(law.values, law.probs) if ev.indicator(v)), 0 * law.probs[0])
+        exact = prob_z_in(model, N, x, ev)
     value = float(exact)
     return {"method": "exact", "kind": "exact", "lower": value, "upper": value, "certified": True,
             "status": "exact", "seconds": time.perf_counter() - start, "lower_exact": exact_text(exact),
@@ -161,7 +173,8 @@ def _moment_problem(
                    "the narrowest, auto the narrower of hoeffding and bernstein).")
 @click.option("--method", default="all", show_default=True,
               help="A registered method name, or 'all'. The model form also runs exact and sampling, and adds "
-              "the exact row (sign events such as gt:0 for N <= 5000, other events for N <= 200).")
+              "the exact row (sign events such as gt:0 for N <= 5000, other events for N <= 200 with up to two "
+              "attributes, smaller N with more: the per-class laws must fit in memory).")
 @click.option("--arities", default=None, help="Model form: attribute arities, e.g. 2,2,2.")
 @click.option("--cells", default=None, help="Model form: P[X=x, Y=k], comma-separated, class fastest.")
 @click.option("--N", "N", type=int, default=None, help="Model form: dataset size.")
@@ -228,7 +241,7 @@ def command(
             model = CellModel(parse_int_list(arities, name="--arities"),  # type: ignore[arg-type]
                               parse_str_list(cells, name="--cells"))  # type: ignore[arg-type]
             x = model.check_input(parse_int_list(at, name="--at"), name="--at")  # type: ignore[arg-type]
-            with_exact = _exact_feasible(N, ev, method)  # type: ignore[arg-type]
+            with_exact = _exact_feasible(N, ev, method, model.d)  # type: ignore[arg-type]
             problem = _model_problem(model, N, x, order, ev)  # type: ignore[arg-type]
             options: dict[str, Any] = {"rng": 0 if seed is None else seed, "draws": 1000 if draws is None else draws}
         else:

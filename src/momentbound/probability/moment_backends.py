@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from momentbound.core import Kind
 from momentbound.errors import InvalidArgument, UnknownMethod
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
@@ -161,6 +162,14 @@ class MomentBoundBackend(PredictionBackend):
     @property
     def label(self) -> str:
         return f"bound:{self.method}"
+
+    @property
+    def kind(self) -> Kind:
+        """``bound`` only when the cdf method guarantees its intervals; ``bound:series`` is an
+        approximation (Edgeworth / Gram-Charlier, no guarantee) and says so."""
+        from momentbound.bounds import get_method
+
+        return get_method(self.method).kind
 
     def _event_interval(self, model: CellModel, n: int, x: tuple[int, ...], strict: bool) -> tuple[float, float]:
         from momentbound.bounds import Event, MomentProblem, Support, bound
