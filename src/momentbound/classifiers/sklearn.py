@@ -21,7 +21,6 @@ numbers however many workers run (and the same as without Dask).
 
 from __future__ import annotations
 
-import importlib
 import itertools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -32,39 +31,147 @@ from momentbound.classifiers.base import ExactForm, check_tables
 from momentbound.errors import InvalidArgument
 from momentbound.model.cells import CellModel
 
-__all__ = ["SklearnClassifier", "ENCODINGS", "LOCAL_SCHEDULERS", "load_estimator"]
+__all__ = ["SklearnClassifier", "ENCODINGS", "LOCAL_SCHEDULERS", "SKLEARN_PACKAGE", "load_estimator", "resolve_class"]
 
 ENCODINGS = ("ordinal", "onehot")
 #: dask's single-machine schedulers (``dask.compute(..., scheduler=name)``)
 LOCAL_SCHEDULERS = ("threads", "processes", "synchronous")
 
 
-def load_estimator(path: str, params: dict[str, Any] | None = None) -> Any:
-    """Instantiate ``MODULE.CLASS(**params)``, e.g. ``sklearn.tree.DecisionTreeClassifier``."""
-    module_name, _, class_name = str(path).rpartition(".")
-    if not module_name or not class_name:
+#: the package ``sklearn:MODULE.CLASS`` loads from; code of one's own is a registered plug-in
+#: (:data:`momentbound.classifiers.CLASSIFIERS`, ``docs/extending.md``)
+SKLEARN_PACKAGE = "sklearn"
+
+
+def resolve_class(path: str) -> type:
+    """The scikit-learn classifier class named ``MODULE.CLASS`` (not instantiated).
+
+    Only modules of the ``sklearn`` package are imported (never its ``tests``), and nothing is
+    imported before the name is checked: dotted Python identifiers, public class name. The
+    object found must be a class deriving from ``sklearn.base.BaseEstimator`` and
+    ``sklearn.base.ClassifierMixin``; a function, a regressor or any other object is refused.
+    Anything a scikit-learn module prints while it is imported goes to stderr, never stdout.
+
+    Examples
+    --------
+    >>> resolve_class("sklearn.tree.DecisionTreeClassifier").__name__
+    'DecisionTreeClassifier'
+    """
+    import contextlib
+    import importlib.util
+    import keyword
+    import sys
+
+    text = str(path).strip()
+    example = "e.g. sklearn:sklearn.tree.DecisionTreeClassifier"
+    parts = text.split(".")
+    if len(parts) < 2 or not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
         raise InvalidArgument(
-            f"a scikit-learn classifier is named MODULE.CLASS, e.g. sklearn.tree.DecisionTreeClassifier; got {path!r}"
+            f"a scikit-learn classifier is named sklearn:MODULE.CLASS with dotted Python names, {example}; "
+            f"got {text!r:.80}"
+        )
+    module_name, class_name = ".".join(parts[:-1]), parts[-1]
+    if parts[0] != SKLEARN_PACKAGE:
+        raise InvalidArgument(
+            f"sklearn:{text} is not in the scikit-learn package: sklearn: loads classifier classes from "
+            f"modules under sklearn. only ({example}); a classifier of your own is registered as a plug-in "
+            "(see docs/extending.md)"
+        )
+    if any(p.startswith("__") or p in ("tests", "conftest") for p in parts) or class_name.startswith("_"):
+        raise InvalidArgument(
+            f"sklearn:{text} names a private or test part of scikit-learn; name a public classifier class, "
+            f"{example}"
         )
     try:
-        module = importlib.import_module(module_name)
+        with contextlib.redirect_stdout(sys.stderr):
+            if importlib.util.find_spec(module_name) is None:
+                raise ModuleNotFoundError(f"No module named {module_name!r}")
+            module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise InvalidArgument(f"cannot import module {module_name!r} for classifier {path!r}: {exc}") from exc
+        raise InvalidArgument(f"cannot import {module_name!r} for sklearn:{text} ({exc}); {example}") from exc
     cls = getattr(module, class_name, None)
     if cls is None:
-        raise InvalidArgument(f"module {module_name!r} has no class {class_name!r}")
+        raise InvalidArgument(f"module {module_name!r} has no class {class_name!r}; {example}")
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    if not isinstance(cls, type):
+        raise InvalidArgument(
+            f"sklearn:{text} is a {type(cls).__name__}, not a class: sklearn: takes a scikit-learn classifier "
+            f"class, {example}"
+        )
+    if not (issubclass(cls, BaseEstimator) and issubclass(cls, ClassifierMixin)):
+        raise InvalidArgument(
+            f"sklearn:{text} is not a scikit-learn classifier (it does not derive from BaseEstimator and "
+            f"ClassifierMixin); the error rate needs a classifier, {example}"
+        )
+    return cls
+
+
+def load_estimator(path: str, params: dict[str, Any] | None = None) -> Any:
+    """``MODULE.CLASS(**params)`` for a scikit-learn classifier class, e.g. ``sklearn.tree.DecisionTreeClassifier``.
+
+    The class is resolved and checked first (:func:`resolve_class`), then the parameters: their
+    names against the constructor's, their values as literals
+    (:func:`momentbound.classifiers.params.check_literal`); only then is the class
+    instantiated, and its parameters are validated by scikit-learn before any fit.
+    """
+    import inspect
+
+    from momentbound.classifiers.params import check_literal
+
+    cls = resolve_class(path)
+    params = dict(params or {})
+    for key, value in params.items():
+        check_literal(value, f"parameter {key!r} of {cls.__name__}")
+    accepted = [p.name for p in inspect.signature(cls.__init__).parameters.values()
+                if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise InvalidArgument(
+            f"{cls.__name__} has no parameter(s) {', '.join(unknown)}; it takes {', '.join(accepted) or 'none'}"
+        )
     try:
-        return cls(**(params or {}))
-    except TypeError as exc:
-        raise InvalidArgument(f"cannot build {path} with parameters {params or {}}: {exc}") from exc
+        estimator = cls(**params)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"cannot build {cls.__name__} with parameters {params}: {exc}") from exc
+    _validate_params(estimator)
+    return estimator
+
+
+def _validate_params(estimator: Any) -> None:
+    """scikit-learn's own check of the constructor parameters (it otherwise runs at the first fit)."""
+    validate = getattr(estimator, "_validate_params", None)
+    if not callable(validate):
+        return
+    try:
+        validate()
+    except (TypeError, ValueError) as exc:
+        message = " ".join(str(exc).split())
+        raise InvalidArgument(f"{type(estimator).__name__}: {message}") from exc
 
 
 def _check_estimator(estimator: object) -> None:
-    for attr in ("fit", "predict"):
-        if not callable(getattr(estimator, attr, None)):
-            raise InvalidArgument(
-                f"estimator must be a scikit-learn classifier with fit and predict, got {estimator!r}"
-            )
+    """An unfitted scikit-learn classifier instance (``sklearn.base.is_classifier``), else InvalidArgument."""
+    from sklearn.base import is_classifier
+
+    if isinstance(estimator, type):
+        raise InvalidArgument(
+            f"estimator must be a scikit-learn classifier instance, got the class {estimator.__name__}; "
+            f"pass {estimator.__name__}()"
+        )
+    if not all(callable(getattr(estimator, a, None)) for a in ("fit", "predict", "get_params")):
+        raise InvalidArgument(
+            f"estimator must be a scikit-learn classifier (fit, predict, get_params), got {estimator!r:.80}"
+        )
+    try:
+        classifier = is_classifier(estimator)
+    except (TypeError, AttributeError, ValueError):
+        classifier = False
+    if not classifier:
+        raise InvalidArgument(
+            f"estimator must be a scikit-learn classifier (sklearn.base.is_classifier), got {estimator!r:.80}: "
+            "a regressor or transformer has no error rate"
+        )
 
 
 @dataclass(frozen=True)

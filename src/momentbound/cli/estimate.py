@@ -48,11 +48,12 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="naive-bayes | histogram | majority | sklearn:MODULE.CLASS (e.g. "
                      "sklearn:sklearn.tree.DecisionTreeClassifier; Monte Carlo backend only)."),
         click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
-                     help="A classifier parameter (repeatable), e.g. --param max_depth=2 --param encoding=onehot."),
-        click.option("--ties", type=click.Choice(["random", "first"]), default="random", show_default=True,
+                     help="A classifier parameter (repeatable), e.g. --param max_depth=2 --param encoding=onehot; "
+                     "values are literals (numbers, true/false, none, words, quoted strings), never evaluated."),
+        click.option("--ties", type=click.Choice(["random", "first"]), default=None,
                      help="Tie rule (naive-bayes, histogram, majority): the paper's fair coin, or scikit-learn's "
-                     "lowest class index."),
-        click.option("--alpha", default="0", show_default=True, help="Laplace smoothing alpha >= 0 (naive-bayes)."),
+                     "lowest class index.  [default: random]"),
+        click.option("--alpha", default=None, help="Laplace smoothing alpha >= 0 (naive-bayes).  [default: 0]"),
         click.option("--backend", default="exact", show_default=True,
                      help="Prediction-probability backend: exact, sampling, bound:<method>, series; "
                      "montecarlo (estimate only): conditional Monte Carlo over count tables."),
@@ -74,38 +75,36 @@ def build_model(arities: str, cells: str, n_classes: int | None) -> Any:
     return CellModel(parse_int_list(arities, name="--arities"), parse_str_list(cells, name="--cells"), n_classes)
 
 
-def _param_value(text: str) -> Any:
-    """``--param`` values: integers, floats, true/false/none, else the string itself."""
-    low = text.strip().lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low == "none":
-        return None
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
+def build_classifier(ties: str | None, alpha: str | None, name: str = "naive-bayes",
+                     params: tuple[str, ...] = ()) -> Any:
+    """The classifier of --classifier with its --param values (and --ties/--alpha where they apply).
 
-
-def build_classifier(ties: str, alpha: str, name: str = "naive-bayes", params: tuple[str, ...] = ()) -> Any:
-    """The classifier of --classifier with its --param values (and --ties/--alpha where they apply)."""
+    --param values are read as literals (:mod:`momentbound.classifiers.params`), never evaluated;
+    a setting given both as an option and as a --param is refused, not overridden.
+    """
     from momentbound.classifiers import make_classifier
+    from momentbound.classifiers.params import parse_param
+    from momentbound.errors import InvalidArgument
 
     parsed: dict[str, Any] = {}
     for item in params:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise UserError(f"--param must look like KEY=VALUE, got {item!r}")
-        parsed[key.strip()] = _param_value(value.strip())
+        try:
+            key, value = parse_param(item)
+        except InvalidArgument as exc:
+            raise UserError(str(exc)) from None
+        if key in parsed:
+            raise UserError(f"--param {key} is given twice; give each parameter once")
+        parsed[key] = value
+    for key, given in (("alpha", alpha), ("ties", ties)):
+        if given is not None and key in parsed:
+            raise UserError(f"--{key} {given} and --param {key}={parsed[key]} both set {key}; give it once")
     if name == "naive-bayes":
-        return make_classifier(name, {"ties": ties, "alpha": alpha, **parsed})
-    if alpha != "0":
+        return make_classifier(name, {"ties": ties or "random", "alpha": "0" if alpha is None else alpha, **parsed})
+    if alpha is not None:
         raise UserError(f"--alpha applies to --classifier naive-bayes, not {name}")
     if name in ("histogram", "majority"):
-        return make_classifier(name, {"ties": ties, **parsed})
-    if ties != "random":
+        return make_classifier(name, {"ties": ties or "random", **parsed})
+    if ties is not None:
         raise UserError(f"--ties applies to naive-bayes, histogram and majority, not {name}")
     return make_classifier(name, parsed)
 
