@@ -6,6 +6,7 @@ caller already has; a module of its own so that any layer can use it without imp
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -37,6 +38,9 @@ def dask_client(
             threads_per_worker=1,
             processes=bool(processes),
             dashboard_address=None,
+            # a task's error comes back to the caller as one line; the workers' log of it would
+            # repeat it on stderr with a traceback
+            silence_logs=logging.CRITICAL,
         )
         client = Client(cluster)
         try:

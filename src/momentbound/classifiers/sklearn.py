@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from momentbound.classifiers.base import ExactForm, check_tables
-from momentbound.errors import InvalidArgument
+from momentbound.errors import ClassifierFailed, InvalidArgument
 from momentbound.model.cells import CellModel
 
 __all__ = ["SklearnClassifier", "ENCODINGS", "LOCAL_SCHEDULERS", "SKLEARN_PACKAGE", "load_estimator", "resolve_class"]
@@ -247,8 +247,14 @@ class SklearnClassifier:
         reps = counts[x_idx, y]
         X = np.repeat(rows[x_idx], reps, axis=0)
         labels = np.repeat(y, reps)
-        fitted = clone(self.estimator).fit(X, labels)
-        return np.asarray(fitted.predict(rows), dtype=np.int64)
+        try:
+            fitted = clone(self.estimator).fit(X, labels)
+            return np.asarray(fitted.predict(rows), dtype=np.int64)
+        except Exception as exc:  # the plug-in's own error, as one line naming the classifier
+            reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+            raise ClassifierFailed(
+                self.describe(), f"on a training set of {len(labels)} points with {present.size} classes", reason
+            ) from exc
 
     def predict_tables(
         self, model: CellModel, tables: np.ndarray, *, scheduler: Any = None, workers: int = 2

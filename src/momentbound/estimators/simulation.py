@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from momentbound.errors import InvalidArgument
+from momentbound.errors import ClassifierFailed, InvalidArgument
 from momentbound.splitters.basic import (  # KFold, LeaveOneOut: used by the doctests
     GE,
     Estimator,
@@ -465,7 +465,11 @@ def _fold_errors(m: TableModel, folds: np.ndarray, tested: int) -> tuple[np.ndar
     C = np.empty((r, tested))
     ge_last = np.empty(r)
     for i in range(tested):
-        g = m.predictions(total - folds[:, i])  # (r, inputs, K)
+        try:
+            g = m.predictions(total - folds[:, i])  # (r, inputs, K)
+        except ClassifierFailed as exc:  # name the fold (a hold-out or shuffle split has one tested part)
+            where = f"in fold {i + 1} of {folds.shape[1]}" if tested > 1 else "on the training part of a split"
+            raise exc.at(f"{where}, {exc.where}") from exc.__cause__
         gf = g.reshape(r, -1)
         counts = folds[:, i]
         E[:, i] = (counts * (1.0 - gf)).sum(axis=1)
