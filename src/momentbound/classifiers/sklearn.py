@@ -217,6 +217,31 @@ class SklearnClassifier:
     def exact_form(self, model: CellModel) -> ExactForm | None:
         return None
 
+    def seeded(self, rng: np.random.Generator) -> "SklearnClassifier":
+        """This classifier with ``random_state`` drawn from ``rng`` when the estimator has that
+        parameter and it is unset (``None``); else itself.
+
+        A seeded run then fits every table with the same fixed ``random_state`` (what setting it by
+        hand does), so a seed reproduces the numbers. The integer comes from a child of ``rng``'s
+        seed sequence (``rng.spawn``), which leaves ``rng``'s own stream untouched: the run draws the
+        same tables as with that ``random_state`` given by hand.
+
+        Examples
+        --------
+        >>> from sklearn.ensemble import RandomForestClassifier
+        >>> clf = SklearnClassifier(RandomForestClassifier(n_estimators=3))
+        >>> a, b = (clf.seeded(np.random.default_rng(7)) for _ in range(2))
+        >>> a.estimator.random_state == b.estimator.random_state is not None
+        True
+        """
+        params = self.estimator.get_params(deep=False)
+        if "random_state" not in params or params["random_state"] is not None:
+            return self
+        from sklearn.base import clone
+
+        state = int(rng.spawn(1)[0].integers(0, 2**31 - 1))
+        return SklearnClassifier(clone(self.estimator).set_params(random_state=state), encoding=self.encoding)
+
     def encode(self, model: CellModel) -> np.ndarray:
         """Feature rows of the model's inputs, in input order: ``(n_inputs, n_features)``."""
         key = tuple(model.arities)

@@ -209,6 +209,9 @@ def monte_carlo_moments(
     estimator = as_splitter(estimator)
     check_arguments(model, N, estimator, classifier, draws, confidence, rng, progress)
     check_scheduler(scheduler, workers, classifier)
+    seeded = getattr(classifier, "seeded", None)
+    if callable(seeded):  # an unset random_state is drawn from rng, so that a seed reproduces the run
+        classifier = seeded(rng)
     split = estimator.split(N)  # validates N and the split (ImpossibleSplit)
     N = split.N
     R = int(draws)
