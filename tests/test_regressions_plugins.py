@@ -352,3 +352,12 @@ def test_dask_client_refused_port_in_process() -> None:
         with pytest.raises(InvalidArgument, match="timeout"):
             with dask_client("tcp://127.0.0.1:1", timeout=bad):
                 pass
+
+
+def test_predict_tables_at_an_address_is_bounded() -> None:
+    from momentbound.model.cells import CellModel
+
+    clf = make_classifier("sklearn:sklearn.tree.DecisionTreeClassifier", {"random_state": 0})
+    model = CellModel((2,), ["1/5", "3/10", "1/5", "3/10"])
+    with pytest.raises(InvalidArgument, match="connection refused"):
+        clf.predict_tables(model, np.array([[1, 2, 3, 4]]), scheduler=f"tcp://127.0.0.1:{_unused_port()}")

@@ -318,10 +318,15 @@ def _predict_local(clf: SklearnClassifier, model: CellModel, arr: np.ndarray, sc
 def _predict_dask(clf: SklearnClassifier, model: CellModel, arr: np.ndarray, scheduler: Any) -> np.ndarray:
     from distributed import Client
 
+    if isinstance(scheduler, str):  # an address: a bounded wait and one-line errors (dask_client)
+        from momentbound.parallel import dask_client
+
+        with dask_client(scheduler) as client:
+            return _predict_dask(clf, model, arr, client)
     client = scheduler if isinstance(scheduler, Client) else None
     own = client is None
     if own:
-        client = Client(scheduler) if isinstance(scheduler, str) else Client(processes=False)
+        client = Client(processes=False)
     try:
         n_chunks = max(1, min(len(arr), 4 * max(1, len(client.scheduler_info().get("workers", {})))))
         chunks = [c for c in np.array_split(arr, n_chunks) if len(c)]
