@@ -18,6 +18,7 @@ __all__ = [
     "ImpossibleSplit",
     "DegreeCapExceeded",
     "SolverFailed",
+    "ClassifierFailed",
     "UnknownMethod",
     "DestinationError",
 ]
@@ -74,6 +75,27 @@ class SolverFailed(MomentboundError, RuntimeError):
     def __init__(self, message: str, *, result: Any = None) -> None:
         super().__init__(message)
         self.result = result
+
+
+class ClassifierFailed(SolverFailed):
+    """A plug-in classifier (e.g. a scikit-learn estimator) raised while fitting or predicting.
+
+    One line naming the classifier, where it failed (``where``: the fold, or the training set) and
+    the original error (``reason``); the original exception is chained as ``__cause__``.
+    """
+
+    def __init__(self, classifier: str = "", where: str = "", reason: str = "") -> None:
+        super().__init__(f"classifier {classifier} failed {where}: {reason}")
+        self.classifier = classifier
+        self.where = where
+        self.reason = reason
+
+    def __reduce__(self) -> Any:  # keep the fields when a Dask worker sends the error back
+        return (type(self), (self.classifier, self.where, self.reason))
+
+    def at(self, where: str) -> "ClassifierFailed":
+        """The same failure, located more precisely (e.g. ``"in fold 2 of 5"``)."""
+        return ClassifierFailed(self.classifier, where, self.reason)
 
 
 class UnknownMethod(InvalidArgument):

@@ -51,6 +51,13 @@ def make_classifier(spec: str, params: dict[str, Any] | None = None) -> Classifi
     ``params`` are the constructor's keyword arguments (for ``sklearn:...`` those of the
     scikit-learn class, except ``encoding``, which goes to :class:`SklearnClassifier`).
 
+    ``sklearn:MODULE.CLASS`` loads a class from the scikit-learn package only, checks that it is
+    a classifier (``BaseEstimator`` and ``ClassifierMixin``) and that ``params`` are literals
+    (numbers, booleans, None, strings, flat tuples of them) before anything is instantiated
+    (:func:`~momentbound.classifiers.sklearn.resolve_class`); a function, a regressor or a module
+    outside scikit-learn is refused. Code of one's own is a registered plug-in
+    (:data:`CLASSIFIERS`, ``docs/extending.md``).
+
     Examples
     --------
     >>> make_classifier("naive-bayes", {"ties": "first", "alpha": 1}).describe()

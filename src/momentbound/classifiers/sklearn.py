@@ -21,7 +21,6 @@ numbers however many workers run (and the same as without Dask).
 
 from __future__ import annotations
 
-import importlib
 import itertools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -29,42 +28,150 @@ from typing import Any, ClassVar
 import numpy as np
 
 from momentbound.classifiers.base import ExactForm, check_tables
-from momentbound.errors import InvalidArgument
+from momentbound.errors import ClassifierFailed, InvalidArgument
 from momentbound.model.cells import CellModel
 
-__all__ = ["SklearnClassifier", "ENCODINGS", "LOCAL_SCHEDULERS", "load_estimator"]
+__all__ = ["SklearnClassifier", "ENCODINGS", "LOCAL_SCHEDULERS", "SKLEARN_PACKAGE", "load_estimator", "resolve_class"]
 
 ENCODINGS = ("ordinal", "onehot")
 #: dask's single-machine schedulers (``dask.compute(..., scheduler=name)``)
 LOCAL_SCHEDULERS = ("threads", "processes", "synchronous")
 
 
-def load_estimator(path: str, params: dict[str, Any] | None = None) -> Any:
-    """Instantiate ``MODULE.CLASS(**params)``, e.g. ``sklearn.tree.DecisionTreeClassifier``."""
-    module_name, _, class_name = str(path).rpartition(".")
-    if not module_name or not class_name:
+#: the package ``sklearn:MODULE.CLASS`` loads from; code of one's own is a registered plug-in
+#: (:data:`momentbound.classifiers.CLASSIFIERS`, ``docs/extending.md``)
+SKLEARN_PACKAGE = "sklearn"
+
+
+def resolve_class(path: str) -> type:
+    """The scikit-learn classifier class named ``MODULE.CLASS`` (not instantiated).
+
+    Only modules of the ``sklearn`` package are imported (never its ``tests``), and nothing is
+    imported before the name is checked: dotted Python identifiers, public class name. The
+    object found must be a class deriving from ``sklearn.base.BaseEstimator`` and
+    ``sklearn.base.ClassifierMixin``; a function, a regressor or any other object is refused.
+    Anything a scikit-learn module prints while it is imported goes to stderr, never stdout.
+
+    Examples
+    --------
+    >>> resolve_class("sklearn.tree.DecisionTreeClassifier").__name__
+    'DecisionTreeClassifier'
+    """
+    import contextlib
+    import importlib.util
+    import keyword
+    import sys
+
+    text = str(path).strip()
+    example = "e.g. sklearn:sklearn.tree.DecisionTreeClassifier"
+    parts = text.split(".")
+    if len(parts) < 2 or not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
         raise InvalidArgument(
-            f"a scikit-learn classifier is named MODULE.CLASS, e.g. sklearn.tree.DecisionTreeClassifier; got {path!r}"
+            f"a scikit-learn classifier is named sklearn:MODULE.CLASS with dotted Python names, {example}; "
+            f"got {text!r:.80}"
+        )
+    module_name, class_name = ".".join(parts[:-1]), parts[-1]
+    if parts[0] != SKLEARN_PACKAGE:
+        raise InvalidArgument(
+            f"sklearn:{text} is not in the scikit-learn package: sklearn: loads classifier classes from "
+            f"modules under sklearn. only ({example}); a classifier of your own is registered as a plug-in "
+            "(see docs/extending.md)"
+        )
+    if any(p.startswith("__") or p in ("tests", "conftest") for p in parts) or class_name.startswith("_"):
+        raise InvalidArgument(
+            f"sklearn:{text} names a private or test part of scikit-learn; name a public classifier class, "
+            f"{example}"
         )
     try:
-        module = importlib.import_module(module_name)
+        with contextlib.redirect_stdout(sys.stderr):
+            if importlib.util.find_spec(module_name) is None:
+                raise ModuleNotFoundError(f"No module named {module_name!r}")
+            module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise InvalidArgument(f"cannot import module {module_name!r} for classifier {path!r}: {exc}") from exc
+        raise InvalidArgument(f"cannot import {module_name!r} for sklearn:{text} ({exc}); {example}") from exc
     cls = getattr(module, class_name, None)
     if cls is None:
-        raise InvalidArgument(f"module {module_name!r} has no class {class_name!r}")
+        raise InvalidArgument(f"module {module_name!r} has no class {class_name!r}; {example}")
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    if not isinstance(cls, type):
+        raise InvalidArgument(
+            f"sklearn:{text} is a {type(cls).__name__}, not a class: sklearn: takes a scikit-learn classifier "
+            f"class, {example}"
+        )
+    if not (issubclass(cls, BaseEstimator) and issubclass(cls, ClassifierMixin)):
+        raise InvalidArgument(
+            f"sklearn:{text} is not a scikit-learn classifier (it does not derive from BaseEstimator and "
+            f"ClassifierMixin); the error rate needs a classifier, {example}"
+        )
+    return cls
+
+
+def load_estimator(path: str, params: dict[str, Any] | None = None) -> Any:
+    """``MODULE.CLASS(**params)`` for a scikit-learn classifier class, e.g. ``sklearn.tree.DecisionTreeClassifier``.
+
+    The class is resolved and checked first (:func:`resolve_class`), then the parameters: their
+    names against the constructor's, their values as literals
+    (:func:`momentbound.classifiers.params.check_literal`); only then is the class
+    instantiated, and its parameters are validated by scikit-learn before any fit.
+    """
+    import inspect
+
+    from momentbound.classifiers.params import check_literal
+
+    cls = resolve_class(path)
+    params = dict(params or {})
+    for key, value in params.items():
+        check_literal(value, f"parameter {key!r} of {cls.__name__}")
+    accepted = [p.name for p in inspect.signature(cls.__init__).parameters.values()
+                if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise InvalidArgument(
+            f"{cls.__name__} has no parameter(s) {', '.join(unknown)}; it takes {', '.join(accepted) or 'none'}"
+        )
     try:
-        return cls(**(params or {}))
-    except TypeError as exc:
-        raise InvalidArgument(f"cannot build {path} with parameters {params or {}}: {exc}") from exc
+        estimator = cls(**params)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"cannot build {cls.__name__} with parameters {params}: {exc}") from exc
+    _validate_params(estimator)
+    return estimator
+
+
+def _validate_params(estimator: Any) -> None:
+    """scikit-learn's own check of the constructor parameters (it otherwise runs at the first fit)."""
+    validate = getattr(estimator, "_validate_params", None)
+    if not callable(validate):
+        return
+    try:
+        validate()
+    except (TypeError, ValueError) as exc:
+        message = " ".join(str(exc).split())
+        raise InvalidArgument(f"{type(estimator).__name__}: {message}") from exc
 
 
 def _check_estimator(estimator: object) -> None:
-    for attr in ("fit", "predict"):
-        if not callable(getattr(estimator, attr, None)):
-            raise InvalidArgument(
-                f"estimator must be a scikit-learn classifier with fit and predict, got {estimator!r}"
-            )
+    """An unfitted scikit-learn classifier instance (``sklearn.base.is_classifier``), else InvalidArgument."""
+    from sklearn.base import is_classifier
+
+    if isinstance(estimator, type):
+        raise InvalidArgument(
+            f"estimator must be a scikit-learn classifier instance, got the class {estimator.__name__}; "
+            f"pass {estimator.__name__}()"
+        )
+    if not all(callable(getattr(estimator, a, None)) for a in ("fit", "predict", "get_params")):
+        raise InvalidArgument(
+            f"estimator must be a scikit-learn classifier (fit, predict, get_params), got {estimator!r:.80}"
+        )
+    try:
+        classifier = is_classifier(estimator)
+    except (TypeError, AttributeError, ValueError):
+        classifier = False
+    if not classifier:
+        raise InvalidArgument(
+            f"estimator must be a scikit-learn classifier (sklearn.base.is_classifier), got {estimator!r:.80}: "
+            "a regressor or transformer has no error rate"
+        )
 
 
 @dataclass(frozen=True)
@@ -110,6 +217,31 @@ class SklearnClassifier:
     def exact_form(self, model: CellModel) -> ExactForm | None:
         return None
 
+    def seeded(self, rng: np.random.Generator) -> "SklearnClassifier":
+        """This classifier with ``random_state`` drawn from ``rng`` when the estimator has that
+        parameter and it is unset (``None``); else itself.
+
+        A seeded run then fits every table with the same fixed ``random_state`` (what setting it by
+        hand does), so a seed reproduces the numbers. The integer comes from a child of ``rng``'s
+        seed sequence (``rng.spawn``), which leaves ``rng``'s own stream untouched: the run draws the
+        same tables as with that ``random_state`` given by hand.
+
+        Examples
+        --------
+        >>> from sklearn.ensemble import RandomForestClassifier
+        >>> clf = SklearnClassifier(RandomForestClassifier(n_estimators=3))
+        >>> a, b = (clf.seeded(np.random.default_rng(7)) for _ in range(2))
+        >>> a.estimator.random_state == b.estimator.random_state is not None
+        True
+        """
+        params = self.estimator.get_params(deep=False)
+        if "random_state" not in params or params["random_state"] is not None:
+            return self
+        from sklearn.base import clone
+
+        state = int(rng.spawn(1)[0].integers(0, 2**31 - 1))
+        return SklearnClassifier(clone(self.estimator).set_params(random_state=state), encoding=self.encoding)
+
     def encode(self, model: CellModel) -> np.ndarray:
         """Feature rows of the model's inputs, in input order: ``(n_inputs, n_features)``."""
         key = tuple(model.arities)
@@ -140,8 +272,14 @@ class SklearnClassifier:
         reps = counts[x_idx, y]
         X = np.repeat(rows[x_idx], reps, axis=0)
         labels = np.repeat(y, reps)
-        fitted = clone(self.estimator).fit(X, labels)
-        return np.asarray(fitted.predict(rows), dtype=np.int64)
+        try:
+            fitted = clone(self.estimator).fit(X, labels)
+            return np.asarray(fitted.predict(rows), dtype=np.int64)
+        except Exception as exc:  # the plug-in's own error, as one line naming the classifier
+            reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+            raise ClassifierFailed(
+                self.describe(), f"on a training set of {len(labels)} points with {present.size} classes", reason
+            ) from exc
 
     def predict_tables(
         self, model: CellModel, tables: np.ndarray, *, scheduler: Any = None, workers: int = 2
@@ -180,10 +318,15 @@ def _predict_local(clf: SklearnClassifier, model: CellModel, arr: np.ndarray, sc
 def _predict_dask(clf: SklearnClassifier, model: CellModel, arr: np.ndarray, scheduler: Any) -> np.ndarray:
     from distributed import Client
 
+    if isinstance(scheduler, str):  # an address: a bounded wait and one-line errors (dask_client)
+        from momentbound.parallel import dask_client
+
+        with dask_client(scheduler) as client:
+            return _predict_dask(clf, model, arr, client)
     client = scheduler if isinstance(scheduler, Client) else None
     own = client is None
     if own:
-        client = Client(scheduler) if isinstance(scheduler, str) else Client(processes=False)
+        client = Client(processes=False)
     try:
         n_chunks = max(1, min(len(arr), 4 * max(1, len(client.scheduler_info().get("workers", {})))))
         chunks = [c for c in np.array_split(arr, n_chunks) if len(c)]

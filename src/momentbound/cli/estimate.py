@@ -45,14 +45,16 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--classes", "n_classes", type=int, default=None,
                      help="Number of classes K (inferred from the number of cells by default)."),
         click.option("--classifier", "classifier_name", default="naive-bayes", show_default=True,
-                     help="naive-bayes | histogram | majority | sklearn:MODULE.CLASS (e.g. "
-                     "sklearn:sklearn.tree.DecisionTreeClassifier; Monte Carlo backend only)."),
+                     help="naive-bayes | histogram | majority | sklearn:MODULE.CLASS (a classifier class of the "
+                     "scikit-learn package, e.g. sklearn:sklearn.tree.DecisionTreeClassifier; Monte Carlo backend "
+                     "only)."),
         click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
-                     help="A classifier parameter (repeatable), e.g. --param max_depth=2 --param encoding=onehot."),
-        click.option("--ties", type=click.Choice(["random", "first"]), default="random", show_default=True,
+                     help="A classifier parameter (repeatable), e.g. --param max_depth=2 --param encoding=onehot; "
+                     "values are literals (numbers, true/false, none, words, quoted strings), never evaluated."),
+        click.option("--ties", type=click.Choice(["random", "first"]), default=None,
                      help="Tie rule (naive-bayes, histogram, majority): the paper's fair coin, or scikit-learn's "
-                     "lowest class index."),
-        click.option("--alpha", default="0", show_default=True, help="Laplace smoothing alpha >= 0 (naive-bayes)."),
+                     "lowest class index.  [default: random]"),
+        click.option("--alpha", default=None, help="Laplace smoothing alpha >= 0 (naive-bayes).  [default: 0]"),
         click.option("--backend", default="exact", show_default=True,
                      help="Prediction-probability backend: exact, sampling, bound:<method>, series; "
                      "montecarlo (estimate only): conditional Monte Carlo over count tables."),
@@ -74,40 +76,66 @@ def build_model(arities: str, cells: str, n_classes: int | None) -> Any:
     return CellModel(parse_int_list(arities, name="--arities"), parse_str_list(cells, name="--cells"), n_classes)
 
 
-def _param_value(text: str) -> Any:
-    """``--param`` values: integers, floats, true/false/none, else the string itself."""
-    low = text.strip().lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low == "none":
-        return None
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
+def build_classifier(ties: str | None, alpha: str | None, name: str = "naive-bayes",
+                     params: tuple[str, ...] = ()) -> Any:
+    """The classifier of --classifier with its --param values (and --ties/--alpha where they apply).
 
-
-def build_classifier(ties: str, alpha: str, name: str = "naive-bayes", params: tuple[str, ...] = ()) -> Any:
-    """The classifier of --classifier with its --param values (and --ties/--alpha where they apply)."""
+    --param values are read as literals (:mod:`momentbound.classifiers.params`), never evaluated;
+    a setting given both as an option and as a --param is refused, not overridden.
+    """
     from momentbound.classifiers import make_classifier
+    from momentbound.classifiers.params import parse_param
+    from momentbound.errors import InvalidArgument
 
     parsed: dict[str, Any] = {}
     for item in params:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise UserError(f"--param must look like KEY=VALUE, got {item!r}")
-        parsed[key.strip()] = _param_value(value.strip())
+        try:
+            key, value = parse_param(item)
+        except InvalidArgument as exc:
+            raise UserError(str(exc)) from None
+        if key in parsed:
+            raise UserError(f"--param {key} is given twice; give each parameter once")
+        parsed[key] = value
+    for key, given in (("alpha", alpha), ("ties", ties)):
+        if given is not None and key in parsed:
+            raise UserError(f"--{key} {given} and --param {key}={parsed[key]} both set {key}; give it once")
     if name == "naive-bayes":
-        return make_classifier(name, {"ties": ties, "alpha": alpha, **parsed})
-    if alpha != "0":
+        return make_classifier(name, {"ties": ties or "random", "alpha": "0" if alpha is None else alpha, **parsed})
+    if alpha is not None:
         raise UserError(f"--alpha applies to --classifier naive-bayes, not {name}")
     if name in ("histogram", "majority"):
-        return make_classifier(name, {"ties": ties, **parsed})
-    if ties != "random":
+        return make_classifier(name, {"ties": ties or "random", **parsed})
+    if ties is not None:
         raise UserError(f"--ties applies to naive-bayes, histogram and majority, not {name}")
     return make_classifier(name, parsed)
+
+
+def check_dask_options(scheduler: str | None, workers: int | None, timeout: float | None) -> None:
+    """--workers for the schedulers started here only, --timeout for a scheduler address only:
+    an option that would be ignored is refused."""
+    import math
+
+    from momentbound.estimators.simulation import WORKER_SCHEDULERS
+
+    if workers is not None:
+        if workers < 1:
+            raise UserError(f"--workers must be at least 1, got {workers}")
+        if scheduler not in WORKER_SCHEDULERS:
+            where = ("without --scheduler" if scheduler is None
+                     else f"with --scheduler {scheduler} (its cluster has its own workers)")
+            raise UserError(f"--workers applies to --scheduler local, threads or processes, not {where}; "
+                            "drop --workers or pick one of those schedulers")
+    if timeout is not None:
+        if not (0 < timeout < math.inf):
+            raise UserError(f"--timeout must be a number of seconds > 0, got {timeout:g}")
+        if scheduler is None or scheduler in WORKER_SCHEDULERS + ("synchronous",):
+            raise UserError("--timeout applies to --scheduler ADDRESS (e.g. tcp://host:8786), the wait for an "
+                            "existing scheduler; drop it")
+
+
+def dask_options(workers: int | None, timeout: float | None) -> dict[str, Any]:
+    """The --workers and --timeout keyword arguments that were given."""
+    return {k: v for k, v in (("workers", workers), ("timeout", timeout)) if v is not None}
 
 
 def check_seed(backend: str, seed: int | None) -> None:
@@ -383,8 +411,11 @@ def check_montecarlo(backend: str, covariance: str, draws: int | None) -> None:
               help="Fit a sklearn: classifier's draws on Dask (--backend montecarlo): local (a local cluster), "
               "threads or processes (dask's local schedulers), or an existing scheduler, e.g. tcp://host:8786. "
               "Same numbers as without it for a given --seed.")
-@click.option("--workers", type=int, default=2, show_default=True,
-              help="Workers for --scheduler local, threads or processes.")
+@click.option("--workers", type=int, default=None,
+              help="Workers for --scheduler local, threads or processes (the workers started here).  [default: 2]")
+@click.option("--timeout", type=float, default=None, metavar="SECONDS",
+              help="Seconds to wait for the scheduler at --scheduler ADDRESS to answer before giving up "
+              "with an error.  [default: 5]")
 @click.option("--progress/--no-progress", default=None,
               help="--backend exact or montecarlo: progress bar and the time and memory estimate on stderr "
               "(default: when stderr is a terminal and the run takes over 2 s; exact: ge, holdout, cv, "
@@ -395,8 +426,8 @@ def command(
     arities: str, cells: str, n_classes: int | None, classifier_name: str, params: tuple[str, ...], ties: str,
     alpha: str, backend: str, seed: int | None, covariance: str, N: int, estimator: str, folds: int | None,
     repeats: str | None, splits: str | None, test_size: int | None, test_fraction: float | None,
-    bootstraps: int | None, against: str | None, draws: int | None, scheduler: str | None, workers: int,
-    progress: bool | None, as_json: bool,
+    bootstraps: int | None, against: str | None, draws: int | None, scheduler: str | None, workers: int | None,
+    timeout: float | None, progress: bool | None, as_json: bool,
 ) -> None:
     """Mean, variance and fold covariance of an error estimator, without simulation.
 
@@ -407,10 +438,9 @@ def command(
     if N < 1:
         raise UserError(f"--N must be a positive integer, got {N}")
     check_montecarlo(backend, covariance, draws)
-    if (scheduler is not None or workers != 2) and backend != "montecarlo":
+    if (scheduler is not None or workers is not None) and backend != "montecarlo":
         raise click.UsageError("--scheduler and --workers only apply to --backend montecarlo")
-    if workers < 1:
-        raise UserError(f"--workers must be at least 1, got {workers}")
+    check_dask_options(scheduler, workers, timeout)
     if progress is not None and backend not in ("exact", "montecarlo"):
         raise click.UsageError(f"--progress/--no-progress apply to --backend exact and montecarlo, not {backend}")
     model = build_model(arities, cells, n_classes)
@@ -424,7 +454,7 @@ def command(
         if scheduler is not None:
             if against is not None:
                 raise click.UsageError("--scheduler does not apply to --against ge-full")
-            options.update(scheduler=scheduler, workers=workers)
+            options.update(scheduler=scheduler, **dask_options(workers, timeout))
     if progress is not None:
         options["progress"] = progress
     elif as_json and against is None and backend in ("exact", "montecarlo"):

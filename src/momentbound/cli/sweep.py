@@ -14,6 +14,8 @@ from momentbound.cli.estimate import (
     build_backend,
     build_classifier,
     build_model,
+    check_dask_options,
+    dask_options,
     fmt,
     library_errors,
     estimator_options,
@@ -99,8 +101,12 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
               "montecarlo the fits of a sklearn: classifier run there (or on local, threads, processes).")
 @click.option("--draws", type=int, default=None,
               help="Sampled table draws per row for --backend montecarlo (default 10000).")
-@click.option("--workers", type=int, default=2, show_default=True,
-              help="Workers for --backend montecarlo with --dask or --scheduler local|threads|processes.")
+@click.option("--workers", type=int, default=None,
+              help="Workers for --backend montecarlo with --dask or --scheduler local|threads|processes.  "
+              "[default: 2]")
+@click.option("--timeout", type=float, default=None, metavar="SECONDS",
+              help="Seconds to wait for the scheduler at --scheduler ADDRESS to answer before giving up "
+              "with an error.  [default: 5]")
 @library_errors
 @write_errors
 def command(
@@ -108,7 +114,8 @@ def command(
     alpha: str, backend: str, seed: int | None, covariance: str, over: str, values: str, N: int | None,
     estimator: str, folds: int | None, repeats: str | None, splits: str | None, test_size: int | None,
     test_fraction: float | None, bootstraps: int | None, out: Path | None, as_json: bool,
-    no_progress: bool, use_dask: bool, scheduler: str | None, draws: int | None, workers: int, force: bool,
+    no_progress: bool, use_dask: bool, scheduler: str | None, draws: int | None, workers: int | None,
+    timeout: float | None, force: bool,
 ) -> None:
     """Sweep an estimator's moments; print a table (or JSON) and write CSV.
 
@@ -133,10 +140,9 @@ def command(
     from momentbound.cli.estimate import check_montecarlo
 
     check_montecarlo(backend, covariance, draws)
-    if workers < 1:
-        raise UserError(f"--workers must be at least 1, got {workers}")
-    if workers != 2 and backend != "montecarlo":
+    if workers is not None and backend != "montecarlo":
         raise click.UsageError("--workers only applies to --backend montecarlo (rows on --dask use 2 workers)")
+    check_dask_options(scheduler or ("local" if use_dask else None), workers, timeout)
     vals = _parse_values(over, values, N)
     model = build_model(arities, cells, n_classes)
     est = None
@@ -159,7 +165,7 @@ def command(
         task = bars.add_task("sweep", total=len(vals))
         tick = lambda done, total: bars.update(task, completed=done, total=total)  # noqa: E731
         if backend == "montecarlo":  # one seeded run per row; the fits of a sklearn: classifier on Dask
-            options: dict[str, Any] = {"seed": seed, "workers": workers}
+            options: dict[str, Any] = {"seed": seed, **dask_options(workers, timeout)}
             if draws is not None:
                 options["draws"] = draws
             if use_dask or scheduler is not None:
@@ -170,7 +176,8 @@ def command(
             from momentbound.studies.distributed import dask_sweep
 
             result = dask_sweep(model, over, vals, N=N, estimator=est, classifier=classifier,
-                                backend=sweep_backend, covariance=covariance, scheduler=scheduler, progress=tick)
+                                backend=sweep_backend, covariance=covariance, scheduler=scheduler, progress=tick,
+                                **({} if timeout is None else {"timeout": timeout}))
         else:
             result = sweep(
                 model, over, vals, N=N, estimator=est, classifier=classifier,

@@ -276,6 +276,9 @@ def _montecarlo(
 
     clf = as_classifier(NaiveBayes() if classifier is None else classifier)
     check_arguments(model, N, estimator, clf, draws, confidence, rng)
+    seeded = getattr(clf, "seeded", None)
+    if callable(seeded):  # an unset random_state is drawn from rng (see monte_carlo_moments)
+        clf = seeded(rng)
     form = clf.exact_form(model)
     m = TableModel(model, clf) if form is None else TableModel(form.model, form.classifier)
     sim = Simulation(m, int(draws), float(confidence), rng, track=True)

@@ -485,7 +485,7 @@ def estimator_moments(
         GE, hold-out, k-fold and leave-one-out have it; ``StratifiedKFold`` too, in units of its
         class-count work, its time measured on its first steps (``progress=True`` with another
         splitter raises ``InvalidArgument``).
-        With ``backend="montecarlo"`` only: ``draws``, ``confidence``, ``rng``, ``scheduler``,
+        With ``backend="montecarlo"`` only: ``draws``, ``confidence``, ``rng``, ``scheduler``, ``timeout``,
         ``workers`` and ``progress`` of
         :func:`~momentbound.estimators.montecarlo.monte_carlo_moments`, which computes the
         result (a :class:`~momentbound.estimators.montecarlo.MonteCarloMoments` of
@@ -528,10 +528,11 @@ def estimator_moments(
                                   "and engine=None")
         from momentbound._validate import as_seed
 
-        unknown = sorted(set(montecarlo) - {"draws", "confidence", "rng", "scheduler", "workers", "progress"})
+        unknown = sorted(set(montecarlo) - {"draws", "confidence", "rng", "scheduler", "workers", "timeout",
+                                            "progress"})
         if unknown:  # max_seconds is ours
             raise InvalidArgument(f"unknown option(s) {unknown} for backend='montecarlo'; "
-                                  "it takes draws, confidence, rng, scheduler, workers and progress")
+                                  "it takes draws, confidence, rng, scheduler, workers, timeout and progress")
         options = dict(montecarlo, rng=as_seed(montecarlo.get("rng"), "rng"), max_seconds=max_seconds)
         return monte_carlo_moments(model, N, estimator, classifier=classifier, **options)  # type: ignore[return-value]
     progress = montecarlo.pop("progress", None)

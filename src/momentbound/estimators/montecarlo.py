@@ -59,6 +59,7 @@ from momentbound.estimators.simulation import (  # re-exported: the engine's pub
     Simulation,
     TableModel,
     check_arguments,
+    DEFAULT_TIMEOUT,
     check_scheduler,
     fit_scheduler,
     interval_plus,
@@ -135,7 +136,8 @@ def monte_carlo_moments(
     max_seconds: float | None = 120.0,
     progress: bool | None = None,
     scheduler: Any = None,
-    workers: int = 2,
+    workers: int | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> MonteCarloMoments:
     """Conditional Monte Carlo moments of an error estimator, with confidence intervals.
 
@@ -182,7 +184,12 @@ def monte_carlo_moments(
         is the same for any scheduler and number of workers. Other classifiers run as compiled
         naive Bayes kernels in this process and refuse a scheduler.
     workers:
-        Number of workers for ``"local"``, ``"threads"`` and ``"processes"``.
+        Number of workers for ``"local"``, ``"threads"`` and ``"processes"`` (``None``: 2); refused
+        with any other scheduler, which would ignore it.
+    timeout:
+        Seconds to wait for the scheduler at an address (default 5); a scheduler that does not
+        answer in time is an :class:`~momentbound.errors.InvalidArgument`, raised within about
+        that time.
 
     Returns
     -------
@@ -208,7 +215,11 @@ def monte_carlo_moments(
 
     estimator = as_splitter(estimator)
     check_arguments(model, N, estimator, classifier, draws, confidence, rng, progress)
-    check_scheduler(scheduler, workers, classifier)
+    check_scheduler(scheduler, workers, classifier, timeout)
+    workers = 2 if workers is None else int(workers)
+    seeded = getattr(classifier, "seeded", None)
+    if callable(seeded):  # an unset random_state is drawn from rng, so that a seed reproduces the run
+        classifier = seeded(rng)
     split = estimator.split(N)  # validates N and the split (ImpossibleSplit)
     N = split.N
     R = int(draws)
@@ -231,7 +242,7 @@ def monte_carlo_moments(
             "with different seeds if a narrower interval is needed"
         )
     with ProgressBar(R, progress, f"montecarlo {estimator.describe()}, N={N}", memory) as bar, \
-            fit_scheduler(scheduler, workers) as where:
+            fit_scheduler(scheduler, workers, float(timeout)) as where:
         if form is None:
             m = TableModel(model, classifier, where, int(workers))
         else:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from momentbound.errors import InvalidArgument
+from momentbound.errors import ClassifierFailed, InvalidArgument
 from momentbound.splitters.basic import (  # KFold, LeaveOneOut: used by the doctests
     GE,
     Estimator,
@@ -31,7 +31,7 @@ from momentbound.model.cells import CellModel
 from momentbound.progress import check_progress
 
 __all__ = [
-    "Draws", "Simulation", "SimulatedParts", "TableModel", "check_arguments", "check_scheduler",
+    "DEFAULT_TIMEOUT", "Draws", "Simulation", "SimulatedParts", "TableModel", "check_arguments", "check_scheduler",
     "fit_scheduler", "interval_plus", "interval_sqrt", "memory_estimate",
     "DEFAULT_DRAWS", "MIN_DRAWS", "MAX_MEMORY", "SCHEDULERS",
 ]
@@ -104,10 +104,29 @@ def check_arguments(model: object, N: object, estimator: object, classifier: obj
 SCHEDULERS = ("local", "threads", "processes", "synchronous")
 
 
-def check_scheduler(scheduler: object, workers: object, classifier: object) -> None:
-    """``scheduler`` and ``workers`` of :func:`monte_carlo_moments` (before any work)."""
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or int(workers) < 1:
-        raise InvalidArgument(f"workers must be an integer >= 1, got {workers!r}")
+#: seconds to wait for the Dask scheduler at an address before giving up (``timeout=``)
+DEFAULT_TIMEOUT = 5.0
+#: the schedulers whose workers this process starts (``workers=`` applies to them only)
+WORKER_SCHEDULERS = ("local", "threads", "processes")
+
+
+def check_scheduler(scheduler: object, workers: object, classifier: object, timeout: object = DEFAULT_TIMEOUT) -> None:
+    """``scheduler``, ``workers`` and ``timeout`` of :func:`monte_carlo_moments` (before any work).
+
+    ``workers`` (``None``: 2) applies to the schedulers started here (:data:`WORKER_SCHEDULERS`);
+    given with another scheduler it would be ignored, so it is refused.
+    """
+    if workers is not None:
+        if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or int(workers) < 1:
+            raise InvalidArgument(f"workers must be an integer >= 1, got {workers!r}")
+        if not (isinstance(scheduler, str) and scheduler in WORKER_SCHEDULERS):
+            raise InvalidArgument(
+                f"workers applies to scheduler='local', 'threads' or 'processes' (the workers this process "
+                f"starts), not scheduler={scheduler!r}: drop workers, or pick one of those schedulers"
+            )
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float, np.integer, np.floating)) \
+            or not (0 < float(timeout) < float("inf")):
+        raise InvalidArgument(f"timeout must be a number of seconds > 0 such as {DEFAULT_TIMEOUT:g}, got {timeout!r}")
     if scheduler is None:
         return
     from momentbound.classifiers.sklearn import SklearnClassifier
@@ -136,8 +155,9 @@ def check_scheduler(scheduler: object, workers: object, classifier: object) -> N
 
 
 @contextmanager
-def fit_scheduler(scheduler: Any, workers: int) -> Iterator[Any]:
-    """What the fits run on: ``None``, a dask local scheduler name, or an open ``distributed.Client``."""
+def fit_scheduler(scheduler: Any, workers: int, timeout: float = DEFAULT_TIMEOUT) -> Iterator[Any]:
+    """What the fits run on: ``None``, a dask local scheduler name, or an open ``distributed.Client``
+    (an address that does not answer within ``timeout`` seconds is an :class:`InvalidArgument`)."""
     if scheduler == "processes":  # one pool of worker processes for the whole run (dask makes one per call)
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -153,7 +173,7 @@ def fit_scheduler(scheduler: Any, workers: int) -> Iterator[Any]:
         return
     from momentbound.parallel import dask_client
 
-    with dask_client(None if scheduler == "local" else scheduler, n_workers=int(workers)) as client:
+    with dask_client(None if scheduler == "local" else scheduler, n_workers=int(workers), timeout=timeout) as client:
         yield client
 
 
@@ -465,7 +485,11 @@ def _fold_errors(m: TableModel, folds: np.ndarray, tested: int) -> tuple[np.ndar
     C = np.empty((r, tested))
     ge_last = np.empty(r)
     for i in range(tested):
-        g = m.predictions(total - folds[:, i])  # (r, inputs, K)
+        try:
+            g = m.predictions(total - folds[:, i])  # (r, inputs, K)
+        except ClassifierFailed as exc:  # name the fold (a hold-out or shuffle split has one tested part)
+            where = f"in fold {i + 1} of {folds.shape[1]}" if tested > 1 else "on the training part of a split"
+            raise exc.at(f"{where}, {exc.where}") from exc.__cause__
         gf = g.reshape(r, -1)
         counts = folds[:, i]
         E[:, i] = (counts * (1.0 - gf)).sum(axis=1)

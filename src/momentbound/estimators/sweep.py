@@ -135,7 +135,7 @@ def sweep(
         this, as in :func:`~momentbound.estimators.from_predictions.estimator_moments`; ``None``
         runs every point.
     **montecarlo:
-        With ``backend="montecarlo"``: ``draws``, ``confidence``, ``scheduler``, ``workers`` of
+        With ``backend="montecarlo"``: ``draws``, ``confidence``, ``scheduler``, ``workers``, ``timeout`` of
         :func:`~momentbound.estimators.montecarlo.monte_carlo_moments` and ``seed`` (an integer
         or ``None``); row ``i`` draws from the ``i``-th child of ``numpy.random.SeedSequence(seed)``,
         so a row's numbers do not depend on the other rows or on where its fits run.
@@ -184,10 +184,10 @@ def _montecarlo_sweep(
     """:func:`sweep` with ``backend="montecarlo"``: one seeded Monte Carlo run per row."""
     from momentbound.estimators.montecarlo import monte_carlo_moments
 
-    unknown = sorted(set(options) - {"draws", "confidence", "seed", "scheduler", "workers"})
+    unknown = sorted(set(options) - {"draws", "confidence", "seed", "scheduler", "workers", "timeout"})
     if unknown:
         raise InvalidArgument(f"unknown option(s) {unknown} for backend='montecarlo'; it takes draws, "
-                              "confidence, seed, scheduler and workers")
+                              "confidence, seed, scheduler, workers and timeout")
     if covariance != "exact":
         raise InvalidArgument("backend='montecarlo' simulates the real procedure: use covariance='exact'")
     options = dict(options)

@@ -165,12 +165,14 @@ def dask_map(
     processes: bool = True,
     progress: Callable[[int, int], None] | None = None,
     timed: bool = False,
+    timeout: float = 5.0,
 ) -> list[Any]:
     """``[fn(**c) for c in configs]`` computed on Dask, in the order of ``configs``.
 
     The results are returned as objects (not flattened); with ``timed=True`` each entry is
     ``(result, seconds on the worker)``. ``scheduler``, ``n_workers``, ``processes`` and
-    ``progress`` as in :func:`run_sweep`; an exception in a task is re-raised here.
+    ``progress`` as in :func:`run_sweep`; an exception in a task is re-raised here. ``timeout``:
+    seconds to wait for a scheduler at an address (:func:`momentbound.parallel.dask_client`).
     """
     from distributed import as_completed
 
@@ -179,7 +181,7 @@ def dask_map(
     configs = list(configs)
     total = len(configs)
     results: list[Any] = [None] * total
-    with dask_client(scheduler, n_workers=n_workers, processes=processes) as client:
+    with dask_client(scheduler, n_workers=n_workers, processes=processes, timeout=timeout) as client:
         futures = [client.submit(_timed_call, fn, dict(c), pure=False) for c in configs]
         index = {f.key: i for i, f in enumerate(futures)}
         done = 0
@@ -209,11 +211,13 @@ def dask_sweep(
     n_workers: int = 2,
     processes: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    timeout: float = 5.0,
 ) -> Any:
     """:func:`momentbound.estimators.sweep` with its rows computed on Dask.
 
     Same arguments and result (a ``SweepResult``, rows in the order of ``values``); each row
-    runs as one task with its own moment engine. ``scheduler`` as in :func:`run_sweep`.
+    runs as one task with its own moment engine. ``scheduler`` as in :func:`run_sweep`; ``timeout`` as
+    in :func:`dask_map`.
     """
     from momentbound.estimators import SweepResult, sweep_estimators
     from momentbound.studies.tasks import estimator_task
@@ -225,5 +229,5 @@ def dask_sweep(
     ]
     start = time.perf_counter()
     rows = dask_map(estimator_task, configs, scheduler=scheduler, n_workers=n_workers, processes=processes,
-                    progress=progress)
+                    progress=progress, timeout=timeout)
     return SweepResult(over, tuple(values), tuple(rows), time.perf_counter() - start)
