@@ -71,7 +71,8 @@ def test_local_cluster_two_workers_threads() -> None:
 def test_existing_scheduler_address_and_client() -> None:
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
+                      scheduler_kwargs={"dashboard_address": ":0"}) as cluster:
         assert len(cluster.workers) == 2
         _check_binomial_frame(run_sweep(CONFIGS, binomial_moments, scheduler=cluster.scheduler_address))
         with Client(cluster) as client:
@@ -137,7 +138,8 @@ def test_cli_sweep_on_existing_scheduler_matches_plain_sweep() -> None:
 
     args = ["sweep", "--cells", "1/5,3/10,1/5,3/10", "--N", "8", "--over", "folds", "--values", "2,4,8", "--json"]
     plain = json.loads(CliRunner().invoke(main, args).output)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
+                      scheduler_kwargs={"dashboard_address": ":0"}) as cluster:
         res = CliRunner().invoke(main, args + ["--scheduler", cluster.scheduler_address])
     assert res.exit_code == 0, res.output
     dist = json.loads(res.output)
@@ -151,3 +153,20 @@ def test_unreachable_scheduler_raises_actionable_error() -> None:
     with pytest.raises(InvalidArgument, match="cannot connect to the Dask scheduler at 'tcp://127.0.0.1:9'"):
         with dask_client("tcp://127.0.0.1:9", timeout=1):
             pass
+
+
+def test_local_cluster_starts_while_port_8787_is_taken() -> None:
+    """A dashboard already open on Dask's default port (or a second cluster) must not stop ours."""
+    import socket
+
+    from momentbound.parallel import dask_client
+
+    with socket.socket() as held:
+        try:
+            held.bind(("0.0.0.0", 8787))
+        except OSError:
+            pass  # already taken by someone else: the situation under test
+        else:
+            held.listen()
+        with dask_client(None, n_workers=1, processes=False) as client:
+            assert client.submit(lambda: 2 + 2).result() == 4

@@ -43,6 +43,9 @@ def dask_client(
             threads_per_worker=1,
             processes=bool(processes),
             dashboard_address=None,
+            # the scheduler still serves /health and /metrics over HTTP, by default on port
+            # 8787: a dashboard already open there (or a second cluster) must not stop this one
+            scheduler_kwargs={"dashboard_address": ":0"},
             # a task's error comes back to the caller as one line; the workers' log of it would
             # repeat it on stderr with a traceback
             silence_logs=logging.CRITICAL,
