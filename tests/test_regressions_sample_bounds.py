@@ -148,7 +148,7 @@ def test_bound_covers_and_is_narrower_on_the_same_samples():
         x = rng.beta(2, 5, 400)
         for method in widths:
             box = moment_box_from_sample(x, support, 2, 0.95, method, rng=rng)
-            r = bound(MomentProblem.from_box(box.lo, box.hi, support, event), "sos")
+            r = bound(MomentProblem.from_box((1, *box.lo), (1, *box.hi), support, event), "sos")
             widths[method].append(r.upper - r.lower)
             if method == "betting":
                 covered += r.certified and r.lower <= truth <= r.upper
@@ -179,7 +179,7 @@ def test_default_bound_against_the_previous_default(name, support, draw, moments
         x = draw(rng, 400)
         for method, order in widths:
             box = moment_box_from_sample(x, support, order, 0.95, method, rng=rng)
-            r = bound(MomentProblem.from_box(box.lo, box.hi, support, event), "sos")
+            r = bound(MomentProblem.from_box((1, *box.lo), (1, *box.hi), support, event), "sos")
             if method == "betting":
                 covered += r.certified and r.lower <= truth <= r.upper
             widths[(method, order)].append(r.upper - r.lower)

@@ -506,7 +506,10 @@ class SDPMethod(BoundMethod):
                 status = sol.solver_status
                 ok = status in _SOLVED
                 note = ""
-                gap = abs(float(cert.value) - sign * sol.objective) if cert.verified and math.isfinite(sol.objective) else math.inf
+                # compared as reported, inside [0, 1]: a solver optimum of 1 (upper) or 0 (lower) is
+                # the sharp answer when the trivial bound is the best there is (P[X <= mean])
+                gap = (abs(min(1.0, max(0.0, float(cert.value))) - min(1.0, max(0.0, sign * sol.objective)))
+                       if cert.verified and math.isfinite(sol.objective) else math.inf)
                 if ok and cert.verified and gap > CONFIRM_TOL:
                     # the solver's optimum is not what its verified certificate proves
                     ok, status = False, status + "(unconfirmed)"
