@@ -15,8 +15,9 @@ point by point and partitions each twice; ``RepeatedStratifiedKFold``, ``Shuffle
 (``docs/mathematics.md``, "Stratified cross-validation" and "Accuracy against GE_N").
 
 ``StratifiedShuffleSplit`` mirrors scikit-learn's ``_approximate_mode``: the training part takes
-``floor(n_k n_train / N)`` points of class ``k`` plus one more for the classes with the largest
-remainders (ties broken at random, anew for every split); the test part takes the rest.
+``floor(n_k / N * n_train)`` points of class ``k`` plus one more for the classes with the largest
+remainders, compared in float64 as scikit-learn does (only remainders equal as floats are broken at
+random, anew for every split); the test part takes the rest.
 """
 
 from __future__ import annotations
@@ -279,20 +280,21 @@ class StratifiedShuffleSplit(ShuffleSplit):
 
 
 def _approximate_mode(counts: np.ndarray, n_draws: int, rng: np.random.Generator) -> np.ndarray:
-    """scikit-learn's ``_approximate_mode`` for every row of ``counts`` ``(r, K)``: floors of
-    ``n_k n_draws / N`` plus one for the largest remainders, ties broken uniformly at random."""
+    """scikit-learn's ``_approximate_mode`` for every row of ``counts`` ``(r, K)``, in its float64
+    arithmetic: floors of ``n_k / N * n_draws`` plus one for the largest float remainders, only
+    remainders equal as floats broken uniformly at random; absent classes take none
+    (:func:`~momentbound.splitters.allocation.approximate_mode_law` is its exact law)."""
     r, K = counts.shape
     total = counts.sum(axis=1, keepdims=True)
-    scaled = counts * n_draws  # remainders compared exactly as integers over N
-    floored = scaled // total
-    remainder = scaled - floored * total
-    need = n_draws - floored.sum(axis=1)
-    # rank classes by remainder (descending), ties in a random order: a random key breaks them
-    key = remainder * (K + 1) + rng.permuted(np.tile(np.arange(K), (r, 1)), axis=1)
-    order = np.argsort(-key, axis=1, kind="stable")
+    continuous = counts / total * n_draws  # scikit-learn's operations, in its order
+    floored = np.floor(continuous)
+    need = np.rint(n_draws - floored.sum(axis=1)).astype(np.int64)
+    remainder = np.where(counts > 0, continuous - floored, -1.0)
+    # rank classes by remainder (descending), exact float ties in a random order
+    order = np.lexsort((rng.random((r, K)), -remainder), axis=1)
     rank = np.empty_like(order)
     np.put_along_axis(rank, order, np.arange(K)[None, :].repeat(r, axis=0), axis=1)
-    return floored + (rank < need[:, None])
+    return floored.astype(np.int64) + (rank < need[:, None])
 
 
 def _splittable(counts: np.ndarray, N: int, ns: int) -> np.ndarray:
