@@ -7,6 +7,7 @@ arithmetic) against the toolkit's law of the same quantity.
 from __future__ import annotations
 
 import math
+import warnings
 from collections import Counter
 
 import numpy as np
@@ -110,3 +111,184 @@ def test_monte_carlo_allocation_follows_the_float_law():
         assert set(got) == set(law)
         for comp, p in law.items():
             assert abs(got[comp] / R - float(p)) <= 5 * math.sqrt(float(p * (1 - p)) / R) + 1e-12
+
+
+# ----------------------------------------------------------------------------- the mean of the fold scores
+def _ordered_datasets(cells, N):
+    """Every ordered dataset of N points of a one-attribute model (cells: ((x, y), p)), with its probability."""
+    import itertools
+    from fractions import Fraction
+
+    for seq in itertools.product(range(len(cells)), repeat=N):
+        prob = Fraction(1)
+        for c in seq:
+            prob *= cells[c][1]
+        if prob:
+            yield seq, prob
+
+
+def _categorical_nb_errors(cells, train, test, cache):
+    """Misclassified points of ``test`` by scikit-learn's CategoricalNB fitted on ``train`` (cell indices);
+    fits cached by training count table."""
+    import warnings as _w
+
+    from sklearn.naive_bayes import CategoricalNB
+
+    key = tuple(sorted(train))
+    if key not in cache:
+        X = np.array([[cells[c][0][0]] for c in key])
+        y = np.array([cells[c][0][1] for c in key])
+        clf = CategoricalNB(alpha=1, min_categories=2)
+        with _w.catch_warnings():
+            _w.simplefilter("ignore")
+            clf.fit(X, y)
+        cache[key] = {x: int(clf.predict(np.array([[x]]))[0]) for x in range(2)}
+    pred = cache[key]
+    return sum(pred[cells[c][0][0]] != cells[c][0][1] for c in test)
+
+
+def _one_attribute_model():
+    from fractions import Fraction as F
+
+    # one binary attribute, two classes, prior of class 1: 3/20 (cells P[X=x, Y=y], class fastest)
+    probs = [F(51, 100), F(3, 100), F(34, 100), F(12, 100)]
+    cells = [((x, y), probs[2 * x + y]) for x in range(2) for y in range(2)]
+    return cells, probs
+
+
+@pytest.mark.parametrize("N, v", [(5, 2), (5, 3)])
+def test_stratified_fold_mean_equals_cross_val_score_exactly(N, v):
+    """E[1 - mean(cross_val_score(CategoricalNB(alpha=1), X, y, cv=StratifiedKFold(v)))] over every ordered
+    dataset (scikit-learn's own splitter and classifier, exact Fractions; datasets it cannot split left out)
+    equals the exact backend's default statistic, and differs from the pooled error (unequal folds). The
+    repeated form has the same mean."""
+    from fractions import Fraction
+
+    from sklearn.model_selection import StratifiedKFold as SkStratifiedKFold
+    from sklearn.model_selection import cross_val_score
+    from sklearn.naive_bayes import CategoricalNB
+
+    from momentbound import CellModel
+    from momentbound.estimators import estimator_moments
+    from momentbound.exact import NaiveBayes
+    from momentbound.splitters import RepeatedStratifiedKFold, StratifiedKFold
+
+    cells, probs = _one_attribute_model()
+    cache: dict = {}
+    mass = folds_mean = pooled = Fraction(0)
+    checked = 0
+    for seq, prob in _ordered_datasets(cells, N):
+        y = np.array([cells[c][0][1] for c in seq])
+        X = np.array([[cells[c][0][0]] for c in seq])
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a class with fewer than v members: scikit-learn warns
+                parts = list(SkStratifiedKFold(v).split(X, y))
+        except ValueError:  # v exceeds every class count: scikit-learn refuses
+            continue
+        errors = [_categorical_nb_errors(cells, [seq[i] for i in tr], [seq[i] for i in te], cache)
+                  for tr, te in parts]
+        sizes = [len(te) for _, te in parts]
+        fm = sum(Fraction(e, s) for e, s in zip(errors, sizes)) / v
+        if checked < 40 and prob > Fraction(1, 10**4):  # the witness is cross_val_score itself
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                scores = cross_val_score(CategoricalNB(alpha=1, min_categories=2), X, y, cv=SkStratifiedKFold(v))
+            assert abs((1 - scores.mean()) - float(fm)) < 1e-12
+            checked += 1
+        mass += prob
+        folds_mean += prob * fm
+        pooled += prob * Fraction(sum(errors), N)
+    model = CellModel((2,), probs)
+    clf = NaiveBayes(ties="first", alpha=1)
+    default = estimator_moments(model, N, StratifiedKFold(v), classifier=clf)
+    assert default.mean == folds_mean / mass
+    assert estimator_moments(model, N, StratifiedKFold(v, average="pooled"), classifier=clf).mean == pooled / mass
+    assert folds_mean != pooled
+    assert estimator_moments(model, N, RepeatedStratifiedKFold(v, 3), classifier=clf).mean == folds_mean / mass
+    assert default.split_probability == mass
+
+
+# ----------------------------------------------------------------------------- GE_N beside stratified CV
+def _run_json(*args):
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "momentbound", *args, "--json"], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_stratified_ge_mean_is_one_quantity_in_both_backends():
+    """``ge_mean`` beside stratified-cv is E[GE_n] of i.i.d. training sets of n = train_size points in every
+    backend: the exact 0.457174 (= --estimator ge --N 16) and Monte Carlo within 4 standard errors (it used
+    to report the GE of the stratified fold's classifier, 0.4555 +- 0.0003). The statistic is named."""
+    cells = ["--cells", "1/5,3/10,1/5,3/10", "--N", "20", "--estimator", "stratified-cv", "--folds", "5"]
+    exact = _run_json("estimate", *cells)
+    ge16 = _run_json("estimate", "--cells", "1/5,3/10,1/5,3/10", "--N", "16", "--estimator", "ge")
+    assert exact["ge_mean"] == pytest.approx(0.457174, abs=5e-7) and exact["ge_mean"] == ge16["mean"]
+    assert exact["ge_variance"] == ge16["variance"]
+    assert exact["average"] == "folds" and exact["splitter"]["params"]["average"] == "folds"
+    mc = _run_json("estimate", *cells, "--backend", "montecarlo", "--draws", "50000", "--seed", "3")
+    se = math.sqrt(exact["ge_variance"] / 50000)
+    assert abs(mc["ge_mean"] - exact["ge_mean"]) < 4 * se
+    assert mc["average"] == "folds"
+
+
+def test_stratified_ge_full_equals_categorical_nb_enumeration():
+    """--against ge-full under StratifiedKFold: E[GE_N] and Var(GE_N) conditional on a dataset scikit-learn can
+    split, equal (exact Fractions) to an enumeration of every count table of two binary attributes at N = 6
+    with scikit-learn's CategoricalNB trained on all points (datasets with no class of 4 points left out);
+    the unconditional moments differ."""
+    import itertools
+    from fractions import Fraction as F
+
+    from sklearn.naive_bayes import CategoricalNB
+
+    from momentbound import CellModel
+    from momentbound.estimators import estimator_accuracy, estimator_moments
+    from momentbound.exact import NaiveBayes
+    from momentbound.splitters import GE, StratifiedKFold
+
+    probs = [F(1, 5), F(1, 20), F(1, 10), F(3, 20), F(1, 10), F(1, 10), F(1, 20), F(1, 4)]
+    cells = [(a, b, y) for a in range(2) for b in range(2) for y in range(2)]
+    N, v = 6, 4
+    mass = m1 = m2 = F(0)
+    for t in itertools.product(range(N + 1), repeat=8):
+        if sum(t) != N:
+            continue
+        if max(sum(t[i] for i in range(8) if cells[i][2] == c) for c in range(2)) < v:
+            continue  # StratifiedKFold(4) refuses
+        pr = F(math.factorial(N))
+        for i in range(8):
+            pr = pr * probs[i] ** t[i] / math.factorial(t[i])
+        idx = [i for i in range(8) for _ in range(t[i])]
+        clf = CategoricalNB(alpha=1, min_categories=[2, 2]).fit(np.array([cells[i][:2] for i in idx]),
+                                                                  np.array([cells[i][2] for i in idx]))
+        pred = clf.predict(np.array([[a, b] for a in range(2) for b in range(2)]))
+        ge = sum((probs[4 * a + 2 * b + y] for a in range(2) for b in range(2) for y in range(2)
+                  if pred[2 * a + b] != y), F(0))
+        mass += pr
+        m1 += pr * ge
+        m2 += pr * ge * ge
+    model = CellModel((2, 2), probs)
+    clf = NaiveBayes(ties="first", alpha=1)
+    acc = estimator_accuracy(model, N, StratifiedKFold(v), classifier=clf)
+    assert acc.ge_full_mean == m1 / mass
+    assert acc.ge_full_variance == m2 / mass - (m1 / mass) ** 2
+    assert 0 < mass < 1 and estimator_moments(model, N, GE(), classifier=clf).mean != acc.ge_full_mean
+
+
+def test_stratified_ge_full_same_in_both_backends():
+    """The stratified --against ge-full: Monte Carlo (datasets scikit-learn refuses redrawn) within 4 standard
+    errors of the exact E[GE_N] and Var(GE_N) conditional on a split."""
+    args = ["estimate", "--arities", "2,2", "--cells", "1/5,1/20,1/10,3/20,1/10,1/10,1/20,1/4", "--N", "6",
+            "--estimator", "stratified-cv", "--folds", "4", "--ties", "first", "--alpha", "1", "--against", "ge-full"]
+    exact = _run_json(*args)
+    assert exact["ge_full_mean_exact"] == "360928809/891880400"
+    mc = _run_json(*args, "--backend", "montecarlo", "--draws", "20000", "--seed", "2")
+    se = math.sqrt(exact["ge_full_variance"] / 20000)
+    assert abs(mc["ge_full_mean"] - exact["ge_full_mean"]) < 4 * se
+    assert mc["ge_full_variance_lower"] - 1e-4 <= exact["ge_full_variance"] <= mc["ge_full_variance_upper"] + 1e-4

@@ -193,9 +193,10 @@ def full_product(engine: Any, N: int, estimator: Estimator) -> Any:
             counts[s] = counts.get(s, 0) + 1
         total: Any = 0
         n_test = sum(sizes)
+        folds_mean = getattr(estimator, "average", "pooled") == "folds"  # KFold: the mean of the fold errors
         for s, c in counts.items():
             joint = law.full_product(N, s)
-            total = total + c * ratio_like(s, n_test, joint) * joint
+            total = total + c * (ratio_like(1, len(sizes), joint) if folds_mean else ratio_like(s, n_test, joint)) * joint
         return total
     raise InvalidArgument(
         f"{estimator.describe()} has no exact joint term with GE_N; use backend='montecarlo'"

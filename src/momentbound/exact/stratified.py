@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 Number = Union[Fraction, float]
-AVERAGES = ("pooled", "folds")
+AVERAGES = ("folds", "pooled")
 ARITHMETICS = ("auto", "rational", "float")
 
 
@@ -317,7 +317,7 @@ def stratified_cv_moments(
     *,
     classifier: NaiveBayes | None = None,
     arithmetic: str = "auto",
-    average: str = "pooled",
+    average: str = "folds",
     rational_max_n: int = 12,
     terms: ClassCountTerms | None = None,
     tail: float = 1e-13,
@@ -342,8 +342,8 @@ def stratified_cv_moments(
         ``"rational"`` (exact ``Fraction``), ``"float"`` (the same sums in floating point), or
         ``"auto"`` (rational for exact models with ``N <= rational_max_n``).
     average:
-        ``"pooled"``: ``CE`` = misclassified test points / ``N`` (as for ``KFold``);
-        ``"folds"``: the mean of the fold error rates, ``1 - mean(cross_val_score(...))``.
+        ``"folds"`` (default): the mean of the fold error rates, ``1 - mean(cross_val_score(...))``;
+        ``"pooled"``: ``CE`` = misclassified test points / ``N``.
         They differ only when the fold sizes differ.
     terms:
         A :class:`~momentbound.exact.class_terms.ClassCountTerms` to share cached terms across
@@ -538,7 +538,7 @@ def stratified_ge_joint(
     *,
     classifier: NaiveBayes | None = None,
     arithmetic: str = "auto",
-    average: str = "pooled",
+    average: str = "folds",
     rational_max_n: int = 12,
     terms: ClassCountTerms | None = None,
     joint_too: bool = True,
@@ -694,7 +694,7 @@ def repeated_stratified_cv_moments(
     *,
     classifier: NaiveBayes | None = None,
     arithmetic: str = "auto",
-    average: str = "pooled",
+    average: str = "folds",
     rational_max_n: int = 12,
     terms: ClassCountTerms | None = None,
 ) -> RepeatedStratifiedCVMoments:

@@ -30,7 +30,7 @@ import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument
 from momentbound.splitters.allocation import fold_allocation
-from momentbound.splitters.basic import ExactParts, HoldOut, KFold, Split, kfold_sizes
+from momentbound.splitters.basic import ExactParts, HoldOut, KFold, Split, average_note, check_average, kfold_sizes
 from momentbound.splitters.stratified import (
     check_exact_engine,
     engine_arithmetic,
@@ -107,11 +107,14 @@ def _stratified_allocation(y: np.ndarray, K: int, v: int) -> np.ndarray:
 class RepeatedKFold:
     """scikit-learn's ``RepeatedKFold(n_splits=v, n_repeats=R)``: the mean of ``R`` ``KFold(v)`` errors.
 
-    ``repeats`` may be ``math.inf`` (the limit of many repetitions).
+    ``repeats`` may be ``math.inf`` (the limit of many repetitions). Each partition's error is the mean
+    of its fold error rates (``average="folds"``, what ``cross_val_score`` returns) or the pooled error
+    (``average="pooled"``); they differ only when ``v`` does not divide ``N``.
     """
 
     v: int
     repeats: float = 10
+    average: str = "folds"
     name: ClassVar[str] = "repeated-cv"
     stratified: ClassVar[bool] = False
 
@@ -119,15 +122,17 @@ class RepeatedKFold:
         KFold(self.v)
         object.__setattr__(self, "v", int(self.v))
         object.__setattr__(self, "repeats", _check_repeats(self.repeats, "repeats"))
+        check_average(self.average)
 
     def split(self, N: int) -> Split:
         return KFold(self.v).split(N)
 
     def describe(self) -> str:
-        return f"{type(self).__name__}(v={self.v}, repeats={self.repeats})"
+        return f"{type(self).__name__}(v={self.v}, repeats={self.repeats}{average_note(self.average)})"
 
     def params(self) -> dict[str, Any]:
-        return {"folds": self.v, "repeats": None if math.isinf(self.repeats) else self.repeats}
+        return {"folds": self.v, "repeats": None if math.isinf(self.repeats) else self.repeats,
+                "average": self.average}
 
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
         return _no_exact(self)
@@ -150,7 +155,8 @@ class RepeatedKFold:
             first, second = self._labels(cells % K, K, N, rng)
             return np.stack([fold_count_tables(cells, first, v, n_cells), fold_count_tables(cells, second, v, n_cells)], axis=1)
 
-        return sim.repeated(sizes, v, sample, self.repeats)
+        parts = sim.repeated(sizes, v, sample, self.repeats, average=self.average)
+        return sim.with_iid_ge(parts) if self.stratified else parts  # GE of i.i.d. training sets, as exact
 
 
 @dataclass(frozen=True)
@@ -167,6 +173,7 @@ class RepeatedStratifiedKFold(RepeatedKFold):
         split = self.split(N)
         check_exact_engine(self, engine, covariance)
         r = repeated_stratified_cv_moments(engine.model, N, self.v, self.repeats, classifier=engine.classifier,
+                                           average=self.average,
                                            arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N))
         one = r.single
         return ExactParts(r.mean, r.variance + r.mean * r.mean, N - N // self.v, None, self.v, split.fold_sizes,
@@ -263,7 +270,8 @@ class ShuffleSplit:
             parts = [fold_count_tables(cells, self._labels(y, K, N, ns, rng), 2, n_cells) for _ in range(2)]
             return np.stack(parts, axis=1)
 
-        return sim.repeated((ns, N - ns), 1, sample, self.splits)
+        parts = sim.repeated((ns, N - ns), 1, sample, self.splits)
+        return sim.with_iid_ge(parts) if self.stratified else parts  # GE of i.i.d. training sets, as exact
 
 
 @dataclass(frozen=True)
