@@ -292,3 +292,71 @@ def test_stratified_ge_full_same_in_both_backends():
     se = math.sqrt(exact["ge_full_variance"] / 20000)
     assert abs(mc["ge_full_mean"] - exact["ge_full_mean"]) < 4 * se
     assert mc["ge_full_variance_lower"] - 1e-4 <= exact["ge_full_variance"] <= mc["ge_full_variance_upper"] + 1e-4
+
+
+# ----------------------------------------------------------------------------- CategoricalNB
+def test_ties_first_is_not_categorical_nb_on_float_decided_ties():
+    """The documented difference: with alpha = 0 both classes score 1/7 at x = 0 (counts (1, 1), class totals
+    2 and 5); ties='first' predicts class 0, CategoricalNB's float argmax class 1. On the same table with
+    equal class totals (the same float operations) they agree."""
+    from sklearn.naive_bayes import CategoricalNB
+
+    from momentbound.exact import NaiveBayes
+
+    def sk(table, x):
+        X = np.repeat(np.arange(3), table.sum(axis=1))[:, None]
+        y = np.concatenate([[0] * table[i, 0] + [1] * table[i, 1] for i in range(3)])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # log(0) of an unseen category with alpha = 0
+            return int(CategoricalNB(alpha=0, force_alpha=True, min_categories=3).fit(X, y).predict([[x]])[0])
+
+    nb = NaiveBayes("first", 0)
+    table = np.array([[1, 1], [1, 0], [0, 4]])
+    assert nb.predict_proba(table, 0) == (1, 0) and nb.predict(table, 0) == 0
+    assert sk(table, 0) == 1
+    even = np.array([[1, 1], [1, 0], [0, 1]])
+    assert nb.predict(even, 0) == sk(even, 0) == 0
+
+
+def test_categorical_nb_without_min_categories_is_refused_with_the_reason():
+    """CategoricalNB() without min_categories gives NaN fold scores in cross_val_score whenever a test fold holds
+    a category unseen in training (a rare category, p = 0.05, N = 20: a good share of datasets); it is refused
+    with the reason, and min_categories equal to the arities is accepted (another value refused)."""
+    import subprocess
+    import sys
+
+    from sklearn.model_selection import cross_val_score
+    from sklearn.naive_bayes import CategoricalNB
+
+    from momentbound import CellModel
+    from momentbound.errors import InvalidArgument
+    from momentbound.estimators import estimator_moments
+    from momentbound.splitters import StratifiedKFold
+
+    rng = np.random.default_rng(0)
+    nan_runs = 0
+    for _ in range(40):
+        x = (rng.random(20) < 0.05).astype(int)  # category 1 is rare
+        y = rng.integers(0, 2, 20)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                scores = cross_val_score(CategoricalNB(), x[:, None], y, cv=5)
+            except ValueError:
+                continue
+        nan_runs += bool(np.isnan(scores).any())
+    assert nan_runs > 0  # scikit-learn's own NaN folds: what the exact law would have to model
+
+    model = CellModel((2,), ["1/5", "3/10", "1/5", "3/10"])
+    with pytest.raises(InvalidArgument, match="without min_categories.*NaN fold score.*min_categories=\\[2\\]"):
+        estimator_moments(model, 6, StratifiedKFold(2), classifier=CategoricalNB(alpha=1))
+    with pytest.raises(InvalidArgument, match="does not match the model's arities"):
+        estimator_moments(model, 6, StratifiedKFold(2), classifier=CategoricalNB(alpha=1, min_categories=3))
+    ok = estimator_moments(model, 6, StratifiedKFold(2), classifier=CategoricalNB(alpha=1, min_categories=[2]))
+    assert ok.classifier.ties == "first"
+    code = ("import sys\nfrom sklearn.naive_bayes import CategoricalNB\nfrom momentbound import CellModel\n"
+            "from momentbound.estimators import estimator_moments\nfrom momentbound.splitters import KFold\n"
+            "try:\n    estimator_moments(CellModel((2,), ['1/5', '3/10', '1/5', '3/10']), 6, KFold(2), "
+            "classifier=CategoricalNB())\nexcept Exception as e:\n    print(type(e).__name__, e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.stdout.startswith("InvalidArgument CategoricalNB() without min_categories") and not out.stderr

@@ -275,7 +275,7 @@ def _montecarlo(
     from momentbound.classifiers import NaiveBayes, as_classifier
     from momentbound.estimators.montecarlo import Simulation, TableModel, check_arguments
 
-    clf = as_classifier(NaiveBayes() if classifier is None else classifier)
+    clf = as_classifier(NaiveBayes() if classifier is None else classifier, model)
     check_arguments(model, N, estimator, clf, draws, confidence, rng)
     form = clf.exact_form(model)
     m = TableModel(model, clf) if form is None else TableModel(form.model, form.classifier)

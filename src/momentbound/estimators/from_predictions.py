@@ -127,7 +127,7 @@ def exact_form_of(model: CellModel, classifier: Any, backend_name: str) -> tuple
     bound and series backends (see :mod:`momentbound.classifiers`)."""
     from momentbound.classifiers import as_classifier
 
-    clf = as_classifier(_default_classifier() if classifier is None else classifier)
+    clf = as_classifier(_default_classifier() if classifier is None else classifier, model)
     form = clf.exact_form(model)
     if form is None:
         raise InvalidArgument(
