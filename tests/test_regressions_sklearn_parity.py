@@ -360,3 +360,48 @@ def test_categorical_nb_without_min_categories_is_refused_with_the_reason():
             "classifier=CategoricalNB())\nexcept Exception as e:\n    print(type(e).__name__, e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.stdout.startswith("InvalidArgument CategoricalNB() without min_categories") and not out.stderr
+
+
+# ----------------------------------------------------------------------------- work estimates of the class-count routes
+def _run_error(*args):
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "momentbound", *args, "--json"], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2 and proc.stdout == "", (proc.returncode, proc.stdout[:200])
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    _ = json
+    return proc.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["--arities", "4", "--classes", "3", "--N", "30", "--estimator", "shuffle-split"],
+    ["--arities", "4", "--classes", "3", "--N", "30", "--estimator", "repeated-stratified-cv", "--folds", "5"],
+    ["--arities", "2,2", "--classes", "3", "--N", "20", "--estimator", "repeated-stratified-cv", "--folds", "5"],
+])
+def test_class_count_routes_refused_before_work(args):
+    """Inputs measured at 186 s to over 600 s are refused by the work guard (estimate > 120 s) at once, naming
+    the Monte Carlo backend."""
+    cells = ",".join(["1/12"] * 12)
+    err = _run_error("estimate", "--cells", cells, *args)
+    assert "would take about" in err and "montecarlo" in err and "limit 120 s" in err
+
+
+def test_class_count_work_estimate_grows_with_the_work():
+    """The estimate counts the terms the exact routes compute: more classes, inputs, repetitions or
+    compositions cost more, and a small run is well under the guard."""
+    from momentbound import CellModel
+    from momentbound.estimators import estimator_moments
+    from momentbound.exact.shuffle_split import shuffle_split_seconds
+    from momentbound.exact.stratified import stratified_seconds
+    from momentbound.splitters import StratifiedKFold
+
+    one = CellModel((2,), ["1/5", "3/10", "1/5", "3/10"])
+    three = CellModel((4,), ["1/12"] * 12, 3)
+    assert stratified_seconds(one, 12, 3) < stratified_seconds(one, 24, 3) < stratified_seconds(three, 24, 3)
+    assert stratified_seconds(three, 20, 5) < stratified_seconds(three, 20, 5, repeated=True)
+    assert shuffle_split_seconds(three, 20, 2, stratified=True) < shuffle_split_seconds(three, 20, 2)
+    assert stratified_seconds(one, 12, 3) < 1
+    assert estimator_moments(one, 12, StratifiedKFold(3)).split_probability == 1

@@ -274,3 +274,15 @@ def shuffle_split_ge_joint(
     if p_ok == 0:
         raise _impossible(N, ns)
     return GEJoint(joint * conv(Fraction(1, ns)) / p_ok, g1 / p_ok, g2 / p_ok, p_ok)
+
+
+def shuffle_split_seconds(model: CellModel, N: int, test_size: int, *, stratified: bool = False) -> float:
+    """Estimated seconds of :func:`shuffle_split_moments`: every test composition's terms and the overlap
+    terms of every pair of compositions (:func:`~momentbound.exact.stratified.class_terms_units`)."""
+    from momentbound.exact.stratified import SECONDS_PER_UNIT, class_terms_units
+
+    def cuts(counts: tuple[int, ...]) -> list[list[tuple[int, ...]]]:
+        comps = [a for a, _ in _compositions(counts, test_size, stratified)]
+        return [[a] for a in comps]
+
+    return class_terms_units(model, N, cuts, between=True) * SECONDS_PER_UNIT

@@ -180,6 +180,12 @@ class RepeatedStratifiedKFold(RepeatedKFold):
                           one.fold_variance, one.fold_covariance, one.variance, r.repeat_covariance,
                           one.prob_possible)
 
+    def estimated_seconds(self, model: Any, N: int) -> float:
+        """Estimated seconds of the exact class-count route (the work guard's estimate)."""
+        from momentbound.exact.stratified import stratified_seconds
+
+        return stratified_seconds(model, N, self.v, repeated=True)
+
     def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
         """``(E[est GE_N], E[GE_N], E[GE_N^2])``: every repetition has the joint law of one partition."""
         return stratified_ge_terms(self, engine, N)
@@ -237,6 +243,13 @@ class ShuffleSplit:
         return ExactParts(r.mean, r.variance + r.mean * r.mean, N - ns, ns,
                           single_variance=r.split_variance, repetition_covariance=r.split_covariance,
                           split_probability=r.prob_possible if self.stratified else None)
+
+    def estimated_seconds(self, model: Any, N: int) -> float:
+        """Estimated seconds of the exact class-count route (the work guard's estimate)."""
+        from momentbound.exact.shuffle_split import shuffle_split_seconds
+
+        (ns,) = self.split(N).fold_sizes
+        return shuffle_split_seconds(model, N, ns, stratified=self.stratified)
 
     def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
         """``(E[est GE_N], E[GE_N], E[GE_N^2])``: every split has the joint law of one hold-out."""

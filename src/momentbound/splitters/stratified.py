@@ -151,6 +151,12 @@ class StratifiedKFold:
         return ExactParts(r.mean, r.variance + r.mean * r.mean, N - N // self.v, None, self.v, split.fold_sizes,
                           r.fold_variance, r.fold_covariance, split_probability=r.prob_possible)
 
+    def estimated_seconds(self, model: Any, N: int) -> float:
+        """Estimated seconds of the exact class-count route (the work guard's estimate)."""
+        from momentbound.exact.stratified import stratified_seconds
+
+        return stratified_seconds(model, N, self.v)
+
     def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
         """``(E[CE GE_N], E[GE_N], E[GE_N^2])`` conditional on a dataset scikit-learn can split."""
         return stratified_ge_terms(self, engine, N)
