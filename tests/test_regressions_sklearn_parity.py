@@ -405,3 +405,45 @@ def test_class_count_work_estimate_grows_with_the_work():
     assert shuffle_split_seconds(three, 20, 2, stratified=True) < shuffle_split_seconds(three, 20, 2)
     assert stratified_seconds(one, 12, 3) < 1
     assert estimator_moments(one, 12, StratifiedKFold(3)).split_probability == 1
+
+
+def test_fold_mean_is_the_default_of_the_cli_with_unequal_folds():
+    """One binary attribute, prior 0.15, N = 12, 5 and 10 stratified folds: the CLI's default statistic is the
+    mean of the fold errors (JSON 'average': 'folds'), equal to the API's average='folds', and --average pooled
+    gives the pooled error, which is larger here."""
+    from fractions import Fraction
+
+    from momentbound import CellModel
+    from momentbound.estimators import estimator_moments
+    from momentbound.exact import NaiveBayes
+    from momentbound.splitters import StratifiedKFold
+
+    cells = "51/80,3/80,17/80,9/80"
+    model = CellModel((2,), cells.split(","))
+    clf = NaiveBayes(ties="first", alpha=1)
+    for v in (5, 10):
+        base = ["estimate", "--cells", cells, "--N", "12", "--estimator", "stratified-cv", "--folds", str(v),
+                "--ties", "first", "--alpha", "1"]
+        default, pooled = _run_json(*base), _run_json(*base, "--average", "pooled")
+        assert default["average"] == "folds" and pooled["average"] == "pooled"
+        want = estimator_moments(model, 12, StratifiedKFold(v, average="folds"), classifier=clf).mean
+        assert Fraction(default["mean_exact"]) == want
+        assert Fraction(pooled["mean_exact"]) == estimator_moments(
+            model, 12, StratifiedKFold(v, average="pooled"), classifier=clf).mean
+        assert pooled["mean"] > default["mean"] + 0.01
+
+
+def test_kfold_fold_mean_monte_carlo_agrees_with_exact():
+    """KFold(3) at N = 7 (folds 3, 2, 2): the Monte Carlo fold mean within 4 standard errors of the exact one,
+    which differs from the pooled error by more than that."""
+    from momentbound import CellModel
+    from momentbound.estimators import estimator_moments
+    from momentbound.splitters import KFold
+
+    model = CellModel((2,), ["1/5", "3/10", "1/10", "2/5"])
+    exact = estimator_moments(model, 7, KFold(3))
+    pooled = estimator_moments(model, 7, KFold(3, average="pooled"))
+    mc = estimator_moments(model, 7, KFold(3), backend="montecarlo", draws=40000, rng=5)
+    se = (float(mc.mean.upper) - float(mc.mean.lower)) / (2 * 1.96)
+    assert abs(float(mc.mean.estimate) - float(exact.mean)) < 4 * se
+    assert abs(float(exact.mean) - float(pooled.mean)) > 4 * se
