@@ -115,8 +115,8 @@ def test_bootstrap_one_attribute_n7(ties):
 SPLITS = [
     (GE(), None),
     (HoldOut(test_size=2), ((2, 3), 1)),
-    (KFold(2), ((3, 2), 2)),
-    (KFold(3), ((2, 2, 1), 3)),
+    (KFold(2, average="pooled"), ((3, 2), 2)),
+    (KFold(3, average="pooled"), ((2, 2, 1), 3)),
     (LeaveOneOut(), ((1,) * 5, 5)),
 ]
 
@@ -146,7 +146,7 @@ def test_splitters_against_ge_full_n7():
     clf = NaiveBayes(ties="random", alpha=0)
     bb = oracle("1d", "random", 0)
     ge7 = bb.bf.ge_moments(7)
-    for est, layout in [(LeaveOneOut(), ((1,) * 7, 7)), (KFold(3), ((3, 2, 2), 3)), (HoldOut(test_size=3), ((3, 4), 1))]:
+    for est, layout in [(LeaveOneOut(), ((1,) * 7, 7)), (KFold(3, average="pooled"), ((3, 2, 2), 3)), (HoldOut(test_size=3), ((3, 4), 1))]:
         acc = estimator_accuracy(MODELS["1d"], 7, est, classifier=clf)
         res = estimator_moments(MODELS["1d"], 7, est, classifier=clf)
         check_accuracy(acc, res.mean, res.variance + res.mean**2, bb.split_joint(*layout), ge7)
@@ -161,8 +161,8 @@ def test_histogram_rule_three_inputs():
         ge = bb.bf.ge_moments(4)
         acc = estimator_accuracy(model, 4, est, classifier=HistogramRule())
         check_accuracy(acc, got["mean"], got["second"], got["joint"], ge)
-    acc = estimator_accuracy(model, 4, KFold(2), classifier=HistogramRule())
-    res = estimator_moments(model, 4, KFold(2), classifier=HistogramRule())
+    acc = estimator_accuracy(model, 4, KFold(2, average="pooled"), classifier=HistogramRule())
+    res = estimator_moments(model, 4, KFold(2, average="pooled"), classifier=HistogramRule())
     check_accuracy(acc, res.mean, res.variance + res.mean**2, bb.split_joint((2, 2), 2), bb.bf.ge_moments(4))
 
 
@@ -219,7 +219,7 @@ def test_point632plus_exact_is_the_table_function():
 def test_intractable_table_sums_refuse_before_work():
     from momentbound.model import second_nb_model
 
-    for est in (Resubstitution(), KFold(10), Bootstrap()):
+    for est in (Resubstitution(), KFold(10, average="pooled"), Bootstrap()):
         with pytest.raises(InvalidArgument, match="montecarlo"):
             estimator_accuracy(second_nb_model(), 100, est)
     with pytest.raises(InvalidArgument, match="montecarlo"):
@@ -249,9 +249,9 @@ def check_stratified(model, n, v, ties, alpha, *, classifier=None, oracle_model=
     t = stratified_accuracy_bruteforce(bf, n, v)
     ge = Moments(t.ge_mean, t.ge_second - t.ge_mean**2)
     clf = classifier or NaiveBayes(ties=ties, alpha=alpha)
-    acc = estimator_accuracy(model, n, StratifiedKFold(v), classifier=clf)
+    acc = estimator_accuracy(model, n, StratifiedKFold(v, average="pooled"), classifier=clf)
     check_accuracy(acc, t.mean, t.second, t.joint, ge)
-    rep = estimator_accuracy(model, n, RepeatedStratifiedKFold(v, 3), classifier=clf)
+    rep = estimator_accuracy(model, n, RepeatedStratifiedKFold(v, 3, average="pooled"), classifier=clf)
     assert (rep.mean, rep.ge_full_mean, rep.ge_full_variance) == (t.mean, ge.mean, ge.variance)
     assert rep.covariance_with_ge == acc.covariance_with_ge  # each repetition has one partition's joint law
     return t
@@ -287,7 +287,7 @@ def test_repeated_stratified_joint_equals_every_shuffled_partition():
     partition StratifiedKFold(shuffle=True) can draw, equals the exact joint term."""
     model = MODELS["1d"]
     t = stratified_accuracy_bruteforce(BruteForce.from_model(model, "random", 0), 5, 2, shuffled=True)
-    rep = estimator_accuracy(model, 5, RepeatedStratifiedKFold(2, math.inf))
+    rep = estimator_accuracy(model, 5, RepeatedStratifiedKFold(2, math.inf, average="pooled"))
     assert rep.mean == t.mean
     assert rep.covariance_with_ge == t.joint - t.mean * t.ge_mean
 
@@ -361,7 +361,7 @@ def test_stratified_accuracy_monte_carlo_against_enumeration():
     model = MODELS["1d"]
     m1, m2, joint = stratified_bruteforce(model, 5, 2, "random")
     ge = BruteForce.from_model(model, "random", 0).ge_moments(5)
-    acc = estimator_accuracy(model, 5, StratifiedKFold(2), backend="montecarlo", draws=40_000,
+    acc = estimator_accuracy(model, 5, StratifiedKFold(2, average="pooled"), backend="montecarlo", draws=40_000,
                              rng=np.random.default_rng(11))
     assert within(acc.mean, m1, acc.confidence)
     assert within(acc.variance, m2 - m1 * m1, acc.confidence)
@@ -369,5 +369,5 @@ def test_stratified_accuracy_monte_carlo_against_enumeration():
     assert within(acc.bias, m1 - ge.mean, acc.confidence)
     assert acc.covariance_with_ge.upper - acc.covariance_with_ge.lower < 0.002
     # stratification changes the answer (the plain KFold value is outside the interval)
-    plain = estimator_accuracy(model, 5, KFold(2))
+    plain = estimator_accuracy(model, 5, KFold(2, average="pooled"))
     assert not within(acc.mean, plain.mean, acc.confidence)

@@ -156,7 +156,7 @@ def test_registry_and_translation():
     from sklearn.naive_bayes import CategoricalNB
     from sklearn.tree import DecisionTreeClassifier
 
-    assert as_classifier(CategoricalNB(alpha=1)) == NaiveBayes("first", 1)
+    assert as_classifier(CategoricalNB(alpha=1, min_categories=2)) == NaiveBayes("first", 1)
     with pytest.raises(InvalidArgument, match="class_prior"):
         as_classifier(CategoricalNB(class_prior=[0.5, 0.5]))
     with pytest.raises(InvalidArgument, match="fit_prior"):

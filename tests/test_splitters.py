@@ -42,7 +42,7 @@ def test_translation_of_scikit_learn_objects():
                       (ms.ShuffleSplit(3, train_size=0.5), "train_size"), ("cv", "momentbound splitter")]:
         with pytest.raises(InvalidArgument, match=what):
             as_splitter(bad)
-    assert RepeatedKFold(3, math.inf).params() == {"folds": 3, "repeats": None}
+    assert RepeatedKFold(3, math.inf).params() == {"folds": 3, "repeats": None, "average": "folds"}
     with pytest.raises(InvalidArgument, match="repeats must be a positive integer or math.inf"):
         RepeatedKFold(3, 0)
 

@@ -161,8 +161,13 @@ def test_two_attributes(ties, alpha):
 def test_fold_average_differs_from_pooled_with_unequal_folds():
     folds, _ = check("1d", 5, 2, "first", 1, average="folds")
     pooled = stratified_cv_moments(
+        CellModel(*MODELS["1d"][::2], MODELS["1d"][1]), 5, 2, classifier=NaiveBayes(ties="first", alpha=1),
+        average="pooled",
+    )
+    default = stratified_cv_moments(
         CellModel(*MODELS["1d"][::2], MODELS["1d"][1]), 5, 2, classifier=NaiveBayes(ties="first", alpha=1)
     )
+    assert default.mean == folds.mean  # the default is the mean of the fold errors
     assert folds.mean != pooled.mean and folds.fold_means == pooled.fold_means
 
 

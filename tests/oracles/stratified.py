@@ -332,11 +332,11 @@ def stratified_accuracy_bruteforce(bf, N: int, v: int, *, shuffled: bool = False
 
 
 def approximate_mode_law(counts: Sequence[int], n_draws: int) -> dict[tuple[int, ...], Fraction]:
-    """Law of scikit-learn's ``_approximate_mode(counts, n_draws, rng)``: floors of ``n_k n_draws / N``,
+    """Law of scikit-learn's ``_approximate_mode(counts, n_draws, rng)``: floors of ``n_k / N * n_draws``,
     one more for the largest remainders, the classes of a tied remainder drawn uniformly without
-    replacement (remainders compared as exact rationals)."""
+    replacement (remainders compared as scikit-learn compares them, as float64 numbers)."""
     total = sum(counts)
-    cont = [Fraction(c * n_draws, total) for c in counts]
+    cont = [float(np.float64(c) / np.float64(total) * np.float64(n_draws)) for c in counts]
     floor = [math.floor(c) for c in cont]
     need = n_draws - sum(floor)
     law: dict[tuple[int, ...], Fraction] = {}

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from momentbound.classifiers.base import Classifier, ExactForm, check_tables
 from momentbound.classifiers.histogram import HistogramRule, MajorityRule
 from momentbound.classifiers.naive_bayes import TIE_RULES, NaiveBayes
@@ -82,13 +84,17 @@ def make_classifier(spec: str, params: dict[str, Any] | None = None) -> Classifi
         raise InvalidArgument(f"classifier {spec!r} does not take parameters {sorted(params)}: {exc}") from exc
 
 
-def as_classifier(obj: object) -> Classifier:
+def as_classifier(obj: object, model: object = None) -> Classifier:
     """Accept a momentbound classifier or a scikit-learn one, translated where it can be modelled.
 
-    ``CategoricalNB(alpha=a, force_alpha=True)`` becomes ``NaiveBayes(ties="first", alpha=a)``
-    (scikit-learn's argmax takes the first of tied classes); ``class_prior`` and
-    ``fit_prior=False`` change the classifier and are refused. Other scikit-learn classifiers
-    become :class:`SklearnClassifier` (Monte Carlo only).
+    ``CategoricalNB(alpha=a, force_alpha=True, min_categories=arities)`` becomes
+    ``NaiveBayes(ties="first", alpha=a)`` (scikit-learn's argmax takes the first of tied classes);
+    ``class_prior`` and ``fit_prior=False`` change the classifier and are refused. Without
+    ``min_categories`` scikit-learn's CategoricalNB knows only the categories of its training data and
+    fails to score a test fold holding another (``cross_val_score`` reports a NaN fold score; with a
+    rare category, p = 0.05, N = 20, 5 folds, that is most datasets): it is refused, with the reason.
+    ``min_categories`` must then equal the model's arities (checked when ``model`` is given). Other
+    scikit-learn classifiers become :class:`SklearnClassifier` (Monte Carlo only).
     """
     if isinstance(obj, Classifier):
         return obj
@@ -106,11 +112,22 @@ def as_classifier(obj: object) -> Classifier:
                 f"CategoricalNB(alpha={alpha}) without force_alpha=True uses alpha = 1e-10, not {alpha}; "
                 "pass force_alpha=True for exact alpha = 0"
             )
-        if p.get("min_categories") is not None:
+        arities = getattr(model, "arities", None)
+        given = p.get("min_categories")
+        if given is None:
+            hint = "" if arities is None else f" (here min_categories={list(arities)})"
             raise InvalidArgument(
-                "CategoricalNB(min_categories=...) is not needed: momentbound uses the model's arities as the "
-                "categories (min_categories=arities); drop the argument"
+                "CategoricalNB() without min_categories is not modelled: it learns only the categories in its "
+                "training data, and cross_val_score gives a NaN fold score whenever a test fold holds another; "
+                f"pass min_categories equal to the model's arities{hint}, which momentbound's naive Bayes uses"
             )
+        if arities is not None:
+            wanted = np.broadcast_to(np.asarray(given), (len(arities),)) if np.ndim(given) == 0 else np.asarray(given)
+            if wanted.shape != (len(arities),) or [int(x) for x in wanted] != [int(a) for a in arities]:
+                raise InvalidArgument(
+                    f"CategoricalNB(min_categories={given!r}) does not match the model's arities {list(arities)}: "
+                    f"momentbound models the arities as the categories; pass min_categories={list(arities)}"
+                )
         return NaiveBayes("first", alpha)
     if callable(getattr(obj, "fit", None)) and callable(getattr(obj, "predict", None)):
         return SklearnClassifier(obj)

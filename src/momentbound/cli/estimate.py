@@ -21,10 +21,10 @@ ESTIMATOR_CHOICES = _estimator_choices()
 #: which options each estimator takes (all others must be left out)
 _ESTIMATOR_OPTIONS = {
     "holdout": {"test_size", "test_fraction"},
-    "cv": {"folds"},
-    "stratified-cv": {"folds"},
-    "repeated-cv": {"folds", "repeats"},
-    "repeated-stratified-cv": {"folds", "repeats"},
+    "cv": {"folds", "average"},
+    "stratified-cv": {"folds", "average"},
+    "repeated-cv": {"folds", "repeats", "average"},
+    "repeated-stratified-cv": {"folds", "repeats", "average"},
     "shuffle-split": {"splits", "test_size", "test_fraction"},
     "stratified-shuffle-split": {"splits", "test_size", "test_fraction"},
     "bootstrap": {"bootstraps"},
@@ -172,6 +172,10 @@ def estimator_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Folds v for cv, stratified-cv, repeated-cv, repeated-stratified-cv."),
         click.option("--repeats", default=None,
                      help="Repetitions R (an integer or inf) for repeated-cv and repeated-stratified-cv."),
+        click.option("--average", type=click.Choice(["folds", "pooled"]), default=None,
+                     help="Statistic of cv, stratified-cv and their repeated forms: folds (default; the mean of "
+                     "the fold error rates, what cross_val_score gives) or pooled (misclassified test points "
+                     "over N). They differ only when --folds does not divide --N."),
         click.option("--splits", default=None,
                      help="Number of splits S (an integer or inf) for shuffle-split and stratified-shuffle-split."),
         click.option("--test-size", type=int, default=None, help="Test points for holdout and *shuffle-split."),
@@ -205,12 +209,14 @@ def _count_or_inf(text: str | None, flag: str) -> Any:
 def build_estimator(
     estimator: str, N: int, folds: int | None, test_size: int | None, test_fraction: float | None,
     repeats: str | None = None, splits: str | None = None, bootstraps: int | None = None,
+    average: str | None = None,
 ) -> Any:
     """The splitter of --estimator with its options; an option the estimator does not take is an error."""
     from momentbound.splitters import make_splitter
 
     given = {name for name, v in (("folds", folds), ("test_size", test_size), ("test_fraction", test_fraction),
-                                  ("repeats", repeats), ("splits", splits), ("bootstraps", bootstraps))
+                                  ("repeats", repeats), ("splits", splits), ("bootstraps", bootstraps),
+                                  ("average", average))
              if v is not None}
     extra = given - _ESTIMATOR_OPTIONS.get(estimator, set())
     if extra:
@@ -226,9 +232,10 @@ def build_estimator(
     if estimator in ("cv", "stratified-cv", "repeated-cv", "repeated-stratified-cv"):
         if folds is None:
             raise click.UsageError(f"--estimator {estimator} needs --folds V (2 <= V <= N)")
+        stat = "folds" if average is None else average
         if estimator.startswith("repeated"):
-            return make_splitter(estimator, v=folds, repeats=_count_or_inf(repeats, "--repeats") or 10)
-        return make_splitter(estimator, v=folds)
+            return make_splitter(estimator, v=folds, repeats=_count_or_inf(repeats, "--repeats") or 10, average=stat)
+        return make_splitter(estimator, v=folds, average=stat)
     if estimator in ("shuffle-split", "stratified-shuffle-split"):
         count = _count_or_inf(splits, "--splits") or 10
         return make_splitter(estimator, splits=count, test_size=0.1 if test is None else test)
@@ -314,6 +321,7 @@ def result_document(r: Any) -> dict[str, Any]:
         "test_size": r.test_size,
         "folds": r.folds,
         "fold_sizes": list(r.fold_sizes),
+        "average": getattr(r.estimator, "average", None),  # cross-validation: "folds" or "pooled"
         "backend": r.backend,
         "kind": getattr(r.kind, "name", str(r.kind)).lower(),
         "covariance": r.covariance,
@@ -425,9 +433,9 @@ def check_montecarlo(backend: str, covariance: str, draws: int | None) -> None:
 def command(
     arities: str, cells: str, n_classes: int | None, classifier_name: str, params: tuple[str, ...], ties: str,
     alpha: str, backend: str, seed: int | None, covariance: str, N: int, estimator: str, folds: int | None,
-    repeats: str | None, splits: str | None, test_size: int | None, test_fraction: float | None,
-    bootstraps: int | None, against: str | None, draws: int | None, scheduler: str | None, workers: int | None,
-    timeout: float | None, progress: bool | None, as_json: bool,
+    repeats: str | None, average: str | None, splits: str | None, test_size: int | None,
+    test_fraction: float | None, bootstraps: int | None, against: str | None, draws: int | None,
+    scheduler: str | None, workers: int | None, timeout: float | None, progress: bool | None, as_json: bool,
 ) -> None:
     """Mean, variance and fold covariance of an error estimator, without simulation.
 
@@ -444,7 +452,7 @@ def command(
     if progress is not None and backend not in ("exact", "montecarlo"):
         raise click.UsageError(f"--progress/--no-progress apply to --backend exact and montecarlo, not {backend}")
     model = build_model(arities, cells, n_classes)
-    est = build_estimator(estimator, N, folds, test_size, test_fraction, repeats, splits, bootstraps)
+    est = build_estimator(estimator, N, folds, test_size, test_fraction, repeats, splits, bootstraps, average)
     est.split(N)  # ImpossibleSplit before any work
     classifier = build_classifier(ties, alpha, classifier_name, params)
     engine_backend = build_backend(backend, seed)

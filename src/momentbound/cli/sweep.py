@@ -112,7 +112,8 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
 def command(
     arities: str, cells: str, n_classes: int | None, classifier_name: str, params: tuple[str, ...], ties: str,
     alpha: str, backend: str, seed: int | None, covariance: str, over: str, values: str, N: int | None,
-    estimator: str, folds: int | None, repeats: str | None, splits: str | None, test_size: int | None,
+    estimator: str, folds: int | None, repeats: str | None, average: str | None, splits: str | None,
+    test_size: int | None,
     test_fraction: float | None, bootstraps: int | None, out: Path | None, as_json: bool,
     no_progress: bool, use_dask: bool, scheduler: str | None, draws: int | None, workers: int | None,
     timeout: float | None, force: bool,
@@ -134,8 +135,8 @@ def command(
     if N is not None and N < 1:
         raise UserError(f"--N must be a positive integer, got {N}")
     if over != "N" and (estimator != "ge" or any(v is not None for v in (folds, repeats, splits, test_size,
-                                                                           test_fraction, bootstraps))):
-        raise click.UsageError("--estimator and its options (--folds, --repeats, --splits, --test-size, "
+                                                                           test_fraction, bootstraps, average))):
+        raise click.UsageError("--estimator and its options (--folds, --repeats, --average, --splits, --test-size, "
                                "--test-fraction, --bootstraps) only apply to --over N")
     from momentbound.cli.estimate import check_montecarlo
 
@@ -148,7 +149,7 @@ def command(
     est = None
     if over == "N":
         est = build_estimator(estimator, max(v for v in vals if isinstance(v, int)), folds, test_size,
-                              test_fraction, repeats, splits, bootstraps)
+                              test_fraction, repeats, splits, bootstraps, average)
         for v in vals:
             est.split(v)  # ImpossibleSplit for a size the estimator cannot split, before any work
     sweep_backend = build_backend(backend, seed)

@@ -193,9 +193,10 @@ def full_product(engine: Any, N: int, estimator: Estimator) -> Any:
             counts[s] = counts.get(s, 0) + 1
         total: Any = 0
         n_test = sum(sizes)
+        folds_mean = getattr(estimator, "average", "pooled") == "folds"  # KFold: the mean of the fold errors
         for s, c in counts.items():
             joint = law.full_product(N, s)
-            total = total + c * ratio_like(s, n_test, joint) * joint
+            total = total + c * (ratio_like(1, len(sizes), joint) if folds_mean else ratio_like(s, n_test, joint)) * joint
         return total
     raise InvalidArgument(
         f"{estimator.describe()} has no exact joint term with GE_N; use backend='montecarlo'"
@@ -274,7 +275,7 @@ def _montecarlo(
     from momentbound.classifiers import NaiveBayes, as_classifier
     from momentbound.estimators.montecarlo import Simulation, TableModel, check_arguments
 
-    clf = as_classifier(NaiveBayes() if classifier is None else classifier)
+    clf = as_classifier(NaiveBayes() if classifier is None else classifier, model)
     check_arguments(model, N, estimator, clf, draws, confidence, rng)
     seeded = getattr(clf, "seeded", None)
     if callable(seeded):  # an unset random_state is drawn from rng (see monte_carlo_moments)

@@ -296,7 +296,7 @@ def interval_coverage(
     from momentbound.exact.stratified import stratified_ge_joint
 
     start = time.perf_counter()
-    classifier = as_classifier(NaiveBayes() if classifier is None else classifier)
+    classifier = as_classifier(NaiveBayes() if classifier is None else classifier, model)
     _check(method, target, splitter, nominal, N)
     check_arguments(model, N, splitter, classifier, draws, confidence, rng)
     split = splitter.split(N)  # validates N (ImpossibleSplit)

@@ -127,7 +127,7 @@ def exact_form_of(model: CellModel, classifier: Any, backend_name: str) -> tuple
     bound and series backends (see :mod:`momentbound.classifiers`)."""
     from momentbound.classifiers import as_classifier
 
-    clf = as_classifier(_default_classifier() if classifier is None else classifier)
+    clf = as_classifier(_default_classifier() if classifier is None else classifier, model)
     form = clf.exact_form(model)
     if form is None:
         raise InvalidArgument(
@@ -576,6 +576,15 @@ def estimator_moments(
                     f"(limit {max_seconds:g} s); use backend='montecarlo' (conditional Monte "
                     "Carlo, confidence intervals), a smaller N, or max_seconds=None to run it anyway"
                 )
+    own_estimate = getattr(estimator, "estimated_seconds", None)
+    if max_seconds is not None and own_estimate is not None and getattr(engine.backend, "name", None) == "exact":
+        seconds = own_estimate(engine.model, split.N)  # the class-count route of stratified and repeated splitters
+        if seconds > max_seconds:
+            raise InvalidArgument(
+                f"the exact {estimator.describe()} at N={split.N} would take about {seconds:.2g} s (limit "
+                f"{max_seconds:g} s); use backend='montecarlo' (conditional Monte Carlo, confidence intervals), "
+                "a smaller N, or max_seconds=None to run it anyway"
+            )
     check_cross_memory(engine, split, estimator, covariance)  # before any work
     has_plan = getattr(engine.backend, "work_plan", None) is not None
     if progress and not has_plan:

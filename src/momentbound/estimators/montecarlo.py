@@ -210,7 +210,7 @@ def monte_carlo_moments(
     from momentbound.classifiers import NaiveBayes, as_classifier
 
     start = time.perf_counter()
-    classifier = as_classifier(NaiveBayes() if classifier is None else classifier)
+    classifier = as_classifier(NaiveBayes() if classifier is None else classifier, model)
     from momentbound.splitters.registry import as_splitter
 
     estimator = as_splitter(estimator)

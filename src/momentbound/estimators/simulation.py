@@ -8,6 +8,7 @@ with their intervals; the splitters' own ``simulate`` methods build on :class:`S
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -523,6 +524,19 @@ def _cv_draws(
     return E, C, ge_last
 
 
+def _statistic(E: np.ndarray, sizes: tuple[int, ...], average: str) -> np.ndarray:
+    """Per draw, the conditional mean of ``CE`` from the fold error counts ``E`` ``(R, v)``: pooled
+    (``sum_i E_i / sum_i s_i``) or the mean of the fold error rates (``mean_i E_i / s_i``)."""
+    s = np.asarray(sizes, dtype=float)
+    return E.sum(axis=1) / s.sum() if average == "pooled" else (E / s).mean(axis=1)
+
+
+def _coin(C: np.ndarray, sizes: tuple[int, ...], average: str) -> np.ndarray:
+    """Per draw, the coin variance of ``CE`` given the tables (weights squared, as in :func:`_statistic`)."""
+    s = np.asarray(sizes, dtype=float)
+    return C.sum(axis=1) / s.sum() ** 2 if average == "pooled" else (C / s**2).sum(axis=1) / len(sizes) ** 2
+
+
 @dataclass(frozen=True)
 class SimulatedParts:
     """What a splitter's ``simulate`` returns: interval moments and the split."""
@@ -652,13 +666,23 @@ class Simulation:
         variance = st.variance(train, train * (1.0 - train) / n_test)
         return SimulatedParts(mean, variance, mean, st.variance(train), n_train, n_test)
 
+    def with_iid_ge(self, parts: SimulatedParts) -> SimulatedParts:
+        """``parts`` with ``ge_mean``/``ge_variance`` of ``GE_n``, ``n = parts.train_size``, from i.i.d.
+        training tables of ``n`` points: the quantity every backend reports beside an estimator
+        (``docs/mathematics.md``, "Stratified cross-validation"), for splitters whose fold training
+        sets are not i.i.d. (the stratified ones)."""
+        ge = _ge_draws(self.model, parts.train_size, self.draws, self.rng)
+        return dataclasses.replace(parts, ge_mean=self.stats.mean(ge), ge_variance=self.stats.variance(ge))
+
     def iid_folds(self, sizes: tuple[int, ...]) -> Any:
         """Sampler of independent fold tables ``F_i ~ Multinomial(s_i, p)`` (``KFold``)."""
         return _IidFolds(self.model, tuple(sizes))
 
-    def folds(self, sizes: tuple[int, ...], sampler: Any, tested: int | None = None) -> SimulatedParts:
+    def folds(self, sizes: tuple[int, ...], sampler: Any, tested: int | None = None,
+              average: str = "pooled") -> SimulatedParts:
         """Moments of ``CE = sum_i err_i / n`` from fold tables drawn by ``sampler``, the errors summed
-        over the first ``tested`` folds (all by default) and ``n`` their number of points."""
+        over the first ``tested`` folds (all by default) and ``n`` their number of points; with
+        ``average="folds"`` (every fold tested) ``CE`` is the mean of the fold error rates ``err_i / s_i``."""
         st, R = self.stats, self.draws
         N = int(sum(sizes))
         if tested is not None and tested < len(sizes):
@@ -669,16 +693,17 @@ class Simulation:
         if full is None and isinstance(sampler, _IidFolds) and self.model.compiled(N):
             E, C, ge_last, Z, T = self._kernel_folds(sizes)
             if R >= _CONTROL_DRAWS * (Z.shape[1] + n_table_controls(T.shape[1]) + 1):
-                st = st.with_controls(Z, _table_controls(T, N, self.model.p, E.sum(axis=1) / N))
+                st = st.with_controls(Z, _table_controls(T, N, self.model.p, _statistic(E, sizes, average)))
                 self.used_controls = True
         else:  # the numpy path also gives the full-data GE per draw when tracking
             E, C, ge_last = _cv_draws(self.model, sizes, sampler, R, self.rng, full, self._advance)
+        ce = _statistic(E, sizes, average)
+        coin = _coin(C, sizes, average)
         if full is not None:
-            self.keep(E.sum(axis=1) / N, full, C.sum(axis=1) / N**2)
+            self.keep(ce, full, coin)
         coins = C.any()  # no coin variance with ties="first": skip its arrays
-        ce = E.sum(axis=1) / N
         mean = st.mean(ce)
-        variance = st.variance(ce, C.sum(axis=1) / N**2 if coins else None)
+        variance = st.variance(ce, coin if coins else None)
         D = E / s  # conditional mean of HE_i, centred below
         D -= D.mean(axis=0)
         D2 = np.einsum("ri,ri->r", D, D)
@@ -730,7 +755,8 @@ class Simulation:
         ge_last = GE[:, -1]
         return E, C, ge_last, Z, T
 
-    def repeated(self, sizes: tuple[int, ...], tested: int, sampler: Any, repeats: float) -> SimulatedParts:
+    def repeated(self, sizes: tuple[int, ...], tested: int, sampler: Any, repeats: float,
+                 average: str = "pooled") -> SimulatedParts:
         """The mean of ``repeats`` independent re-partitions of the same data (repeated CV, or
         ``ShuffleSplit`` with one tested fold: ``sizes = (test, train)``, ``tested = 1``).
 
@@ -752,8 +778,8 @@ class Simulation:
             both = sampler(r, self.rng)
             for part in range(2):
                 E, C, g = _fold_errors(m, both[:, part], tested)
-                c[start:start + r, part] = E.sum(axis=1) / n_test
-                w[start:start + r, part] = C.sum(axis=1) / n_test**2
+                c[start:start + r, part] = _statistic(E, sizes[:tested], average)
+                w[start:start + r, part] = _coin(C, sizes[:tested], average)
                 if part == 0:
                     ge[start:start + r] = g
                     if self.track:

@@ -10,8 +10,8 @@ cross-validation", repeated CV). With ``HE`` the error of one split,
 
 ``StratifiedShuffleSplit`` differs only in the law of the test composition given the class counts:
 scikit-learn's ``_approximate_mode`` gives the training part ``floor(n_k n_train / N)`` points of
-class ``k`` plus one for the classes with the largest remainders (ties broken uniformly at random,
-compared here as exact integers), the test part the rest; within each class the test points are a
+class ``k`` plus one for the classes with the largest remainders, compared as scikit-learn compares
+them, in float64 (only remainders equal as floats are broken uniformly at random), the test part the rest; within each class the test points are a
 uniformly random subset, as for ``ShuffleSplit``. Datasets scikit-learn refuses (a class with a
 single member, fewer training or test points than classes present) are left out: the moments are
 conditional on a split. Each split has the joint law of one hold-out with the data, so the joint
@@ -44,7 +44,7 @@ from momentbound.exact.stratified import (
     term_cache,
 )
 from momentbound.model.cells import CellModel
-from momentbound.splitters.allocation import Allocation
+from momentbound.splitters.allocation import Allocation, approximate_mode_law
 
 __all__ = ["ShuffleSplitMoments", "shuffle_split_ge_joint", "shuffle_split_moments", "holdout_compositions",
            "stratified_holdout_compositions"]
@@ -94,35 +94,26 @@ def stratified_holdout_compositions(
     """Test compositions of scikit-learn's ``StratifiedShuffleSplit`` and their probabilities
     (empty when scikit-learn refuses the class counts).
 
+    The training part is :func:`~momentbound.splitters.allocation.approximate_mode_law` of the
+    class counts (scikit-learn's float remainders: only remainders equal as floats are broken by a
+    coin); the test part is the rest (scikit-learn's second ``_approximate_mode`` call, on the
+    remaining counts with ``test_size`` draws, returns them unchanged when train and test sizes add
+    up to ``N``).
+
     Examples
     --------
     >>> dict(stratified_holdout_compositions((3, 3), 3))  # remainders tie: a fair coin
     {(1, 2): Fraction(1, 2), (2, 1): Fraction(1, 2)}
+    >>> dict(stratified_holdout_compositions((2, 6, 12), 4))  # 3/5 and 3/5, but not as floats
+    {(0, 1, 3): Fraction(1, 1)}
     """
     N = sum(counts)
     n_train = N - test_size
     present = [k for k, c in enumerate(counts) if c]
     if any(counts[k] == 1 for k in present) or n_train < len(present) or test_size < len(present):
         return
-    floored = [c * n_train // N for c in counts]
-    remainder = [c * n_train - f * N for c, f in zip(counts, floored)]
-    need = n_train - sum(floored)
-    chosen: list[int] = []
-    for value in sorted({remainder[k] for k in present}, reverse=True):
-        if need == 0:
-            break
-        group = [k for k in present if remainder[k] == value]
-        if len(group) <= need:
-            chosen += group
-            need -= len(group)
-            continue
-        prob = Fraction(1, math.comb(len(group), need))
-        for extra in itertools.combinations(group, need):
-            train = [f + (k in chosen or k in extra) for k, f in enumerate(floored)]
-            yield tuple(c - t for c, t in zip(counts, train)), prob
-        return
-    train = [f + (k in chosen) for k, f in enumerate(floored)]
-    yield tuple(c - t for c, t in zip(counts, train)), Fraction(1)
+    for train, prob in approximate_mode_law(counts, n_train):
+        yield tuple(c - t for c, t in zip(counts, train)), prob
 
 
 def _compositions(counts: Sequence[int], ns: int, stratified: bool) -> Iterator[tuple[tuple[int, ...], Fraction]]:
@@ -283,3 +274,15 @@ def shuffle_split_ge_joint(
     if p_ok == 0:
         raise _impossible(N, ns)
     return GEJoint(joint * conv(Fraction(1, ns)) / p_ok, g1 / p_ok, g2 / p_ok, p_ok)
+
+
+def shuffle_split_seconds(model: CellModel, N: int, test_size: int, *, stratified: bool = False) -> float:
+    """Estimated seconds of :func:`shuffle_split_moments`: every test composition's terms and the overlap
+    terms of every pair of compositions (:func:`~momentbound.exact.stratified.class_terms_units`)."""
+    from momentbound.exact.stratified import SECONDS_PER_UNIT, class_terms_units
+
+    def cuts(counts: tuple[int, ...]) -> list[list[tuple[int, ...]]]:
+        comps = [a for a, _ in _compositions(counts, test_size, stratified)]
+        return [[a] for a in comps]
+
+    return class_terms_units(model, N, cuts, between=True) * SECONDS_PER_UNIT

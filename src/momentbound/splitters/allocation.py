@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -36,6 +37,7 @@ from momentbound.errors import ImpossibleSplit, InvalidArgument
 __all__ = [
     "Allocation",
     "AllocationLaw",
+    "approximate_mode_law",
     "first_appearance_orders",
     "fold_allocation",
     "size_biased_order",
@@ -277,3 +279,59 @@ def size_biased_order(counts: np.ndarray, rng: np.random.Generator) -> np.ndarra
     clocks = rng.exponential(size=counts.shape)
     keys = np.where(counts > 0, clocks / np.maximum(counts, 1), np.inf)
     return np.argsort(keys, axis=1, kind="stable")
+
+
+def approximate_mode_law(class_counts: Sequence[int], n_draws: int) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
+    """The law of scikit-learn's ``_approximate_mode(class_counts, n_draws, rng)``, float arithmetic included.
+
+    scikit-learn computes ``continuous = class_counts / class_counts.sum() * n_draws`` in float64,
+    floors it and gives one more to the classes with the largest float remainders; only the classes
+    whose remainders are *equal as floats* are a tie, broken by ``rng.choice`` (a uniform subset).
+    Remainders that are equal as rationals may differ in the last bit, and then the same class wins
+    every time: class counts ``(2, 6, 12)`` and ``n_draws = 16`` give the first and last class the
+    remainders 3/5 in exact arithmetic but ``0x1.3333333333334p-1 > 0x1.3333333333330p-1`` in
+    float64, so the first class always wins (``docs/mathematics.md``,
+    "Stratified cross-validation"). Classes with a zero count take no draw (scikit-learn only sees
+    the classes present).
+
+    Returns ``((draws per class, probability), ...)`` with exact probabilities.
+
+    Examples
+    --------
+    >>> approximate_mode_law((2, 6, 12), 16)
+    (((2, 5, 9), Fraction(1, 1)),)
+    >>> approximate_mode_law((3, 3), 3)
+    (((2, 1), Fraction(1, 2)), ((1, 2), Fraction(1, 2)))
+    """
+    counts = np.asarray(_check_counts(class_counts), dtype=np.int64)
+    present = np.flatnonzero(counts)
+    sub = counts[present]
+    continuous = sub / sub.sum() * int(n_draws)  # the operations of scikit-learn, in the same order
+    floored = np.floor(continuous)
+    need = int(int(n_draws) - floored.sum())
+    base = floored.astype(np.int64)
+    chosen: list[int] = []
+    if need > 0:
+        remainder = continuous - floored
+        for value in np.sort(np.unique(remainder))[::-1]:
+            (group,) = np.where(remainder == value)
+            if len(group) <= need:
+                chosen += group.tolist()
+                need -= len(group)
+                if need == 0:
+                    break
+                continue
+            prob = Fraction(1, math.comb(len(group), need))
+            out = []
+            for extra in itertools.combinations(group.tolist(), need):
+                draw = base.copy()
+                draw[chosen + list(extra)] += 1
+                full = np.zeros_like(counts)
+                full[present] = draw
+                out.append((tuple(int(x) for x in full), prob))
+            return tuple(out)
+    draw = base.copy()
+    draw[chosen] += 1
+    full = np.zeros_like(counts)
+    full[present] = draw
+    return ((tuple(int(x) for x in full), Fraction(1)),)

@@ -31,6 +31,7 @@ from momentbound.errors import ImpossibleSplit, InvalidArgument
 from momentbound.intervals import Value, clip_nonneg, ratio_like
 
 __all__ = [
+    "AVERAGES",
     "GE",
     "HoldOut",
     "KFold",
@@ -39,10 +40,32 @@ __all__ = [
     "ExactParts",
     "Split",
     "Splitter",
+    "check_average",
     "check_model_and_estimator",
     "check_size",
     "kfold_sizes",
 ]
+
+
+#: the statistic of a cross-validation splitter: the mean of the fold error rates (what
+#: ``1 - cross_val_score(...).mean()`` gives) or the pooled error (misclassified test points over ``N``)
+AVERAGES = ("folds", "pooled")
+
+
+def check_average(value: object) -> str:
+    """Validate ``average``: ``"folds"`` (the mean of the fold errors) or ``"pooled"``."""
+    if value not in AVERAGES:
+        raise InvalidArgument(
+            f"average must be 'folds' (the mean of the fold error rates, as cross_val_score gives) or 'pooled' "
+            f"(misclassified test points over N), got {value!r}"
+        )
+    return str(value)
+
+
+def fold_weight(average: str, s: int, N: int, v: int) -> tuple[int, int]:
+    """The weight ``w_i`` of a fold of ``s`` test points in ``CE = sum_i w_i HE_i`` as a fraction
+    ``(numerator, denominator)``: ``s / N`` pooled, ``1 / v`` for the mean of the fold errors."""
+    return (s, N) if average == "pooled" else (1, v)
 
 
 def check_size(N: object, *, name: str = "N", minimum: int = 1) -> int:
@@ -140,8 +163,15 @@ class Splitter(Protocol):
     def simulate(self, sim: Any, N: int) -> Any: ...
 
 
-def _assemble_folds(engine: Any, N: int, sizes: tuple[int, ...], covariance: str) -> ExactParts:
-    """Exact moments of ``CE = sum_i (s_i / N) HE_i`` for independent random folds of sizes ``s_i``
+def average_note(average: str) -> str:
+    """``describe()`` names the statistic only when it is not the default mean of the fold errors."""
+    return "" if average == "folds" else f", average={average!r}"
+
+
+def _assemble_folds(engine: Any, N: int, sizes: tuple[int, ...], covariance: str,
+                    average: str = "pooled") -> ExactParts:
+    """Exact moments of ``CE = sum_i w_i HE_i`` (``w_i = s_i / N`` pooled, ``1 / v`` for the mean of
+    the fold errors) for independent random folds of sizes ``s_i``
     (``docs/mathematics.md``, "Cross-validation"): fold variances from Lemma 1, fold covariances from
     the engine's exact cross term (or the printed Lemma 2 with ``covariance="paper"``)."""
     counts: dict[int, int] = {}
@@ -152,8 +182,9 @@ def _assemble_folds(engine: Any, N: int, sizes: tuple[int, ...], covariance: str
         engine.ge_second(N - s)
     m = {s: engine.ge_first(N - s) for s in counts}
     q = {s: engine.test_second(N - s, s) for s in counts}
-    mean = sum((c * ratio_like(s, N, m[s]) * m[s] for s, c in counts.items()), 0)
-    second = sum((c * ratio_like(s * s, N * N, q[s]) * q[s] for s, c in counts.items()), 0)
+    w = {s: fold_weight(average, s, N, v) for s in counts}
+    mean = sum((c * ratio_like(*w[s], m[s]) * m[s] for s, c in counts.items()), 0)
+    second = sum((c * ratio_like(w[s][0] ** 2, w[s][1] ** 2, q[s]) * q[s] for s, c in counts.items()), 0)
     fold_variance = sum((c * clip_nonneg(q[s] - m[s] * m[s]) for s, c in counts.items()), 0)
     fold_variance = fold_variance * ratio_like(1, v, fold_variance)
     cov_sum: Value = 0
@@ -163,7 +194,7 @@ def _assemble_folds(engine: Any, N: int, sizes: tuple[int, ...], covariance: str
             if n_pairs == 0:
                 continue
             joint = engine.fold_pair(N, s, t, covariance)
-            second = second + n_pairs * ratio_like(s * t, N * N, joint) * joint
+            second = second + n_pairs * ratio_like(w[s][0] * w[t][0], w[s][1] * w[t][1], joint) * joint
             cov_sum = cov_sum + n_pairs * (joint - m[s] * m[t])
     fold_covariance = cov_sum * ratio_like(1, v * (v - 1), cov_sum)
     return ExactParts(mean, second, N - N // v, None, v, sizes, fold_variance, fold_covariance)
@@ -305,6 +336,10 @@ class KFold:
     v:
         Number of folds, ``2 <= v <= N``. When ``v`` does not divide ``N`` the first ``N % v``
         folds have ``N // v + 1`` points and the others ``N // v``.
+    average:
+        ``"folds"`` (default): the mean of the ``v`` fold error rates, ``1 - cross_val_score(...).mean()``;
+        ``"pooled"``: misclassified test points over ``N`` (the paper's ``CE``). They differ only when
+        the fold sizes differ (``docs/mathematics.md``, "Cross-validation").
 
     Examples
     --------
@@ -313,12 +348,14 @@ class KFold:
     """
 
     v: int
+    average: str = "folds"
     name: ClassVar[str] = "cv"
 
     def __post_init__(self) -> None:
         if isinstance(self.v, bool) or not isinstance(self.v, (int, np.integer)):
             raise InvalidArgument(f"KFold v must be an integer number of folds, got {self.v!r}")
         object.__setattr__(self, "v", int(self.v))
+        check_average(self.average)
         if self.v < 2:
             raise ImpossibleSplit(f"KFold needs at least 2 folds, got v={self.v}")
 
@@ -334,17 +371,17 @@ class KFold:
         return Split(n, kfold_sizes(n, self.v))
 
     def describe(self) -> str:
-        return f"KFold(v={self.v})"
+        return f"KFold(v={self.v}{average_note(self.average)})"
 
     def params(self) -> dict[str, Any]:
-        return {"folds": self.v}
+        return {"folds": self.v, "average": self.average}
 
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
-        return _assemble_folds(engine, N, self.split(N).fold_sizes, covariance)
+        return _assemble_folds(engine, N, self.split(N).fold_sizes, covariance, self.average)
 
     def simulate(self, sim: Any, N: int) -> Any:
         sizes = self.split(N).fold_sizes
-        return sim.folds(sizes, sim.iid_folds(sizes))
+        return sim.folds(sizes, sim.iid_folds(sizes), average=self.average)
 
 
 @dataclass(frozen=True)

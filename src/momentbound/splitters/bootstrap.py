@@ -496,7 +496,7 @@ def bootstrap_extra_variance(
     from momentbound.classifiers import NaiveBayes, as_classifier
     from momentbound.estimators.simulation import Simulation, TableModel, check_arguments
 
-    clf = as_classifier(NaiveBayes() if classifier is None else classifier)
+    clf = as_classifier(NaiveBayes() if classifier is None else classifier, model)
     splitter = Bootstrap(_check_B(B, required=True))
     check_arguments(model, N, splitter, clf, draws, confidence, rng)
     n = splitter.split(N).N

@@ -63,7 +63,7 @@ def as_splitter(obj: object) -> Splitter:
     Examples
     --------
     >>> as_splitter(5)
-    StratifiedKFold(v=5)
+    StratifiedKFold(v=5, average='folds')
     """
     if isinstance(obj, Splitter):
         return obj

@@ -15,8 +15,9 @@ point by point and partitions each twice; ``RepeatedStratifiedKFold``, ``Shuffle
 (``docs/mathematics.md``, "Stratified cross-validation" and "Accuracy against GE_N").
 
 ``StratifiedShuffleSplit`` mirrors scikit-learn's ``_approximate_mode``: the training part takes
-``floor(n_k n_train / N)`` points of class ``k`` plus one more for the classes with the largest
-remainders (ties broken at random, anew for every split); the test part takes the rest.
+``floor(n_k / N * n_train)`` points of class ``k`` plus one more for the classes with the largest
+remainders, compared in float64 as scikit-learn does (only remainders equal as floats are broken at
+random, anew for every split); the test part takes the rest.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument
 from momentbound.splitters.allocation import fold_allocation
-from momentbound.splitters.basic import ExactParts, HoldOut, KFold, Split, kfold_sizes
+from momentbound.splitters.basic import ExactParts, HoldOut, KFold, Split, average_note, check_average, kfold_sizes
 from momentbound.splitters.stratified import (
     check_exact_engine,
     engine_arithmetic,
@@ -106,11 +107,14 @@ def _stratified_allocation(y: np.ndarray, K: int, v: int) -> np.ndarray:
 class RepeatedKFold:
     """scikit-learn's ``RepeatedKFold(n_splits=v, n_repeats=R)``: the mean of ``R`` ``KFold(v)`` errors.
 
-    ``repeats`` may be ``math.inf`` (the limit of many repetitions).
+    ``repeats`` may be ``math.inf`` (the limit of many repetitions). Each partition's error is the mean
+    of its fold error rates (``average="folds"``, what ``cross_val_score`` returns) or the pooled error
+    (``average="pooled"``); they differ only when ``v`` does not divide ``N``.
     """
 
     v: int
     repeats: float = 10
+    average: str = "folds"
     name: ClassVar[str] = "repeated-cv"
     stratified: ClassVar[bool] = False
 
@@ -118,15 +122,17 @@ class RepeatedKFold:
         KFold(self.v)
         object.__setattr__(self, "v", int(self.v))
         object.__setattr__(self, "repeats", _check_repeats(self.repeats, "repeats"))
+        check_average(self.average)
 
     def split(self, N: int) -> Split:
         return KFold(self.v).split(N)
 
     def describe(self) -> str:
-        return f"{type(self).__name__}(v={self.v}, repeats={self.repeats})"
+        return f"{type(self).__name__}(v={self.v}, repeats={self.repeats}{average_note(self.average)})"
 
     def params(self) -> dict[str, Any]:
-        return {"folds": self.v, "repeats": None if math.isinf(self.repeats) else self.repeats}
+        return {"folds": self.v, "repeats": None if math.isinf(self.repeats) else self.repeats,
+                "average": self.average}
 
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
         return _no_exact(self)
@@ -149,7 +155,8 @@ class RepeatedKFold:
             first, second = self._labels(cells % K, K, N, rng)
             return np.stack([fold_count_tables(cells, first, v, n_cells), fold_count_tables(cells, second, v, n_cells)], axis=1)
 
-        return sim.repeated(sizes, v, sample, self.repeats)
+        parts = sim.repeated(sizes, v, sample, self.repeats, average=self.average)
+        return sim.with_iid_ge(parts) if self.stratified else parts  # GE of i.i.d. training sets, as exact
 
 
 @dataclass(frozen=True)
@@ -166,11 +173,18 @@ class RepeatedStratifiedKFold(RepeatedKFold):
         split = self.split(N)
         check_exact_engine(self, engine, covariance)
         r = repeated_stratified_cv_moments(engine.model, N, self.v, self.repeats, classifier=engine.classifier,
+                                           average=self.average,
                                            arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N))
         one = r.single
         return ExactParts(r.mean, r.variance + r.mean * r.mean, N - N // self.v, None, self.v, split.fold_sizes,
                           one.fold_variance, one.fold_covariance, one.variance, r.repeat_covariance,
                           one.prob_possible)
+
+    def estimated_seconds(self, model: Any, N: int) -> float:
+        """Estimated seconds of the exact class-count route (the work guard's estimate)."""
+        from momentbound.exact.stratified import stratified_seconds
+
+        return stratified_seconds(model, N, self.v, repeated=True)
 
     def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
         """``(E[est GE_N], E[GE_N], E[GE_N^2])``: every repetition has the joint law of one partition."""
@@ -230,6 +244,13 @@ class ShuffleSplit:
                           single_variance=r.split_variance, repetition_covariance=r.split_covariance,
                           split_probability=r.prob_possible if self.stratified else None)
 
+    def estimated_seconds(self, model: Any, N: int) -> float:
+        """Estimated seconds of the exact class-count route (the work guard's estimate)."""
+        from momentbound.exact.shuffle_split import shuffle_split_seconds
+
+        (ns,) = self.split(N).fold_sizes
+        return shuffle_split_seconds(model, N, ns, stratified=self.stratified)
+
     def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
         """``(E[est GE_N], E[GE_N], E[GE_N^2])``: every split has the joint law of one hold-out."""
         from momentbound.exact.shuffle_split import shuffle_split_ge_joint
@@ -262,7 +283,8 @@ class ShuffleSplit:
             parts = [fold_count_tables(cells, self._labels(y, K, N, ns, rng), 2, n_cells) for _ in range(2)]
             return np.stack(parts, axis=1)
 
-        return sim.repeated((ns, N - ns), 1, sample, self.splits)
+        parts = sim.repeated((ns, N - ns), 1, sample, self.splits)
+        return sim.with_iid_ge(parts) if self.stratified else parts  # GE of i.i.d. training sets, as exact
 
 
 @dataclass(frozen=True)
@@ -279,20 +301,21 @@ class StratifiedShuffleSplit(ShuffleSplit):
 
 
 def _approximate_mode(counts: np.ndarray, n_draws: int, rng: np.random.Generator) -> np.ndarray:
-    """scikit-learn's ``_approximate_mode`` for every row of ``counts`` ``(r, K)``: floors of
-    ``n_k n_draws / N`` plus one for the largest remainders, ties broken uniformly at random."""
+    """scikit-learn's ``_approximate_mode`` for every row of ``counts`` ``(r, K)``, in its float64
+    arithmetic: floors of ``n_k / N * n_draws`` plus one for the largest float remainders, only
+    remainders equal as floats broken uniformly at random; absent classes take none
+    (:func:`~momentbound.splitters.allocation.approximate_mode_law` is its exact law)."""
     r, K = counts.shape
     total = counts.sum(axis=1, keepdims=True)
-    scaled = counts * n_draws  # remainders compared exactly as integers over N
-    floored = scaled // total
-    remainder = scaled - floored * total
-    need = n_draws - floored.sum(axis=1)
-    # rank classes by remainder (descending), ties in a random order: a random key breaks them
-    key = remainder * (K + 1) + rng.permuted(np.tile(np.arange(K), (r, 1)), axis=1)
-    order = np.argsort(-key, axis=1, kind="stable")
+    continuous = counts / total * n_draws  # scikit-learn's operations, in its order
+    floored = np.floor(continuous)
+    need = np.rint(n_draws - floored.sum(axis=1)).astype(np.int64)
+    remainder = np.where(counts > 0, continuous - floored, -1.0)
+    # rank classes by remainder (descending), exact float ties in a random order
+    order = np.lexsort((rng.random((r, K)), -remainder), axis=1)
     rank = np.empty_like(order)
     np.put_along_axis(rank, order, np.arange(K)[None, :].repeat(r, axis=0), axis=1)
-    return floored + (rank < need[:, None])
+    return floored.astype(np.int64) + (rank < need[:, None])
 
 
 def _splittable(counts: np.ndarray, N: int, ns: int) -> np.ndarray:

@@ -29,7 +29,7 @@ import numpy as np
 
 from momentbound.errors import InvalidArgument
 from momentbound.splitters.allocation import AllocationLaw, fold_allocation, size_biased_order
-from momentbound.splitters.basic import ExactParts, KFold, Split, check_size, kfold_sizes
+from momentbound.splitters.basic import ExactParts, KFold, Split, average_note, check_average, check_size, kfold_sizes
 
 __all__ = ["StratifiedKFold", "stratified_fold_tables"]
 
@@ -97,7 +97,8 @@ def stratified_ge_terms(splitter: Any, engine: Any, N: int) -> tuple[Any, Any, A
 
     check_exact_engine(splitter, engine, "exact")
     r = stratified_ge_joint(engine.model, N, splitter.v, classifier=engine.classifier,
-                            arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N))
+                            arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N),
+                            average=splitter.average)
     return r.joint, r.ge_mean, r.ge_second
 
 
@@ -105,9 +106,10 @@ def stratified_ge_terms(splitter: Any, engine: Any, N: int) -> tuple[Any, Any, A
 class StratifiedKFold:
     """scikit-learn's ``StratifiedKFold(n_splits=v)`` (shuffled or not: the same law for i.i.d. data).
 
-    ``cv=k`` in ``cross_val_score`` of a classifier means this splitter. ``CE`` is the total error
-    count over ``N``, as for :class:`~momentbound.estimators.KFold` (the mean of the fold scores
-    when ``v`` divides ``N``).
+    ``cv=k`` in ``cross_val_score`` of a classifier means this splitter. ``average="folds"`` (the
+    default) is the mean of the fold error rates, ``1 - cross_val_score(...).mean()``;
+    ``average="pooled"`` the total error count over ``N``. They differ only when ``v`` does not
+    divide ``N``.
 
     Examples
     --------
@@ -116,11 +118,13 @@ class StratifiedKFold:
     """
 
     v: int
+    average: str = "folds"
     name: ClassVar[str] = "stratified-cv"
 
     def __post_init__(self) -> None:
         KFold(self.v)  # the same checks on v
         object.__setattr__(self, "v", int(self.v))
+        check_average(self.average)
 
     @property
     def law(self) -> AllocationLaw:
@@ -131,21 +135,27 @@ class StratifiedKFold:
         return Split(KFold(self.v).split(N).N, kfold_sizes(check_size(N), self.v))
 
     def describe(self) -> str:
-        return f"StratifiedKFold(v={self.v})"
+        return f"StratifiedKFold(v={self.v}{average_note(self.average)})"
 
     def params(self) -> dict[str, Any]:
-        return {"folds": self.v}
+        return {"folds": self.v, "average": self.average}
 
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
         from momentbound.exact.stratified import stratified_cv_moments
 
         split = self.split(N)
         check_exact_engine(self, engine, covariance)
-        r = stratified_cv_moments(engine.model, N, self.v, classifier=engine.classifier,
+        r = stratified_cv_moments(engine.model, N, self.v, classifier=engine.classifier, average=self.average,
                                   arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N),
                                   on_progress=engine.progress_hook(("stratified", N, self.v)))
         return ExactParts(r.mean, r.variance + r.mean * r.mean, N - N // self.v, None, self.v, split.fold_sizes,
                           r.fold_variance, r.fold_covariance, split_probability=r.prob_possible)
+
+    def estimated_seconds(self, model: Any, N: int) -> float:
+        """Estimated seconds of the exact class-count route (the work guard's estimate)."""
+        from momentbound.exact.stratified import stratified_seconds
+
+        return stratified_seconds(model, N, self.v)
 
     def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
         """``(E[CE GE_N], E[GE_N], E[GE_N^2])`` conditional on a dataset scikit-learn can split."""
@@ -154,4 +164,5 @@ class StratifiedKFold:
     def simulate(self, sim: Any, N: int) -> Any:
         sizes = self.split(N).fold_sizes
         p, K, v = sim.p, sim.K, self.v
-        return sim.folds(sizes, lambda r, rng: stratified_fold_tables(p, K, N, v, r, rng))
+        parts = sim.folds(sizes, lambda r, rng: stratified_fold_tables(p, K, N, v, r, rng), average=self.average)
+        return sim.with_iid_ge(parts)  # GE of i.i.d. training sets, as the exact backend reports
