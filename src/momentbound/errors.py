@@ -20,6 +20,8 @@ __all__ = [
     "SolverFailed",
     "UnknownMethod",
     "DestinationError",
+    "MemoryLimitExceeded",
+    "WorkLimitExceeded",
 ]
 
 
@@ -92,3 +94,7 @@ class DestinationError(InvalidArgument):
         super().__init__(message)
         self.path = path
         self.reason = reason
+
+
+class WorkLimitExceeded(InvalidArgument):
+    """A computation would take longer than its time limit (``max_seconds``); refused before any work."""

@@ -144,3 +144,49 @@ def check_plot_path(path: str | None) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(f"--plot: cannot create the directory {str(target.parent)!r}: {exc}") from exc
+
+
+def _seconds_option(text: str) -> float | None:
+    t = text.strip().lower()
+    if t in ("none", "0", "inf", "infinity", "unlimited"):
+        return None
+    try:
+        value = float(t)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise UserError(f"--max-seconds must be a positive number of seconds, or none (or 0) for no limit, got {text!r}")
+    return value
+
+
+def limit_options(func: Any) -> Any:
+    """``--max-seconds`` and ``--max-memory`` for a command with a work guard: every guard of the
+    library inside the command uses them (``momentbound.guard.limits``), and its refusals name these
+    options."""
+    import functools
+
+    from momentbound.guard import DEFAULT_SECONDS
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, max_seconds: str, max_memory: str | None, **kwargs: Any) -> Any:
+        from momentbound import guard
+
+        seconds = _seconds_option(max_seconds)
+        memory: Any = guard.default_memory()
+        if max_memory is not None:
+            try:
+                memory = guard.parse_size(max_memory)
+            except ValueError:
+                raise UserError(f"--max-memory must be a size such as 2G, 500M or 1.5GiB (bytes without a suffix), "
+                                f"or none for no limit, got {max_memory!r}") from None
+        with guard.limits(seconds, memory, cli=True):
+            return func(*args, **kwargs)
+
+    wrapper = click.option(
+        "--max-memory", default=None, metavar="SIZE",
+        help="Refuse a run estimated to hold more memory (e.g. 2G, 500M; none: no limit) [default: 80% of "
+        "this machine's memory].")(wrapper)
+    wrapper = click.option(
+        "--max-seconds", default=f"{DEFAULT_SECONDS:g}", show_default=True, metavar="SECONDS",
+        help="Refuse a run estimated to take longer (none or 0: no limit).")(wrapper)
+    return wrapper

@@ -34,6 +34,8 @@ marginal (no simultaneous coverage across fields).
 
 from __future__ import annotations
 
+from momentbound import guard
+from momentbound.errors import MemoryLimitExceeded
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -214,20 +216,19 @@ def monte_carlo_moments(
     R = int(draws)
     folds = max(len(split.fold_sizes), 1)
     seconds = 1e-6 * R * folds * model.n_cells
-    if max_seconds is not None and seconds > max_seconds:
-        raise InvalidArgument(
-            f"{R} draws of {folds} fold table(s) over {model.n_cells} cells would take about {seconds:.2g} s "
-            f"(limit {max_seconds:g} s); use fewer draws (at least {MIN_DRAWS}), fewer folds (e.g. KFold(10) "
-            f"instead of leave-one-out), a smaller N, or max_seconds=None to run it anyway"
-        )
+    guard.check(f"{R} draws of {folds} fold table(s) over {model.n_cells} cells", seconds=seconds,
+                max_seconds=max_seconds,
+                fix=f"use fewer {guard.option('draws')} (at least {MIN_DRAWS}), fewer folds (e.g. KFold(10) "
+                "instead of leave-one-out), a smaller N")
     # a classifier with a naive Bayes form is simulated in that form (the same law, exact scores)
     form = classifier.exact_form(model)
     memory = memory_estimate((model if form is None else form.model).n_cells, max(1, len(split.fold_sizes)), R)
-    if memory > MAX_MEMORY:
+    limit = guard.memory_limit(MAX_MEMORY)
+    if limit is not None and memory > limit:
         per = memory / R
-        raise InvalidArgument(
-            f"draws={R:,} would hold about {memory / 2**30:.1f} GiB of per-draw results (limit "
-            f"{MAX_MEMORY / 2**30:.0f} GiB); use draws <= {int(MAX_MEMORY / per):,} and combine runs "
+        raise MemoryLimitExceeded(
+            f"{guard.option('draws', R)} would hold about {guard.size_text(memory)} of per-draw results (limit "
+            f"{guard.size_text(limit)}); use {guard.option('draws')} <= {int(limit / per):,} and combine runs "
             "with different seeds if a narrower interval is needed"
         )
     with ProgressBar(R, progress, f"montecarlo {estimator.describe()}, N={N}", memory) as bar, \

@@ -313,12 +313,16 @@ class ExactBackend(PredictionBackend):
         return r.matrix
 
     def _check_memory(self, model: CellModel, what: str, memory: float) -> None:
+        from momentbound import guard
+
         need = MEMORY_MARGIN * memory
-        if need > self.max_memory:
+        limit = guard.memory_limit(self.max_memory)
+        if limit is not None and need > limit:
             raise MemoryLimitExceeded(
                 f"the exact cross term {what} for this model (d = {model.d}, K = {model.n_classes}) would hold "
-                f"up to about {_size(need)} (max_memory = {_size(self.max_memory)}); use backend='montecarlo' "
-                "(estimator moments by conditional Monte Carlo), a smaller N, or ExactBackend(max_memory=...) "
+                f"up to about {_size(need)} (max_memory = {_size(limit)}); use {guard.option('backend', 'montecarlo')} "
+                "(estimator moments by conditional Monte Carlo), a smaller N, or "
+                f"{'--max-memory SIZE' if guard.active() and guard.active().cli else 'ExactBackend(max_memory=...)'} "
                 "on a machine with that much memory"
             )
 
