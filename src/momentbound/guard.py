@@ -6,10 +6,10 @@ calls :func:`check`, which refuses (:class:`~momentbound.errors.WorkLimitExceede
 :class:`~momentbound.errors.MemoryLimitExceeded`) with the cheaper route named.
 
 The limits are the function's ``max_seconds`` argument (120 s by default where a function has
-one) and ``max_memory`` (80% of this machine's memory by default). Inside
-``with limits(max_seconds=..., max_memory=...)`` those values replace the arguments of every
-guard, which is how the command line's ``--max-seconds`` and ``--max-memory`` reach each guard;
-``None`` lifts a limit. Messages name keyword arguments (``max_seconds=None``) in Python and
+one) and ``max_memory`` (80% of this machine's memory by default); ``None`` lifts a limit.
+Inside ``with limits(max_seconds=..., max_memory=...)`` those values replace every limit that
+was not lifted, which is how the command line's ``--max-seconds`` and ``--max-memory`` reach
+each guard. Messages name keyword arguments (``max_seconds=None``) in Python and
 the options (``--max-seconds none``) on the command line.
 
 Example
@@ -92,14 +92,18 @@ def default_memory() -> float:
 
 
 def seconds_limit(given: float | None) -> float | None:
-    """The time limit in force: that of an enclosing :func:`limits` block, else ``given``."""
+    """The time limit in force: ``None`` when the caller lifted it (``given`` is ``None``), else
+    that of an enclosing :func:`limits` block, else ``given``."""
     lim = _ACTIVE.get()
-    return given if lim is None else lim.max_seconds
+    return given if lim is None or given is None else lim.max_seconds
 
 
 def memory_limit(given: float | None = _UNSET) -> float | None:
-    """The memory limit in force (bytes): an enclosing :func:`limits` block's, else ``given``,
-    else 80% of this machine's memory."""
+    """The memory limit in force (bytes): ``None`` when the caller lifted it (``given`` is
+    ``None``), else an enclosing :func:`limits` block's, else ``given``, else 80% of this
+    machine's memory."""
+    if given is None:
+        return None
     lim = _ACTIVE.get()
     if lim is not None:
         return lim.max_memory
