@@ -346,7 +346,7 @@ def interval_coverage(
         seconds += estimate(engine.model, N, engine.classifier)  # the exact E[GE_N]
     guard.check(f"the coverage of {method} on {splitter.describe()} at N = {N} with {R} draws", seconds=seconds,
                 memory=memory, max_seconds=max_seconds, **({} if max_memory is None else {"max_memory": max_memory}),
-                fix=f"use fewer {guard.option('draws')} (at least 200), fewer splits or folds, or a smaller N")
+                fix=f"use fewer {guard.option('draws')} (at least 200), fewer splits or folds, or a smaller {guard.option('N')}")
     if isinstance(splitter, StratifiedKFold):  # E[GE_N] given a dataset scikit-learn can split
         mu = float(stratified_ge_joint(engine.model, N, splitter.v, classifier=engine.classifier,
                                        arithmetic="float", joint_too=False).ge_mean)
