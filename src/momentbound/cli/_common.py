@@ -126,7 +126,7 @@ def user_errors(writing: str = "the plot") -> Iterator[None]:
     try:
         yield
     except MomentboundError as exc:
-        raise UserError(f"{type(exc).__name__}: {exc}") from exc
+        raise UserError(cli_hints(f"{type(exc).__name__}: {exc}")) from exc
     except OSError as exc:
         raise UserError(f"cannot write {writing}: {exc}") from exc
 
@@ -190,3 +190,42 @@ def limit_options(func: Any) -> Any:
         "--max-seconds", default=f"{DEFAULT_SECONDS:g}", show_default=True, metavar="SECONDS",
         help="Refuse a run estimated to take longer (none or 0: no limit).")(wrapper)
     return wrapper
+
+
+_HINT = None
+
+
+def cli_hints(text: str) -> str:
+    """A library message with its keyword-argument hints (``backend='montecarlo'``,
+    ``max_seconds=None``, ``draws=...``) written as the running command's options
+    (``--backend montecarlo``), where the command has that option."""
+    import re
+
+    global _HINT
+    if _HINT is None:
+        _HINT = re.compile(r"\b([a-z][a-z_]*)=(?:'([^']*)'|\"([^\"]*)\"|(None|True|False|[\w.+-]+))")
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return text
+    flags = {opt for p in ctx.command.params for opt in getattr(p, "opts", ())}
+
+    def in_call(end: int) -> bool:  # inside ``HoldOut(test_size=4)``: a description, not a hint
+        stack = []
+        for i, ch in enumerate(text[:end]):
+            if ch == "(":
+                stack.append(i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_"))
+            elif ch == ")" and stack:
+                stack.pop()
+        return any(stack)
+
+    def swap(m: Any) -> str:
+        name = m.group(1)
+        flag = "--" + name.replace("_", "-")
+        if flag not in flags or in_call(m.start()):
+            return m.group(0)
+        value = next(v for v in m.group(2, 3, 4) if v is not None)
+        if value in ("None", "True", "False"):
+            value = value.lower()
+        return f"{flag} {value}"
+
+    return _HINT.sub(swap, text)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import UserError, emit_json, exact_text, parse_int_list, parse_str_list, print_table
+from momentbound.cli._common import UserError, cli_hints, emit_json, exact_text, parse_int_list, parse_str_list, print_table
 
 #: the model form's exact value comes from the law of Z_x (z_distribution) below this N for
 #: events other than the sign of Z; P[Z > 0], P[Z = 0] and P[Z < 0] exist for every N
@@ -230,9 +230,9 @@ def command(
             mine = {k: v for k, v in options.items() if k in inst.options}
             rows = [_row(bound(problem, method, **mine))]
     except SolverFailed as exc:
-        raise click.ClickException(f"{type(exc).__name__}: {exc}") from exc
+        raise click.ClickException(cli_hints(f"{type(exc).__name__}: {exc}")) from exc
     except MomentboundError as exc:
-        raise UserError(f"{type(exc).__name__}: {exc}") from exc
+        raise UserError(cli_hints(f"{type(exc).__name__}: {exc}")) from exc
     if exact_row is not None:
         rows.append(exact_row)
     if as_json:

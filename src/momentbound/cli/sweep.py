@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import UserError, emit_json, parse_str_list, print_table
+from momentbound.cli._common import UserError, emit_json, limit_options, parse_str_list, print_table
 from momentbound.cli._files import claim_output_file, force_option, write_errors
 from momentbound.cli.estimate import (
     ESTIMATOR_CHOICES,
