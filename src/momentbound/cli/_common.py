@@ -144,6 +144,15 @@ def check_plot_path(path: str | None) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(f"--plot: cannot create the directory {str(target.parent)!r}: {exc}") from exc
+    if target.is_dir():
+        raise UserError(f"--plot {path!r} is a directory; give a .png file name")
+    import tempfile
+
+    try:  # writable, before any work: a probe file beside the target, removed at once
+        with tempfile.NamedTemporaryFile(dir=target.parent, prefix=".momentbound-probe-"):
+            pass
+    except OSError as exc:
+        raise UserError(f"--plot: cannot write into {str(target.parent)!r}: {exc}") from exc
 
 
 def _seconds_option(text: str) -> float | None:

@@ -151,8 +151,8 @@ def _moment_problem(
 @click.option("--moments-hi", default=None, help="Upper ends of moment intervals E[X^1..X^k] (with --moments-lo).")
 @click.option("--sample", "sample", default=None, type=click.Path(dir_okay=False),
               help="File with one observation per line: bound from moment confidence intervals.")
-@click.option("--confidence", type=float, default=0.95, show_default=True,
-              help="With --sample: joint coverage probability of the moment intervals.")
+@click.option("--confidence", type=float, default=None,
+              help="With --sample: joint coverage probability of the moment intervals [default: 0.95].")
 @click.option("--sample-moments", type=int, default=2, show_default=True,
               help="With --sample: number of moments estimated from the sample.")
 @click.option("--method", default="all", show_default=True,
@@ -173,8 +173,8 @@ def _moment_problem(
 @limit_options
 def command(
     moments: str | None, support: str | None, event: str, shape: str | None, mode_: str | None,
-    moments_lo: str | None, moments_hi: str | None, sample: str | None, confidence: float, sample_moments: int,
-    method: str, arities: str | None, cells: str | None,
+    moments_lo: str | None, moments_hi: str | None, sample: str | None, confidence: float | None,
+    sample_moments: int, method: str, arities: str | None, cells: str | None,
     N: int | None, at: str | None, order: int | None, draws: int | None, seed: int | None, solver: str | None,
     as_json: bool,
 ) -> None:
@@ -183,6 +183,10 @@ def command(
     from momentbound.errors import MomentboundError, SolverFailed
 
     model_form = any(v is not None for v in (arities, cells, N, at))
+    if confidence is not None and sample is None:
+        raise click.UsageError("--confidence applies to --sample (the coverage of its moment intervals); "
+                               "drop it or give --sample FILE")
+    confidence = 0.95 if confidence is None else confidence
     if solver is not None:
         from momentbound.bounds.formulations import check_solver
 

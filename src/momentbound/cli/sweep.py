@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import sys
+
 import click
 
 from momentbound.cli._common import UserError, emit_json, limit_options, parse_str_list, print_table
@@ -91,7 +93,8 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
               help="Write the rows to this CSV file (an existing file needs --force).")
 @force_option
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
-@click.option("--no-progress", is_flag=True, help="Do not draw the progress bar (stderr).")
+@click.option("--progress/--no-progress", "progress", default=None,
+              help="Progress bar on stderr (default: only when stderr is a terminal; --progress draws it anyway).")
 @click.option("--dask", "use_dask", is_flag=True, help="Run the rows on a local Dask cluster (2 workers); with "
               "--backend montecarlo, the fits of a sklearn: classifier.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
@@ -108,7 +111,7 @@ def command(
     alpha: str, backend: str, seed: int | None, covariance: str, over: str, values: str, N: int | None,
     estimator: str, folds: int | None, repeats: str | None, splits: str | None, test_size: int | None,
     test_fraction: float | None, bootstraps: int | None, out: Path | None, as_json: bool,
-    no_progress: bool, use_dask: bool, scheduler: str | None, draws: int | None, workers: int, force: bool,
+    progress: bool | None, use_dask: bool, scheduler: str | None, draws: int | None, workers: int, force: bool,
 ) -> None:
     """Sweep an estimator's moments; print a table (or JSON) and write CSV.
 
@@ -154,7 +157,7 @@ def command(
         TextColumn("{task.completed}/{task.total}"),
         TimeElapsedColumn(),
         console=Console(stderr=True),
-        disable=no_progress or as_json,
+        disable=not (progress if progress is not None else (sys.stderr.isatty() and not as_json)),
     ) as bars:
         task = bars.add_task("sweep", total=len(vals))
         tick = lambda done, total: bars.update(task, completed=done, total=total)  # noqa: E731
