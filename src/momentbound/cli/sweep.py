@@ -104,6 +104,7 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
               help="Sampled table draws per row for --backend montecarlo (default 10000).")
 @click.option("--workers", type=int, default=2, show_default=True,
               help="Workers for --backend montecarlo with --dask or --scheduler local|threads|processes.")
+@limit_options
 @library_errors
 @write_errors
 def command(
