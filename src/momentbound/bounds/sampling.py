@@ -248,7 +248,7 @@ class SamplingMethod(BoundMethod):
     def applies(self, problem: MomentProblem) -> str | None:
         if problem.statistic_sampler is None:
             return "needs problem.statistic_sampler (e.g. naive_bayes_sampler(model, N, x)) to draw samples"
-        return None
+        return getattr(problem.statistic_sampler, "unavailable", None)
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:
         from momentbound import guard

@@ -192,6 +192,8 @@ def _check(model: object, N: object, test: object, variant: object, attributes_a
         SubsetNaiveBayes(a).check(model, name)  # type: ignore[arg-type]
     if isinstance(N, bool) or not isinstance(N, int) or N < 4:
         raise InvalidArgument(f"N must be an integer >= 4, got {N!r}")
+    if N >= 2**62:  # count tables are numpy int64
+        raise InvalidArgument(f"N = {N} is beyond the 64-bit counts of the simulation; use N < 2^62 (about 4.6e18)")
     if test == "mcnemar":
         if isinstance(test_size, bool) or not isinstance(test_size, int) or not 1 <= test_size < N:
             raise InvalidArgument(f"McNemar needs test_size, an integer in 1..N-1 = 1..{N - 1}, got {test_size!r}")

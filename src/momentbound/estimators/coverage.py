@@ -326,6 +326,8 @@ def interval_coverage(
     start = time.perf_counter()
     classifier = as_classifier(NaiveBayes() if classifier is None else classifier)
     _check(method, target, splitter, nominal, N)
+    if isinstance(N, int) and N >= 2**62:  # count tables are numpy int64
+        raise InvalidArgument(f"N = {N} is beyond the 64-bit counts of the simulation; use N < 2^62 (about 4.6e18)")
     check_arguments(model, N, splitter, classifier, draws, confidence, rng)
     split = splitter.split(N)  # validates N (ImpossibleSplit)
     kind = COVERAGE_METHODS[method][0]

@@ -215,7 +215,14 @@ def monte_carlo_moments(
     N = split.N
     R = int(draws)
     folds = max(len(split.fold_sizes), 1)
+    if N >= 2**62:  # count tables are numpy int64
+        raise InvalidArgument(f"N = {N} is beyond the 64-bit counts of the simulation; use N < 2^62 (about 4.6e18)")
     seconds = 1e-6 * R * folds * model.n_cells
+    # splitters other than these draw datasets point by point: (draws, N) arrays (measured: a
+    # (300, 1e9) float array was the first allocation of ShuffleSplit at N = 1e9)
+    pointwise = not isinstance(estimator, (GE, HoldOut, KFold, LeaveOneOut))
+    if pointwise:
+        seconds += 1e-7 * float(R) * N * folds
     B = getattr(estimator, "B", None)
     if B is not None:  # B bootstrap samples of N points per draw (measured: oob 8e-7 s, bootstrap 4e-7 s per R B N)
         seconds += 1e-6 * float(R) * float(B) * N
@@ -228,6 +235,10 @@ def monte_carlo_moments(
     # a classifier with a naive Bayes form is simulated in that form (the same law, exact scores)
     form = classifier.exact_form(model)
     memory = memory_estimate((model if form is None else form.model).n_cells, max(1, len(split.fold_sizes)), R)
+    if pointwise:
+        memory += 8.0 * float(R) * N * 4
+        guard.check(f"{R} datasets of {N} points", memory=memory,
+                    fix=f"use fewer {guard.option('draws')} (at least {MIN_DRAWS}) or a smaller {guard.option('N')}")
     if B is not None:  # one chunk of draws holds (draws, B, N) arrays of samples, votes and scores
         memory += 8.0 * max(float(B) * N, 4e6) * (8 + 2 * model.n_classes)
         guard.check(f"{guard.option('bootstraps', B)} bootstrap samples of {N} points per draw", memory=memory,

@@ -75,9 +75,11 @@ def _check_work(statistic: Statistic, order: int, max_seconds: float | None) -> 
         return
     est = estimated_seconds(statistic, order)
     if est > max_seconds:
-        best = order
-        while best > 1 and estimated_seconds(statistic, best) > max_seconds:
-            best -= 1
+        lo, hi = 1, order  # the largest order within the limit, by bisection (orders may be huge)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if estimated_seconds(statistic, mid) <= max_seconds else (lo, mid)
+        best = lo
         from momentbound.errors import WorkLimitExceeded
         from momentbound.guard import option
 
