@@ -11,7 +11,9 @@ run is small by its own estimate. Whatever the value:
   the guard lets through plus numba's compilation) turns a run the guard should have refused
   into a test failure instead of a hung suite;
 * no memory past the limit: the process's peak resident memory may not grow by more than
-  1 GiB over a case (the guard allows 400 MiB).
+  1 GiB over a case (the guard allows 400 MiB), and during the case its address space is capped
+  (``RLIMIT_AS``) at 3 GiB above what it was, so a missing guard fails with ``MemoryError``
+  instead of exhausting the machine.
 """
 
 from __future__ import annotations
@@ -99,6 +101,17 @@ def _with_value(args: list[str], option: str, value: str) -> list[str]:
     return out
 
 
+def _address_space() -> int | None:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
 def _peak_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
 
@@ -124,6 +137,11 @@ def test_extreme_numbers_are_refused_cleanly_or_run_within_the_limits(case: tupl
     if name == "demo":
         args += ["--out", str(tmp_path_factory.mktemp("demo"))]
     before = _peak_bytes()
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    space = _address_space()
+    if space is not None:
+        cap = space + 3 * 2**30
+        resource.setrlimit(resource.RLIMIT_AS, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
     previous = signal.signal(signal.SIGPROF, _alarm)
     signal.setitimer(signal.ITIMER_PROF, CPU_SECONDS)
     try:
@@ -131,6 +149,7 @@ def test_extreme_numbers_are_refused_cleanly_or_run_within_the_limits(case: tupl
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGPROF, previous)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     shown = " ".join(args)
     if res.exception is not None and not isinstance(res.exception, SystemExit):
         raise AssertionError(f"{shown}: {type(res.exception).__name__}: {res.exception}") from res.exception
