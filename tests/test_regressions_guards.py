@@ -215,3 +215,25 @@ def test_work_estimates_cover_measured_counts() -> None:
     assert memory >= 8 * 1000 * 50 * 2  # the datasets and the labels of one split
     p = MomentProblem((1, 5, 30), Support.grid(0, 10), Event.le(3))
     assert band_work(p, 5)[2] == 5 and band_work(p, None)[2] == 11
+
+
+def test_force_removes_the_files_of_an_interrupted_or_earlier_run_and_keeps_the_users(tmp_path: Path) -> None:
+    from momentbound.output import JOURNAL_NAME, MANIFEST_NAME, claim_folder, verify_manifest
+
+    out = tmp_path / "run"
+    first = claim_folder(out)
+    first.write_text("a.txt", "a")
+    first.write_text("sub.csv", "x,y\n")
+    first.release()  # interrupted: no manifest, only the journal knows a.txt and sub.csv
+    (out / "mine.txt").write_text("the user's")
+    assert sorted(p.name for p in out.iterdir()) == sorted([JOURNAL_NAME, "a.txt", "mine.txt", "sub.csv"])
+    with claim_folder(out, force=True) as second:
+        assert not (out / "a.txt").exists() and not (out / "sub.csv").exists()
+        second.write_text("c.txt", "c")
+        second.write_manifest(command="test")
+    assert sorted(p.name for p in out.iterdir()) == sorted([MANIFEST_NAME, "c.txt", "mine.txt"])
+    with claim_folder(out, force=True) as third:  # a complete earlier run: its manifest's files go
+        third.write_text("d.txt", "d")
+        third.write_manifest(command="test")
+    assert sorted(p.name for p in out.iterdir()) == sorted([MANIFEST_NAME, "d.txt", "mine.txt"])
+    assert [f["path"] for f in verify_manifest(out)["files"]] == ["d.txt"]
