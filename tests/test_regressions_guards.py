@@ -52,7 +52,7 @@ REFUSED: dict[str, tuple[list[str], str]] = {
     "estimate-bootstrap-1e6-montecarlo": (["estimate", *CELLS, "--N", "20", "--estimator", "bootstrap",
                                            "--bootstraps", "1000000", "--backend", "montecarlo"], TIME),
     "estimate-shuffle-N-1e9-montecarlo": (["estimate", *CELLS, "--N", "1000000000", "--estimator", "shuffle-split",
-                                           "--backend", "montecarlo", "--draws", "300"], MEMORY),
+                                           "--backend", "montecarlo", "--draws", "300"], TIME + "|" + MEMORY),
     "band-points-1e5": (["band", "--moments", "1,5,55/2", "--support", "grid:0:10", "--points", "100000"], TIME),
     "band-points-1e9": (["band", "--moments", "1,5,55/2", "--support", "grid:0:10", "--points", "1000000000"],
                         MEMORY),

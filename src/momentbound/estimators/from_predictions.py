@@ -565,7 +565,7 @@ def estimator_moments(
         if seconds > max_seconds:
             raise WorkLimitExceeded(
                 f"the {engine.backend.name} backend would take about {seconds:.2g} s at training size {n} "
-                f"(limit {max_seconds:g} s); use {option('backend', 'montecarlo')} (conditional Monte Carlo, "
+                f"(limit {max_seconds:g} s, {option('max_seconds', int(max_seconds) if float(max_seconds).is_integer() else max_seconds)}); use {option('backend', 'montecarlo')} (conditional Monte Carlo, "
                 f"confidence intervals), a smaller N, or {option('max_seconds', None)} to run it anyway"
             )
         cross = getattr(engine.backend, "estimated_cross_seconds", None)
@@ -575,7 +575,7 @@ def estimator_moments(
                 cost = "need more memory than their limit" if math.isinf(seconds) else f"would take about {seconds:.2g} s"
                 raise WorkLimitExceeded(
                     f"the {engine.backend.name} backend's cross-validation cross terms {cost} "
-                    f"(limit {max_seconds:g} s); use {option('backend', 'montecarlo')} (conditional Monte "
+                    f"(limit {max_seconds:g} s, {option('max_seconds', int(max_seconds) if float(max_seconds).is_integer() else max_seconds)}); use {option('backend', 'montecarlo')} (conditional Monte "
                     f"Carlo, confidence intervals), a smaller N, or {option('max_seconds', None)} to run it anyway"
                 )
     check_cross_memory(engine, split, estimator, covariance)  # before any work
