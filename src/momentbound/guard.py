@@ -24,6 +24,7 @@ momentbound.errors.WorkLimitExceeded: 1e9 draws would take about 1e+03 s (limit 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -32,7 +33,7 @@ from typing import Any
 
 from momentbound.errors import InvalidArgument, MemoryLimitExceeded, WorkLimitExceeded
 
-__all__ = ["DEFAULT_SECONDS", "Limits", "limits", "seconds_limit", "memory_limit", "check", "option",
+__all__ = ["DEFAULT_SECONDS", "Limits", "limits", "active", "cli_mode", "default_memory", "physical_memory", "seconds_limit", "memory_limit", "check", "option",
            "size_text", "parse_size"]
 
 #: the default time limit of a guarded call, in seconds
@@ -85,10 +86,29 @@ def active() -> Limits | None:
 
 
 def default_memory() -> float:
-    from momentbound.probability.exact_backend import physical_memory
-
+    """80% of :func:`physical_memory` (``inf`` where it is unknown)."""
     total = physical_memory()
     return math.inf if math.isinf(total) else MEMORY_SHARE * total
+
+
+def physical_memory() -> float:
+    """Bytes this process may use: the machine's physical memory, or the cgroup (container) limit
+    where that is lower; ``inf`` where neither is known."""
+    try:
+        pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+        total = float(pages * size) if pages > 0 and size > 0 else math.inf
+    except (ValueError, OSError, AttributeError):
+        total = math.inf
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        if text.isdigit() and 0 < int(text) < total:
+            total = float(int(text))
+    return total
+
 
 
 def seconds_limit(given: float | None) -> float | None:
@@ -180,7 +200,7 @@ def check(what: str, *, seconds: float | None = None, memory: float | None = Non
         route = fix if memory_fix is None else memory_fix
         raise MemoryLimitExceeded(
             f"{what} would hold about {size_text(memory)} (limit {size_text(mem_lim)}); "
-            f"{route + ', or ' if route else ''}{'--max-memory SIZE' if _cli() else 'max_memory=... (bytes)'} "
+            f"{route + ', or ' if route else ''}{'--max-memory SIZE' if cli_mode() else 'max_memory=... (bytes)'} "
             "on a machine with that much memory"
         )
     if seconds is not None and sec_lim is not None and (math.isnan(seconds) or seconds > sec_lim):
@@ -194,6 +214,6 @@ def _num(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
-def _cli() -> bool:
+def cli_mode() -> bool:
     lim = _ACTIVE.get()
     return lim is not None and lim.cli

@@ -250,7 +250,7 @@ def monte_carlo_moments(
             f"{guard.option('draws', R)} would hold about {guard.size_text(memory)} of per-draw results (limit "
             f"{guard.size_text(limit)}); use {guard.option('draws')} <= {int(limit / per):,} and combine runs "
             "with different seeds if a narrower interval is needed"
-            + (", or --max-memory SIZE on a machine with that much memory" if guard._cli() else "")
+            + (", or --max-memory SIZE on a machine with that much memory" if guard.cli_mode() else "")
         )
     with ProgressBar(R, progress, f"montecarlo {estimator.describe()}, N={N}", memory) as bar, \
             fit_scheduler(scheduler, workers) as where:

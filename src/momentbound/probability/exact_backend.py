@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -12,6 +11,7 @@ from typing import ClassVar
 import numpy as np
 
 from momentbound.errors import InvalidArgument, MemoryLimitExceeded
+from momentbound.guard import physical_memory  # noqa: F401  (re-exported: defined with the other limits)
 from momentbound.exact import cross1d, predictions, reduced_states, two_class_predictions
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
@@ -26,25 +26,6 @@ CROSS_MEMORY_BYTES = 2 * 2**30
 
 #: measured peaks of the multi-attribute cross terms reach this multiple of their estimate
 MEMORY_MARGIN = 1.3
-
-
-def physical_memory() -> float:
-    """Bytes this process may use: the machine's physical memory, or the cgroup (container) limit
-    where that is lower; ``inf`` where neither is known."""
-    try:
-        pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
-        total = float(pages * size) if pages > 0 and size > 0 else math.inf
-    except (ValueError, OSError, AttributeError):
-        total = math.inf
-    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
-        try:
-            with open(path) as f:
-                text = f.read().strip()
-        except OSError:
-            continue
-        if text.isdigit() and 0 < int(text) < total:
-            total = float(int(text))
-    return total
 
 
 @dataclass(frozen=True)
