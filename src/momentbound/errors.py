@@ -21,6 +21,8 @@ __all__ = [
     "ClassifierFailed",
     "UnknownMethod",
     "DestinationError",
+    "MemoryLimitExceeded",
+    "WorkLimitExceeded",
 ]
 
 
@@ -114,3 +116,7 @@ class DestinationError(InvalidArgument):
         super().__init__(message)
         self.path = path
         self.reason = reason
+
+
+class WorkLimitExceeded(InvalidArgument):
+    """A computation would take longer than its time limit (``max_seconds``); refused before any work."""

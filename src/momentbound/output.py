@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
 __all__ = [
+    "JOURNAL_NAME",
     "LOCK_NAME",
     "MANIFEST_NAME",
     "OutputFile",
@@ -69,6 +70,9 @@ __all__ = [
 MANIFEST_NAME = "manifest.json"
 #: Lock file of a folder run (created with ``O_EXCL``, removed when the run ends).
 LOCK_NAME = ".momentbound.lock"
+#: the files a run has written so far, one relative path a line (removed once the manifest is
+#: written): what ``force`` removes after an interrupted run, whose files no manifest lists
+JOURNAL_NAME = ".momentbound.files"
 _PART = ".part"
 _PROBE_BYTES = 4096
 
@@ -417,7 +421,11 @@ class OutputFolder(_Claim):
             full = Path(p).resolve()
             if not full.is_relative_to(root):
                 raise ValueError(f"{p} is not inside {self.path}")
-            self._files[full.relative_to(root).as_posix()] = full
+            rel = full.relative_to(root).as_posix()
+            if rel not in self._files:
+                with open(self.path / JOURNAL_NAME, "a", encoding="utf-8") as journal:
+                    journal.write(rel + "\n")
+            self._files[rel] = full
 
     def write_text(self, name: str, text: str) -> Path:
         """Write a text file atomically and record it."""
@@ -455,7 +463,10 @@ class OutputFolder(_Claim):
         from momentbound import __version__
 
         document = {**info, "complete": True, "created": _now(), "momentbound": __version__, "files": files}
-        return write_json(self.file(MANIFEST_NAME), document)
+        path = write_json(self.file(MANIFEST_NAME), document)
+        with suppress(FileNotFoundError):
+            (self.path / JOURNAL_NAME).unlink()
+        return path
 
 
 class OutputFile(_Claim):
@@ -476,6 +487,19 @@ def _sha256(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def _earlier_outputs(folder: Path) -> list[str]:
+    """Relative paths an earlier run wrote here: its manifest's files and its journal's lines
+    (only paths inside ``folder``)."""
+    names: list[str] = []
+    with suppress(OSError, ValueError, TypeError, AttributeError):
+        doc = json.loads((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
+        names += [str(f["path"]) for f in doc.get("files", [])]
+    with suppress(OSError):
+        names += [ln.strip() for ln in (folder / JOURNAL_NAME).read_text(encoding="utf-8").splitlines() if ln.strip()]
+    root = folder.resolve()
+    return sorted({n for n in names if (folder / n).resolve().is_relative_to(root) and (folder / n).resolve() != root})
 
 
 def _entries(folder: Path, ignore: Iterable[str]) -> list[str]:
@@ -533,8 +557,11 @@ def claim_folder(
                 path=folder, reason="occupied",
             )
         if force:
+            for rel in _earlier_outputs(folder):  # an earlier run's files, complete or interrupted
+                with suppress(FileNotFoundError, IsADirectoryError, PermissionError):
+                    (folder / rel).unlink()
             for name in present:
-                if name in (MANIFEST_NAME, *markers) or (name.startswith(".") and name.endswith(_PART)):
+                if name in (MANIFEST_NAME, JOURNAL_NAME, *markers) or (name.startswith(".") and name.endswith(_PART)):
                     with suppress(FileNotFoundError):
                         (folder / name).unlink()
     except BaseException:

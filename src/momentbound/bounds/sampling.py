@@ -23,6 +23,7 @@ Biometrika 26 (1934).
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -223,6 +224,9 @@ class SamplingMethod(BoundMethod):
         Which interval becomes ``lower``/``upper`` (the other is in the message).
     rng : numpy.random.Generator, int or None
         Source of randomness.
+    max_seconds : float or None
+        Refuse (``WorkLimitExceeded``) before any draw when the draws would take longer
+        (:mod:`momentbound.guard`); ``None`` lifts the limit.
 
     Example
     -------
@@ -238,17 +242,28 @@ class SamplingMethod(BoundMethod):
 
     name = "sampling"
     kind = Kind.ESTIMATE
-    options = {"draws": 1000, "confidence": 0.95, "interval": "clopper-pearson", "rng": None}
+    options = {"draws": 1000, "confidence": 0.95, "interval": "clopper-pearson", "rng": None,
+               "max_seconds": 120.0}
 
     def applies(self, problem: MomentProblem) -> str | None:
         if problem.statistic_sampler is None:
             return "needs problem.statistic_sampler (e.g. naive_bayes_sampler(model, N, x)) to draw samples"
-        return None
+        return getattr(problem.statistic_sampler, "unavailable", None)
 
     def _solve(self, problem: MomentProblem, **options: Any) -> BoundResult:
+        from momentbound import guard
+
         interval = options["interval"]
         if interval not in INTERVALS:
             raise InvalidArgument(f"interval must be one of {INTERVALS}, got {interval!r}")
+        draws = _check_draws(options["draws"])
+        per = getattr(problem.statistic_sampler, "seconds_per_draw", None)
+        if per is None and draws > 10_000:  # an unknown sampler: time a small batch first
+            probe = time.perf_counter()
+            problem.statistic_sampler(_check_rng(0), 1000)  # type: ignore[misc]
+            per = (time.perf_counter() - probe) / 1000
+        guard.check(f"{guard.option('draws', draws)} samples", seconds=None if per is None else per * draws,
+                    max_seconds=options["max_seconds"], fix=f"use fewer {guard.option('draws')}")
         est = estimate_probability(
             problem.statistic_sampler,  # type: ignore[arg-type]
             problem.event,

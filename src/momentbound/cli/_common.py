@@ -123,8 +123,8 @@ def library_error(exc: Exception) -> click.ClickException:
     from momentbound.errors import SolverFailed
 
     if isinstance(exc, SolverFailed):
-        return click.ClickException(f"{type(exc).__name__}: {exc}")
-    return UserError(f"{type(exc).__name__}: {exc}")
+        return click.ClickException(cli_hints(f"{type(exc).__name__}: {exc}"))
+    return UserError(cli_hints(f"{type(exc).__name__}: {exc}"))
 
 
 @contextmanager
@@ -136,7 +136,7 @@ def user_errors(writing: str = "the plot") -> Iterator[None]:
     try:
         yield
     except MomentboundError as exc:
-        raise UserError(f"{type(exc).__name__}: {exc}") from exc
+        raise UserError(cli_hints(f"{type(exc).__name__}: {exc}")) from exc
     except OSError as exc:
         raise UserError(f"cannot write {writing}: {exc}") from exc
 
@@ -154,3 +154,97 @@ def check_plot_path(path: str | None) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(f"--plot: cannot create the directory {str(target.parent)!r}: {exc}") from exc
+    if target.is_dir():
+        raise UserError(f"--plot {path!r} is a directory; give a .png file name")
+    import tempfile
+
+    try:  # writable, before any work: a probe file beside the target, removed at once
+        with tempfile.NamedTemporaryFile(dir=target.parent, prefix=".momentbound-probe-"):
+            pass
+    except OSError as exc:
+        raise UserError(f"--plot: cannot write into {str(target.parent)!r}: {exc}") from exc
+
+
+def _seconds_option(text: str) -> float | None:
+    t = text.strip().lower()
+    if t in ("none", "0", "inf", "infinity", "unlimited"):
+        return None
+    try:
+        value = float(t)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise UserError(f"--max-seconds must be a positive number of seconds, or none (or 0) for no limit, got {text!r}")
+    return value
+
+
+def limit_options(func: Any) -> Any:
+    """``--max-seconds`` and ``--max-memory`` for a command with a work guard: every guard of the
+    library inside the command uses them (``momentbound.guard.limits``), and its refusals name these
+    options."""
+    import functools
+
+    from momentbound.guard import DEFAULT_SECONDS
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, max_seconds: str, max_memory: str | None, **kwargs: Any) -> Any:
+        from momentbound import guard
+
+        seconds = _seconds_option(max_seconds)
+        memory: Any = guard.default_memory()
+        if max_memory is not None:
+            try:
+                memory = guard.parse_size(max_memory)
+            except ValueError:
+                raise UserError(f"--max-memory must be a size such as 2G, 500M or 1.5GiB (bytes without a suffix), "
+                                f"or none for no limit, got {max_memory!r}") from None
+        with guard.limits(seconds, memory, cli=True):
+            return func(*args, **kwargs)
+
+    wrapper = click.option(
+        "--max-memory", default=None, metavar="SIZE",
+        help="Refuse a run estimated to hold more memory (e.g. 2G, 500M; none: no limit) [default: 80% of "
+        "this machine's memory].")(wrapper)
+    wrapper = click.option(
+        "--max-seconds", default=f"{DEFAULT_SECONDS:g}", show_default=True, metavar="SECONDS",
+        help="Refuse a run estimated to take longer (none or 0: no limit).")(wrapper)
+    return wrapper
+
+
+_HINT = None
+
+
+def cli_hints(text: str) -> str:
+    """A library message with its keyword-argument hints (``backend='montecarlo'``,
+    ``max_seconds=None``, ``draws=...``) written as the running command's options
+    (``--backend montecarlo``), where the command has that option."""
+    import re
+
+    global _HINT
+    if _HINT is None:
+        _HINT = re.compile(r"\b([a-z][a-z_]*)=(?:'([^']*)'|\"([^\"]*)\"|(None|True|False|[\w.+-]+))")
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return text
+    flags = {opt for p in ctx.command.params for opt in getattr(p, "opts", ())}
+
+    def in_call(end: int) -> bool:  # inside ``HoldOut(test_size=4)``: a description, not a hint
+        stack = []
+        for i, ch in enumerate(text[:end]):
+            if ch == "(":
+                stack.append(i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_"))
+            elif ch == ")" and stack:
+                stack.pop()
+        return any(stack)
+
+    def swap(m: Any) -> str:
+        name = m.group(1)
+        flag = "--" + name.replace("_", "-")
+        if flag not in flags or in_call(m.start()):
+            return m.group(0)
+        value = next(v for v in m.group(2, 3, 4) if v is not None)
+        if value in ("None", "True", "False"):
+            value = value.lower()
+        return f"{flag} {value}"
+
+    return _HINT.sub(swap, text)

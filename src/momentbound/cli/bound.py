@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import (UserError, emit_json, exact_text, library_error, parse_int_list, parse_str_list,
-                                     print_table)
+from momentbound.cli._common import (UserError, emit_json, exact_text, library_error, limit_options,
+                                     parse_int_list, parse_str_list, print_table)
 
 #: the model form's exact value comes from the law of Z_x (z_distribution) below this N for
 #: events other than the sign of Z; P[Z > 0], P[Z = 0] and P[Z < 0] exist for every N
@@ -77,6 +77,21 @@ def _exact_row(model: Any, N: int, x: tuple[int, ...], ev: Any) -> dict[str, Any
     return {"method": "exact", "kind": "exact", "lower": value, "upper": value, "certified": True,
             "status": "exact", "seconds": time.perf_counter() - start, "lower_exact": exact_text(exact),
             "upper_exact": exact_text(exact), "solver": ""}
+
+
+def _check_work(problem: Any, method: str, options: dict[str, Any], model_form: bool) -> None:
+    """Refuse before any solve when the methods to run are estimated beyond --max-seconds."""
+    from momentbound import guard
+    from momentbound.bounds import available_methods
+    from momentbound.bounds.cost import methods_seconds
+
+    names = list(available_methods(problem)) if method == "all" else [method]
+    fewer = "a smaller --order" if model_form else "fewer moments"
+    guard.check(f"{'every method' if method == 'all' else 'method ' + method} on {problem.order} moments",
+                seconds=methods_seconds(problem, names, options),
+                fix=f"use {fewer}" + (", fewer --draws" if "sampling" in names and model_form else "")
+                + (" or one --method (e.g. lp)" if method == "all" else "")
+                + (" or the default solver (no --solver)" if options.get("solver") else ""))
 
 
 def _row(result: Any) -> dict[str, Any]:
@@ -188,6 +203,7 @@ def _moment_problem(
               help="Solve lp, lp-dual, sqp and sdp through cvxpy with this installed solver (CLARABEL, SCS, HIGHS, ...); "
                    "results are verified in exact arithmetic as on the default path.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of a table.")
+@limit_options
 def command(
     moments: str | None, support: str | None, event: str, shape: str | None, mode_: str | None,
     moments_lo: str | None, moments_hi: str | None, sample: str | None, confidence: float, sample_moments: int,
@@ -258,6 +274,7 @@ def command(
             options["solver"] = solver
         rows: list[dict[str, Any]] = []
         exact_row = None
+        _check_work(problem, method, options, model_form)
         if model_form and with_exact:
             exact_row = _exact_row(model, N, x, ev)  # type: ignore[arg-type]
         if method == "all":

@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import UserError, emit_json, library_error, parse_int_list, parse_str_list, print_table
+from momentbound.cli._common import (UserError, emit_json, library_error, limit_options, parse_int_list, parse_str_list,
+                                     print_table)
 from momentbound.cli._files import claim_output_file, force_option, write_errors
 
 
@@ -36,6 +37,7 @@ def _fmt(v: object) -> str:
 @click.option("--support", default=None, help="With --solvers and --moments: grid:LO:HI | interval:A:C | finite:... | real")
 @click.option("--event", default="gt:0", show_default=True, help="With --solvers and --moments: the event.")
 @force_option
+@limit_options
 @write_errors
 def command(Ns: str, order: int, methods: str, draws: int, seed: int, as_json: bool, out: Path | None,
             solvers: str | None, moments: str | None, support: str | None, event: str, force: bool) -> None:
@@ -70,6 +72,10 @@ def command(Ns: str, order: int, methods: str, draws: int, seed: int, as_json: b
     if seed < 0:
         raise UserError(f"--seed must be an integer >= 0 (a numpy seed), got {seed}")
     names = parse_str_list(methods, name="--methods") if methods.strip() else None
+    try:
+        _check_work(sizes, order, names, draws)
+    except MomentboundError as exc:
+        raise UserError(f"{type(exc).__name__}: {exc}") from exc
     csv = None if out is None else claim_output_file(out, force=force)
     try:
         table = compare_methods(sizes, order, methods=names, rng=seed, draws=draws)
@@ -83,6 +89,26 @@ def command(Ns: str, order: int, methods: str, draws: int, seed: int, as_json: b
     cols = ("method", "N", "kind", "status", "seconds", "lower", "upper", "width", "exact", "contains_exact")
     rows = [[_fmt(r.as_dict()[c]) for c in cols] for r in table.rows]
     print_table(f"P[Z > 0], {table.model}, {table.order} moments", cols, rows)
+
+
+def _check_work(sizes: list[int], order: int, names: list[str] | None, draws: int) -> None:
+    """The table's time estimate (the exact column, every method at every N) against --max-seconds."""
+    from types import SimpleNamespace
+
+    from momentbound import guard
+    from momentbound.bounds.cost import SECONDS_PER_SQUARED_ORDER, methods_seconds
+    from momentbound.exact.zlaw import estimated_seconds
+    from momentbound.model.paper import equal_cells_model
+
+    model = equal_cells_model((2, 2))
+    chosen = names if names is not None else [m for m in SECONDS_PER_SQUARED_ORDER if m != "exact"]
+    problem = SimpleNamespace(order=order, support=None,
+                              statistic_sampler=SimpleNamespace(seconds_per_draw=2e-7 * model.n_cells))
+    # the exact column's estimate is a lower one: measured 2.0-2.3x on one core (N = 1000, 2000)
+    seconds = sum(2.3 * estimated_seconds(model, n) + methods_seconds(problem, chosen, {"draws": draws})
+                  for n in sizes)
+    guard.check(f"the comparison at N = {','.join(map(str, sizes))} from {order} moments", seconds=seconds,
+                fix="use fewer or smaller --N, a smaller --order or fewer --methods")
 
 
 def _solver_table(Ns: str, order: int, methods: str, solvers: str, moments: str | None, support: str | None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from momentbound.cli._common import UserError, emit_json, parse_int_list, print_table
+from momentbound.cli._common import UserError, limit_options, emit_json, parse_int_list, print_table
 from momentbound.cli.coverage import check_seed, interval_fields, model_and_run_options
 from momentbound.cli.estimate import build_model, fmt, library_errors
 
@@ -19,6 +19,7 @@ from momentbound.cli.estimate import build_model, fmt, library_errors
 @click.option("--variant", type=click.Choice(["exact", "chi2"]), default="exact", show_default=True,
               help="McNemar: exact binomial or continuity-corrected chi-square.")
 @click.option("--level", type=float, default=0.05, show_default=True, help="Significance level.")
+@limit_options
 @library_errors
 def command(arities: str, cells: str, n_classes: int | None, ties: str, alpha: str, N: int, draws: int,
             confidence: float, seed: int, as_json: bool, test: str, attributes_a: str, attributes_b: str,

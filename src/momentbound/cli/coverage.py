@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import UserError, emit_json, print_table
+from momentbound.cli._common import UserError, limit_options, emit_json, print_table
 from momentbound.cli.estimate import build_classifier, build_model, fmt, library_errors
 
 METHODS = ("clopper-pearson", "wald", "naive-cv", "nadeau-bengio")
@@ -60,6 +60,7 @@ def interval_fields(name: str, value: Any) -> dict[str, float]:
                    "ShuffleSplit).")
 @click.option("--splits", type=int, default=None, help="Splits of nadeau-bengio.")
 @click.option("--nominal", type=float, default=0.95, show_default=True, help="Level of the user's interval.")
+@limit_options
 @library_errors
 def command(arities: str, cells: str, n_classes: int | None, ties: str, alpha: str, N: int, draws: int,
             confidence: float, seed: int, as_json: bool, method: str, target: str, test_size: int | None,

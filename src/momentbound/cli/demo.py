@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import emit_json, print_table
+from momentbound.cli._common import emit_json, limit_options, print_table
 from momentbound.cli._files import claim_output_folder, force_option, write_errors
 from momentbound.cli.estimate import library_errors
 
@@ -28,16 +28,61 @@ def _check_arguments(order: int, n_cv: int, n_cdf: int) -> list[int]:
             f"must be at least 2 (section 1 shows the variance and the standardized moments), got {order}",
             param_hint="--order",
         )
-    divisors = [v for v in range(2, n_cv + 1) if n_cv % v == 0]
+    if n_cdf < 1:
+        raise click.BadParameter(f"must be a positive integer, got {n_cdf}", param_hint="--cdf-N")
+    if n_cv < 1:
+        raise click.BadParameter(f"must be a positive integer, got {n_cv}", param_hint="--N")
+    _check_work(order, n_cv, n_cdf, 2)  # before the divisors, which take sqrt(N) steps
+    divisors = _divisors(n_cv)
+    _check_work(order, n_cv, n_cdf, len(divisors))
     if len(divisors) < 2:
         raise click.BadParameter(
             f"the CV study draws a curve over the divisors v >= 2 of N (equal folds), so N needs at "
             f"least two of them, e.g. 12, 20 or 40; got {n_cv}, which has {len(divisors)}",
             param_hint="--N",
         )
-    if n_cdf < 1:
-        raise click.BadParameter(f"must be a positive integer, got {n_cdf}", param_hint="--cdf-N")
     return divisors
+
+
+#: CPU seconds of the CV study per point and fold count (measured: N = 40, 7 fold counts, 3.7 s
+#: with the compilation; N = 360, 23 fold counts, 12.8 s)
+_CV_SECONDS = 4e-3
+#: the demo's fixed cost: two studies' figures, CSVs and claim checks (measured: 4 s of CPU at
+#: N = 4, --cdf-N 1, order 2, compilation included)
+_DEMO_SECONDS = 3.0
+
+
+def _divisors(n: int) -> list[int]:
+    """The divisors v >= 2 of n, in increasing order (sqrt(n) steps)."""
+    small, large = [], []
+    v = 1
+    while v * v <= n:
+        if n % v == 0:
+            small.append(v)
+            if v * v != n:
+                large.append(n // v)
+        v += 1
+    return [d for d in small + large[::-1] if d >= 2]
+
+
+def _check_work(order: int, n_cv: int, n_cdf: int, n_folds: int) -> None:
+    """The demo's time estimate (CV study, cdf-method table, moments) against --max-seconds."""
+    from types import SimpleNamespace
+
+    from momentbound import guard
+    from momentbound.bounds.cost import methods_seconds
+    from momentbound.bounds.cost import SECONDS_PER_SQUARED_ORDER
+    from momentbound.exact.zlaw import estimated_seconds
+    from momentbound.model.paper import equal_cells_model
+    from momentbound.studies.method_comparison import MAX_N
+
+    seconds = _DEMO_SECONDS + _CV_SECONDS * float(n_cv) * n_folds
+    if n_cdf <= MAX_N:  # beyond it the table refuses by itself
+        seconds += 2.0 * estimated_seconds(equal_cells_model((2, 2)), n_cdf)
+    seconds += methods_seconds(SimpleNamespace(order=order), SECONDS_PER_SQUARED_ORDER)
+    guard.check(f"the demo (CV study at N = {n_cv} over {n_folds}+ fold counts, cdf methods at N = {n_cdf} "
+                f"from {order} moments)", seconds=seconds,
+                fix="use a smaller --N, --cdf-N or --order")
 
 
 def _study_document(result: Any) -> dict[str, Any]:
@@ -88,6 +133,7 @@ def _moments_table(order: int, as_json: bool) -> list[dict[str, Any]]:
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON document (the three sections' data and claim checks) instead of tables.")
 @force_option
+@limit_options
 @library_errors
 @write_errors
 def command(order: int, n_cv: int, n_cdf: int, out: Path | None, as_json: bool, force: bool) -> None:

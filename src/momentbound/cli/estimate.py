@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import UserError, emit_json, parse_int_list, parse_str_list, print_table
+from momentbound.cli._common import UserError, cli_hints, emit_json, limit_options, parse_int_list, parse_str_list, print_table
 
 def _estimator_choices() -> tuple[str, ...]:
     from momentbound.splitters import SPLITTERS
@@ -259,9 +259,9 @@ def library_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except SolverFailed as exc:
-            raise click.ClickException(f"{type(exc).__name__}: {exc}") from exc
+            raise click.ClickException(cli_hints(f"{type(exc).__name__}: {exc}")) from exc
         except MomentboundError as exc:
-            raise UserError(f"{type(exc).__name__}: {exc}") from exc
+            raise UserError(cli_hints(f"{type(exc).__name__}: {exc}")) from exc
 
     return wrapper
 
@@ -429,6 +429,7 @@ def check_montecarlo(backend: str, covariance: str, draws: int | None) -> None:
               "(default: when stderr is a terminal and the run takes over 2 s; exact: ge, holdout, cv, "
               "stratified-cv and loo).")
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
+@limit_options
 @library_errors
 def command(
     arities: str, cells: str, n_classes: int | None, classifier_name: str, params: tuple[str, ...], ties: str,

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import click
 
-from momentbound.cli._common import UserError, emit_json, parse_int_list, parse_str_list, print_table
+from momentbound.cli._common import UserError, emit_json, parse_int_list, parse_str_list, print_table, limit_options
 from momentbound.errors import MomentboundError
 
 
@@ -31,6 +31,7 @@ def _fmt(v: object) -> str:
 @click.option("--exact", is_flag=True, help="Print exact rationals p/q.")
 @click.option("--central", is_flag=True, help="Central moments instead of raw moments.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@limit_options
 def command(arities: str, cells: str, N: int, at: str, order: int, classes: str | None,
             exact: bool, central: bool, as_json: bool) -> None:
     """Moments E[Z^k], k = 0..order, of Z_x^{k,l} under Multinomial(N, cells)."""

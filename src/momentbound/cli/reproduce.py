@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import sys
+
 import click
 
 from momentbound.cli._common import emit_json
@@ -30,13 +32,14 @@ def _names(name: str) -> list[str]:
               help="Folder for the CSV, PNG and claim-check files (created if missing).")
 @click.option("--quick", is_flag=True, help="Small grids and N (seconds) instead of the paper's scale.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
-@click.option("--no-progress", is_flag=True, help="Do not draw progress bars.")
+@click.option("--progress/--no-progress", "progress", default=None,
+              help="Progress bars on stderr (default: only when stderr is a terminal; --progress draws them anyway).")
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a Markdown report (claims, evidence, figures) to this file.")
 @force_option
 @library_errors
 @write_errors
-def command(name: str, out: Path, quick: bool, as_json: bool, no_progress: bool, report: Path | None,
+def command(name: str, out: Path, quick: bool, as_json: bool, progress: bool | None, report: Path | None,
             force: bool) -> None:
     """Reproduce the paper's study NAME (or `all`): data as CSV, figure as PNG, claim checks.
 
@@ -62,7 +65,7 @@ def command(name: str, out: Path, quick: bool, as_json: bool, no_progress: bool,
         TextColumn("{task.completed}/{task.total}"),
         TimeElapsedColumn(),
         console=console,
-        disable=no_progress or as_json,
+        disable=not (progress if progress is not None else (sys.stderr.isatty() and not as_json)),
     ) as bars:
         for n in names:
             task = bars.add_task(f"{n} ({STUDIES[n].figures})", total=None)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import sys
+
 import click
 
-from momentbound.cli._common import UserError, emit_json, parse_str_list, print_table
+from momentbound.cli._common import UserError, emit_json, limit_options, parse_str_list, print_table
 from momentbound.cli._files import claim_output_file, force_option, write_errors
 from momentbound.cli.estimate import (
     ESTIMATOR_CHOICES,
@@ -93,7 +95,8 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
               help="Write the rows to this CSV file (an existing file needs --force).")
 @force_option
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
-@click.option("--no-progress", is_flag=True, help="Do not draw the progress bar (stderr).")
+@click.option("--progress/--no-progress", "progress", default=None,
+              help="Progress bar on stderr (default: only when stderr is a terminal; --progress draws it anyway).")
 @click.option("--dask", "use_dask", is_flag=True, help="Run the rows on a local Dask cluster (2 workers); with "
               "--backend montecarlo, the fits of a sklearn: classifier.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
@@ -107,6 +110,7 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
 @click.option("--timeout", type=float, default=None, metavar="SECONDS",
               help="Seconds to wait for the scheduler at --scheduler ADDRESS to answer before giving up "
               "with an error.  [default: 5]")
+@limit_options
 @library_errors
 @write_errors
 def command(
@@ -115,7 +119,7 @@ def command(
     estimator: str, folds: int | None, repeats: str | None, average: str | None, splits: str | None,
     test_size: int | None,
     test_fraction: float | None, bootstraps: int | None, out: Path | None, as_json: bool,
-    no_progress: bool, use_dask: bool, scheduler: str | None, draws: int | None, workers: int | None,
+    progress: bool | None, use_dask: bool, scheduler: str | None, draws: int | None, workers: int | None,
     timeout: float | None, force: bool,
 ) -> None:
     """Sweep an estimator's moments; print a table (or JSON) and write CSV.
@@ -161,7 +165,7 @@ def command(
         TextColumn("{task.completed}/{task.total}"),
         TimeElapsedColumn(),
         console=Console(stderr=True),
-        disable=no_progress or as_json,
+        disable=not (progress if progress is not None else (sys.stderr.isatty() and not as_json)),
     ) as bars:
         task = bars.add_task("sweep", total=len(vals))
         tick = lambda done, total: bars.update(task, completed=done, total=total)  # noqa: E731

@@ -23,6 +23,8 @@ and sound interval arithmetic (:class:`Interval`) when the backend returns guara
 
 from __future__ import annotations
 
+from momentbound.errors import WorkLimitExceeded
+from momentbound.guard import option, seconds_limit
 import math
 
 import time
@@ -557,24 +559,25 @@ def estimator_moments(
             )
     split = estimator.split(N)
     estimate = getattr(engine.backend, "estimated_seconds", None)
+    max_seconds = seconds_limit(max_seconds)
     if max_seconds is not None and estimate is not None:
         n = max(split.train_sizes)
         seconds = estimate(engine.model, n, engine.classifier)
         if seconds > max_seconds:
-            raise InvalidArgument(
+            raise WorkLimitExceeded(
                 f"the {engine.backend.name} backend would take about {seconds:.2g} s at training size {n} "
-                f"(limit {max_seconds:g} s); use backend='montecarlo' (conditional Monte Carlo, "
-                f"confidence intervals), a smaller N, or max_seconds=None to run it anyway"
+                f"(limit {max_seconds:g} s, {option('max_seconds', int(max_seconds) if float(max_seconds).is_integer() else max_seconds)}); use {option('backend', 'montecarlo')} (conditional Monte Carlo, "
+                f"confidence intervals), a smaller N, or {option('max_seconds', None)} to run it anyway"
             )
         cross = getattr(engine.backend, "estimated_cross_seconds", None)
         if cross is not None and isinstance(estimator, (KFold, LeaveOneOut)) and covariance == "exact":
             seconds = cross(engine.model, split.N, split.fold_sizes, engine.classifier)
             if seconds > max_seconds:
                 cost = "need more memory than their limit" if math.isinf(seconds) else f"would take about {seconds:.2g} s"
-                raise InvalidArgument(
+                raise WorkLimitExceeded(
                     f"the {engine.backend.name} backend's cross-validation cross terms {cost} "
-                    f"(limit {max_seconds:g} s); use backend='montecarlo' (conditional Monte "
-                    "Carlo, confidence intervals), a smaller N, or max_seconds=None to run it anyway"
+                    f"(limit {max_seconds:g} s, {option('max_seconds', int(max_seconds) if float(max_seconds).is_integer() else max_seconds)}); use {option('backend', 'montecarlo')} (conditional Monte "
+                    f"Carlo, confidence intervals), a smaller N, or {option('max_seconds', None)} to run it anyway"
                 )
     own_estimate = getattr(estimator, "estimated_seconds", None)
     if max_seconds is not None and own_estimate is not None and getattr(engine.backend, "name", None) == "exact":

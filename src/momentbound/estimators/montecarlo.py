@@ -34,6 +34,8 @@ marginal (no simultaneous coverage across fields).
 
 from __future__ import annotations
 
+from momentbound import guard
+from momentbound.errors import MemoryLimitExceeded
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -224,22 +226,42 @@ def monte_carlo_moments(
     N = split.N
     R = int(draws)
     folds = max(len(split.fold_sizes), 1)
+    if N >= 2**62:  # count tables are numpy int64
+        raise InvalidArgument(f"N = {N} is beyond the 64-bit counts of the simulation; use N < 2^62 (about 4.6e18)")
     seconds = 1e-6 * R * folds * model.n_cells
-    if max_seconds is not None and seconds > max_seconds:
-        raise InvalidArgument(
-            f"{R} draws of {folds} fold table(s) over {model.n_cells} cells would take about {seconds:.2g} s "
-            f"(limit {max_seconds:g} s); use fewer draws (at least {MIN_DRAWS}), fewer folds (e.g. KFold(10) "
-            f"instead of leave-one-out), a smaller N, or max_seconds=None to run it anyway"
-        )
+    # splitters other than these draw datasets point by point: (draws, N) arrays (measured: a
+    # (300, 1e9) float array was the first allocation of ShuffleSplit at N = 1e9)
+    pointwise = not isinstance(estimator, (GE, HoldOut, KFold, LeaveOneOut))
+    if pointwise:
+        seconds += 1e-7 * float(R) * N * folds
+    B = getattr(estimator, "B", None)
+    if B is not None:  # B bootstrap samples of N points per draw (measured: oob 8e-7 s, bootstrap 4e-7 s per R B N)
+        seconds += 1e-6 * float(R) * float(B) * N
+    guard.check(f"{R} draws of {folds} fold table(s) over {model.n_cells} cells"
+                + ("" if B is None else f" with {B} bootstrap samples of {N} points each"), seconds=seconds,
+                max_seconds=max_seconds,
+                fix=f"use fewer {guard.option('draws')} (at least {MIN_DRAWS}), "
+                + ("fewer folds (e.g. KFold(10) instead of leave-one-out)" if B is None
+                   else f"fewer {guard.option('bootstraps')}") + f", a smaller {guard.option('N')}")
     # a classifier with a naive Bayes form is simulated in that form (the same law, exact scores)
     form = classifier.exact_form(model)
     memory = memory_estimate((model if form is None else form.model).n_cells, max(1, len(split.fold_sizes)), R)
-    if memory > MAX_MEMORY:
+    if pointwise:
+        memory += 8.0 * float(R) * N * 4
+        guard.check(f"{R} datasets of {N} points", memory=memory,
+                    fix=f"use fewer {guard.option('draws')} (at least {MIN_DRAWS}) or a smaller {guard.option('N')}")
+    if B is not None:  # one chunk of draws holds (draws, B, N) arrays of samples, votes and scores
+        memory += 8.0 * max(float(B) * N, 4e6) * (8 + 2 * model.n_classes)
+        guard.check(f"{guard.option('bootstraps', B)} bootstrap samples of {N} points per draw", memory=memory,
+                    fix=f"use fewer {guard.option('bootstraps')} or a smaller {guard.option('N')}")
+    limit = guard.memory_limit(MAX_MEMORY)
+    if limit is not None and memory > limit:
         per = memory / R
-        raise InvalidArgument(
-            f"draws={R:,} would hold about {memory / 2**30:.1f} GiB of per-draw results (limit "
-            f"{MAX_MEMORY / 2**30:.0f} GiB); use draws <= {int(MAX_MEMORY / per):,} and combine runs "
+        raise MemoryLimitExceeded(
+            f"{guard.option('draws', R)} would hold about {guard.size_text(memory)} of per-draw results (limit "
+            f"{guard.size_text(limit)}); use {guard.option('draws')} <= {int(limit / per):,} and combine runs "
             "with different seeds if a narrower interval is needed"
+            + (", or --max-memory SIZE on a machine with that much memory" if guard.cli_mode() else "")
         )
     with ProgressBar(R, progress, f"montecarlo {estimator.describe()}, N={N}", memory) as bar, \
             fit_scheduler(scheduler, workers, float(timeout)) as where:

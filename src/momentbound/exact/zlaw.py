@@ -409,15 +409,11 @@ def prob_z_positive(
     space = ComponentSpace(model.arities, (xt,))
     pk_ = float(model.prior(k))
     two = model.n_classes == 2
-    if max_seconds is not None:
-        seconds = estimated_seconds(model, N, tail)
-        if seconds > max_seconds:
-            raise InvalidArgument(
-                f"P[Z > 0] at N={N} with d={d} would take about {seconds:.3g} s "
-                f"(max_seconds={max_seconds:g}); bound it from the moments of Z instead "
-                "(momentbound.bound, or backend='bound:lp' / 'sampling' for estimator moments), "
-                "use a smaller N, or raise max_seconds (None disables the check)"
-            )
+    from momentbound.guard import check
+
+    check(f"P[Z > 0] at N={N} with d={d}", seconds=estimated_seconds(model, N, tail), max_seconds=max_seconds,
+          fix="bound it from the moments of Z instead (momentbound.bound, or backend='bound:lp' / 'sampling' for "
+          "estimator moments), use a smaller N")
     if two:
         lo, hi, dropped = hoeffding_window(N, pk_, tail)
         n_max = {k: hi, l: N - lo}

@@ -80,4 +80,11 @@ def naive_bayes_sampler(model: Any, N: int, x: Sequence[int] | int, classes: Seq
     def sample(rng: np.random.Generator, size: int) -> np.ndarray:
         return naive_bayes_z(model, rng.multinomial(int(N), probs, size=int(size)), x, classes)
 
+    # CPU time per draw for the work guard of the sampling method (measured: 0.9-1.4e-7 s per cell
+    # and draw for 4 to 32 cells, N from 6 to 1e6)
+    sample.seconds_per_draw = 2e-7 * len(probs)  # type: ignore[attr-defined]
+    # numpy draws int64 counts: beyond that the sampler cannot run (the sampling method says so)
+    sample.unavailable = (f"N = {N} is beyond numpy's 64-bit counts (N < 2^62)"  # type: ignore[attr-defined]
+                          if N >= 2**62 else None)
+
     return sample

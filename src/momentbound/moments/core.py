@@ -68,17 +68,25 @@ def estimated_seconds(statistic: Statistic, order: int) -> float:
 
 
 def _check_work(statistic: Statistic, order: int, max_seconds: float | None) -> None:
+    from momentbound.guard import seconds_limit
+
+    max_seconds = seconds_limit(max_seconds)
     if max_seconds is None or order < 2:
         return
     est = estimated_seconds(statistic, order)
     if est > max_seconds:
-        best = order
-        while best > 1 and estimated_seconds(statistic, best) > max_seconds:
-            best -= 1
-        raise InvalidArgument(
-            f"order={order} moments of {statistic.name or 'this statistic'} (degree {statistic.degree}) "
+        lo, hi = 1, order  # the largest order within the limit, by bisection (orders may be huge)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if estimated_seconds(statistic, mid) <= max_seconds else (lo, mid)
+        best = lo
+        from momentbound.errors import WorkLimitExceeded
+        from momentbound.guard import option
+
+        raise WorkLimitExceeded(
+            f"{option('order', order)} moments of {statistic.name or 'this statistic'} (degree {statistic.degree}) "
             f"would take about {est:.2g} s to derive (limit {max_seconds:g} s); use a smaller order "
-            f"(at most {best} within the limit; in Python, max_seconds=None lifts it)"
+            f"(at most {best} within the limit), or {option('max_seconds', None)} to run it anyway"
         )
 
 

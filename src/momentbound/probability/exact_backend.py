@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -12,6 +11,7 @@ from typing import ClassVar
 import numpy as np
 
 from momentbound.errors import InvalidArgument, MemoryLimitExceeded
+from momentbound.guard import physical_memory  # noqa: F401  (re-exported: defined with the other limits)
 from momentbound.exact import cross1d, predictions, reduced_states, two_class_predictions
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.model.cells import CellModel
@@ -26,25 +26,6 @@ CROSS_MEMORY_BYTES = 2 * 2**30
 
 #: measured peaks of the multi-attribute cross terms reach this multiple of their estimate
 MEMORY_MARGIN = 1.3
-
-
-def physical_memory() -> float:
-    """Bytes this process may use: the machine's physical memory, or the cgroup (container) limit
-    where that is lower; ``inf`` where neither is known."""
-    try:
-        pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
-        total = float(pages * size) if pages > 0 and size > 0 else math.inf
-    except (ValueError, OSError, AttributeError):
-        total = math.inf
-    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
-        try:
-            with open(path) as f:
-                text = f.read().strip()
-        except OSError:
-            continue
-        if text.isdigit() and 0 < int(text) < total:
-            total = float(int(text))
-    return total
 
 
 @dataclass(frozen=True)
@@ -313,12 +294,16 @@ class ExactBackend(PredictionBackend):
         return r.matrix
 
     def _check_memory(self, model: CellModel, what: str, memory: float) -> None:
+        from momentbound import guard
+
         need = MEMORY_MARGIN * memory
-        if need > self.max_memory:
+        limit = guard.memory_limit(self.max_memory)
+        if limit is not None and need > limit:
             raise MemoryLimitExceeded(
                 f"the exact cross term {what} for this model (d = {model.d}, K = {model.n_classes}) would hold "
-                f"up to about {_size(need)} (max_memory = {_size(self.max_memory)}); use backend='montecarlo' "
-                "(estimator moments by conditional Monte Carlo), a smaller N, or ExactBackend(max_memory=...) "
+                f"up to about {_size(need)} (max_memory = {_size(limit)}); use {guard.option('backend', 'montecarlo')} "
+                "(estimator moments by conditional Monte Carlo), a smaller N, or "
+                f"{'--max-memory SIZE' if guard.active() and guard.active().cli else 'ExactBackend(max_memory=...)'} "
                 "on a machine with that much memory"
             )
 

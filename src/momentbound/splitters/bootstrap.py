@@ -29,6 +29,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from momentbound.guard import active, option
+
 from momentbound.errors import ImpossibleSplit, InvalidArgument
 from momentbound.splitters.basic import ExactParts, Split, check_size
 
@@ -89,7 +91,8 @@ def table_law(engine: Any, N: int) -> Any:
 def _finite_needs_montecarlo(splitter: Any) -> None:
     raise InvalidArgument(
         f"{splitter.describe()} with a finite number of bootstrap samples is simulated: use "
-        "backend='montecarlo' (B=None gives the ideal B -> infinity estimate, which has exact moments)"
+        f"{option('backend', 'montecarlo')} ({'no --bootstraps' if active() and active().cli else 'B=None'} gives "
+        "the ideal B -> infinity estimate, which has exact moments)"
     )
 
 
