@@ -32,7 +32,7 @@ def test_stratified_cv_matches_the_api_and_names_its_plugins():
     exact = estimator_moments(CellModel((2,), ["0.2", "0.3", "0.2", "0.3"]), 12, StratifiedKFold(3),
                               classifier=NaiveBayes("first", 1))
     assert d["mean_exact"] == str(exact.mean) and d["variance"] == pytest.approx(float(exact.variance))
-    assert d["splitter"] == {"name": "stratified-cv", "description": "StratifiedKFold(v=3)", "params": {"folds": 3}}
+    assert d["splitter"] == {"name": "stratified-cv", "description": "StratifiedKFold(v=3)", "params": {"average": "folds", "folds": 3}}
     assert d["classifier"]["name"] == "naive-bayes" and d["classifier"]["params"]["ties"] == "first"
     assert d["split_probability"] == 1.0
 

@@ -14,6 +14,7 @@ import pytest
 
 from momentbound.errors import DestinationError
 from momentbound.output import (
+    JOURNAL_NAME,
     LOCK_NAME,
     MANIFEST_NAME,
     atomic_file,
@@ -141,12 +142,15 @@ def test_claim_folder_lock_occupancy_and_force(tmp_path: Path) -> None:
     (out / ".a.txt.1234abcd.part").write_text("left by a killed run")
     with claim_folder(out, force=True, markers=("summary.json",)) as claim:
         assert claim.earlier == (".a.txt.1234abcd.part", "a.txt", MANIFEST_NAME, "summary.json")
+        # the earlier run's files (its manifest's) are gone, so none can pass for the new run's;
         # until the new run ends, the folder does not look complete
-        assert sorted(p.name for p in out.iterdir()) == [LOCK_NAME, "a.txt"]
+        assert sorted(p.name for p in out.iterdir()) == [LOCK_NAME]
         with pytest.raises(DestinationError, match="no manifest.json"):
             verify_manifest(out)
-    with pytest.raises(DestinationError, match="1 file"):
-        claim_folder(out)
+    # the forced run wrote nothing: nothing of either run is left, and the folder is free again
+    assert sorted(p.name for p in out.iterdir()) == []
+    with claim_folder(out):
+        pass
 
 
 def test_lock_released_when_the_run_fails(tmp_path: Path) -> None:
@@ -154,7 +158,9 @@ def test_lock_released_when_the_run_fails(tmp_path: Path) -> None:
         with claim_folder(tmp_path / "run") as claim:
             claim.write_text("a.txt", "A")
             raise KeyboardInterrupt
-    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["a.txt"]
+    # the interrupted run's journal lists what it wrote, for a later --force to remove
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [JOURNAL_NAME, "a.txt"]
+    assert (tmp_path / "run" / JOURNAL_NAME).read_text().split() == ["a.txt"]
 
 
 def _lock_file(folder: Path, **owner: object) -> Path:

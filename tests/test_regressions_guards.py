@@ -73,7 +73,7 @@ REFUSED: dict[str, tuple[list[str], str]] = {
     "bad-max-seconds": (["moments", *MODEL_FORM, "--max-seconds", "soon"], r"--max-seconds must be a positive"),
     "bad-max-memory": (["moments", *MODEL_FORM, "--max-memory", "-2G"], r"--max-memory must be a size"),
     "confidence-without-sample": (["bound", "--moments", "1,0,1", "--support", "real", "--event", "ge:1",
-                                   "--confidence", "0.9"], r"--confidence applies to --sample"),
+                                   "--confidence", "0.9"], r"--confidence only applies to bounds from a sample: add --sample FILE"),
 }
 
 #: inputs that once failed and now succeed quickly

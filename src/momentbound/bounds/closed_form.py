@@ -252,8 +252,11 @@ def _cms(problem: MomentProblem) -> list[Candidate]:
             rhs_.append(value_at_xi)
             return list(mpmath.lu_solve(mpmath.matrix(rows), mpmath.matrix(rhs_)))
 
-        up = hermite(1)
-        lo = hermite(0)
+        try:
+            up = hermite(1)
+            lo = hermite(0)
+        except ZeroDivisionError:  # nodes too far apart for 60 digits (moments spanning 1e100 and more)
+            return []
     to_frac = lambda cs: tuple(Fraction(str(mpmath.nstr(c, 40, min_fixed=-1e9, max_fixed=1e9))) for c in cs)  # noqa: E731
     up_u, lo_u = to_frac(up), to_frac(lo)
     val = lambda cs: sum((c * mu[k] for k, c in enumerate(cs)), Fraction(0))  # noqa: E731
