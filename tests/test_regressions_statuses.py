@@ -53,6 +53,8 @@ JOBS: dict[str, list[str]] = {
     "exact-ge": ["estimate", "--cells", "1/5,3/10,1/5,3/10", "--N", "20", "--estimator", "ge", "--json"],
     "lp-N100": ["bound", "--arities", "2,2", "--cells", CELLS_8, "--N", "100", "--at", "0,0", "--event", "ge:5",
                 "--method", "lp", "--json"],
+    "lp-N200": ["bound", "--arities", "2,2", "--cells", CELLS_8, "--N", "200", "--at", "0,0", "--event", "ge:5",
+                "--method", "lp", "--json"],
     "sdp-binomial": ["bound", *BINOMIAL_ARGS, "--method", "sdp", "--json"],
     "exact-3attr-N100": ["bound", "--arities", "2,2,2", "--cells", ",".join(["1/16"] * 16), "--N", "100", "--at", "0,0,0",
                          "--event", "ge:5", "--method", "exact", "--json"],
@@ -174,6 +176,16 @@ def test_lp_keeps_the_promise_of_its_help_at_N_100(runs) -> None:
     lp, exact = rows["lp"], rows["exact"]
     assert lp["certified"] and lp["lower"] <= exact["lower"] <= lp["upper"]
     p, se = _simulated_prob(8, 100, 5, 40_000, 1)
+    assert abs(exact["lower"] - p) <= 4 * se, (exact["lower"], p, se)
+
+
+def test_lp_keeps_the_promise_of_its_help_at_N_200_within_the_default_limits(runs) -> None:
+    # the help promises non-sign events up to N = 200; the work guard's default must let it run
+    doc = _doc(runs["lp-N200"])
+    rows = {r["method"]: r for r in doc["results"]}
+    lp, exact = rows["lp"], rows["exact"]
+    assert lp["certified"] and lp["lower"] <= exact["lower"] <= lp["upper"]
+    p, se = _simulated_prob(8, 200, 5, 40_000, 2)
     assert abs(exact["lower"] - p) <= 4 * se, (exact["lower"], p, se)
 
 
