@@ -170,22 +170,14 @@ def _simulated_prob(model_cells: int, N: int, threshold: int, draws: int, seed: 
     return p, math.sqrt(p * (1 - p) / draws)
 
 
-def test_lp_keeps_the_promise_of_its_help_at_N_100(runs) -> None:
-    doc = _doc(runs["lp-N100"])
-    rows = {r["method"]: r for r in doc["results"]}
-    lp, exact = rows["lp"], rows["exact"]
-    assert lp["certified"] and lp["lower"] <= exact["lower"] <= lp["upper"]
-    p, se = _simulated_prob(8, 100, 5, 40_000, 1)
-    assert abs(exact["lower"] - p) <= 4 * se, (exact["lower"], p, se)
-
-
-def test_lp_keeps_the_promise_of_its_help_at_N_200_within_the_default_limits(runs) -> None:
+@pytest.mark.parametrize(("N", "seed"), [(100, 1), (200, 2)])
+def test_lp_keeps_the_promise_of_its_help_within_the_default_limits(runs, N: int, seed: int) -> None:
     # the help promises non-sign events up to N = 200; the work guard's default must let it run
-    doc = _doc(runs["lp-N200"])
+    doc = _doc(runs[f"lp-N{N}"])
     rows = {r["method"]: r for r in doc["results"]}
     lp, exact = rows["lp"], rows["exact"]
     assert lp["certified"] and lp["lower"] <= exact["lower"] <= lp["upper"]
-    p, se = _simulated_prob(8, 200, 5, 40_000, 2)
+    p, se = _simulated_prob(8, N, 5, 40_000, seed)
     assert abs(exact["lower"] - p) <= 4 * se, (exact["lower"], p, se)
 
 
