@@ -153,9 +153,12 @@ def _env() -> dict[str, str]:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.CompletedProcess[str]]:
     jobs = {**SUCCEEDS, **USAGE_ERRORS, **REFUSED, **EITHER, **TABLES}
     env = _env()
+    # the folders are made here, one after the other: pytest's mktemp is not thread-safe
+    # (two threads creating the base folder at once raise FileExistsError)
+    folders = {key: tmp_path_factory.mktemp(key) for key in jobs}
 
     def run(key: str) -> subprocess.CompletedProcess[str]:
-        tmp = tmp_path_factory.mktemp(key)
+        tmp = folders[key]
         args = [a.replace("{tmp}", str(tmp / "out")) for a in jobs[key]]
         return subprocess.run([sys.executable, "-m", "momentbound", *args], capture_output=True, text=True,
                               env=env, stdin=subprocess.DEVNULL, timeout=300)
