@@ -88,7 +88,9 @@ def as_classifier(obj: object, model: object = None) -> Classifier:
     """Accept a momentbound classifier or a scikit-learn one, translated where it can be modelled.
 
     ``CategoricalNB(alpha=a, force_alpha=True, min_categories=arities)`` becomes
-    ``NaiveBayes(ties="first", alpha=a)`` (scikit-learn's argmax takes the first of tied classes);
+    ``NaiveBayes(ties="first", alpha=a)`` (scikit-learn's argmax takes the first of tied classes; on
+    exact ties that float rounding of the log-probabilities decides, ``first`` can differ from
+    ``CategoricalNB``: pass ``NaiveBayes(ties="sklearn", alpha=a)`` for its decisions exactly);
     ``class_prior`` and ``fit_prior=False`` change the classifier and are refused. Without
     ``min_categories`` scikit-learn's CategoricalNB knows only the categories of its training data and
     fails to score a test fold holding another (``cross_val_score`` reports a NaN fold score; with a

@@ -4,7 +4,9 @@ Same score keys and tie rules as :func:`momentbound.classifiers.naive_bayes.scor
 :func:`~momentbound.classifiers.naive_bayes.tie_shares`, in int64 (callers check
 :func:`~momentbound.classifiers.naive_bayes.keys_fit_int64` first): with ``alpha = pa / qa`` the key
 of class ``k`` at input ``x`` is ``N_k prod_j (qa A_jk + pa) prod_{i != k} den_i`` with
-``den_i = prod_j (qa N_i + pa a_j)`` (1 for an absent class).
+``den_i = prod_j (qa N_i + pa a_j)`` (1 for an absent class). The ``sklearn`` rule decides on the
+float64 joint log-likelihood of :func:`~momentbound.classifiers.naive_bayes.sklearn_shares`, from the
+same logarithm tables (:func:`~momentbound.classifiers.naive_bayes.sklearn_logs`).
 
 :func:`cv_draws` draws ``R`` sets of independent fold tables ``F_i ~ Multinomial(s_i, p)`` from a
 ``numpy.random.Generator`` and returns, per draw, each fold's expected error count, coin variance
@@ -42,7 +44,24 @@ class Layout:
         self.n_marg = int((self.arities * self.K).sum())
         self.pa = int(alpha_num)
         self.qa = int(alpha_den)
-        self.first = ties == "first"
+        #: 0 random, 1 first, 2 sklearn
+        self.rule = {"random": 0, "first": 1, "sklearn": 2}[ties]
+        self._logs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def logs(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The ``sklearn`` rule's logarithm tables for training sets of up to ``n`` points (a one-entry
+        placeholder for the other rules, which never read them)."""
+        from fractions import Fraction
+
+        from momentbound.classifiers.naive_bayes import sklearn_logs
+
+        if self.rule != 2:
+            return np.zeros(1), np.zeros((len(self.arities), 1)), np.zeros(1)
+        if self._logs is None or self._logs[0].shape[0] <= n:
+            ar = tuple(int(a) for a in self.arities)
+            grown = 0 if self._logs is None else 2 * (self._logs[0].shape[0] - 1)
+            self._logs = sklearn_logs(Fraction(self.pa, self.qa), ar, max(int(n), grown))
+        return self._logs
 
 
 @njit(cache=True, inline="always")
@@ -98,15 +117,46 @@ def _first_class(ix, digits, K, marg, tot, cls):
 
 
 @njit(cache=True, inline="always")
-def _predict_one(T, arities, digits, n_marg, K, pa, qa, first, marg, tot, den, cls, key, g):
+def _sklearn_class(ix, digits, K, pa, qa, marg, tot, lsm, lcl, lct):
+    """``ties="sklearn"``: the first maximum of the float64 joint log-likelihood over the present
+    classes (``marg`` holds ``qa A + pa``; ``lsm``, ``lcl``, ``lct``: the tables of ``sklearn_logs``)."""
+    d = digits.shape[1]
+    n = 0
+    for k in range(K):
+        n += tot[k]
+    best = -1
+    top = -np.inf
+    for k in range(K):
+        if tot[k] == 0:  # not among CategoricalNB's classes_
+            continue
+        s = 0.0
+        for j in range(d):
+            s += lsm[(marg[digits[ix, j] + k] - pa) // qa] - lcl[j, tot[k]]
+        s += lct[tot[k]] - lct[n]
+        if best < 0 or s > top:
+            best = k
+            top = s
+    return max(best, 0)
+
+
+@njit(cache=True, inline="always")
+def _one_class(rule, ix, digits, K, pa, qa, marg, tot, cls, lsm, lcl, lct):
+    """The predicted class of the deterministic rules (1 first, 2 sklearn)."""
+    if rule == 2:
+        return _sklearn_class(ix, digits, K, pa, qa, marg, tot, lsm, lcl, lct)
+    return _first_class(ix, digits, K, marg, tot, cls)
+
+
+@njit(cache=True, inline="always")
+def _predict_one(T, arities, digits, n_marg, K, pa, qa, rule, lsm, lcl, lct, marg, tot, den, cls, key, g):
     """``g[x, k]`` (prediction probabilities) for one table ``T`` (flat cells)."""
     n_inputs, d = digits.shape
     _factors(T, arities, digits, n_marg, K, pa, qa, marg, tot, den, cls)
     for ix in range(n_inputs):
         for k in range(K):
             g[ix, k] = 0.0
-        if first:
-            g[ix, _first_class(ix, digits, K, marg, tot, cls)] = 1.0
+        if rule > 0:
+            g[ix, _one_class(rule, ix, digits, K, pa, qa, marg, tot, cls, lsm, lcl, lct)] = 1.0
             continue
         top = -1
         for k in range(K):
@@ -126,14 +176,14 @@ def _predict_one(T, arities, digits, n_marg, K, pa, qa, first, marg, tot, den, c
 
 
 @njit(cache=True)
-def _predict_many(tables, arities, digits, n_marg, K, pa, qa, first, out):
+def _predict_many(tables, arities, digits, n_marg, K, pa, qa, rule, lsm, lcl, lct, out):
     marg = np.empty(n_marg, dtype=np.int64)
     tot = np.empty(K, dtype=np.int64)
     den = np.empty(K, dtype=np.int64)
     cls = np.empty(K, dtype=np.int64)
     key = np.empty(K, dtype=np.int64)
     for r in range(tables.shape[0]):
-        _predict_one(tables[r], arities, digits, n_marg, K, pa, qa, first, marg, tot, den, cls, key, out[r])
+        _predict_one(tables[r], arities, digits, n_marg, K, pa, qa, rule, lsm, lcl, lct, marg, tot, den, cls, key, out[r])
 
 
 def predict_tables(layout: Layout, tables: np.ndarray) -> np.ndarray:
@@ -141,7 +191,8 @@ def predict_tables(layout: Layout, tables: np.ndarray) -> np.ndarray:
     t = np.ascontiguousarray(tables, dtype=np.int64)
     out = np.empty((t.shape[0], layout.digits.shape[0], layout.K))
     L = layout
-    _predict_many(t, L.arities, L.digits, L.n_marg, L.K, L.pa, L.qa, L.first, out)
+    lsm, lcl, lct = L.logs(int(t.sum(axis=1).max(initial=0)))
+    _predict_many(t, L.arities, L.digits, L.n_marg, L.K, L.pa, L.qa, L.rule, lsm, lcl, lct, out)
     return out
 
 
@@ -286,7 +337,7 @@ def alias_tables(p: tuple[float, ...], n: int) -> tuple[np.ndarray, np.ndarray, 
 
 @njit(cache=True)
 def _cv_kernel(rng, U, starts, R, sizes, p, cum, guide, atab, aprob, alias, aoff, acnt, w, arities, digits,
-               n_marg, K, pa, qa, first, E, Cv, GE, Z, Tout):
+               n_marg, K, pa, qa, rule, lsm, lcl, lct, E, Cv, GE, Z, Tout):
     v = sizes.shape[0]
     C = p.shape[0]
     n_inputs = digits.shape[0]
@@ -330,14 +381,14 @@ def _cv_kernel(rng, U, starts, R, sizes, p, cum, guide, atab, aprob, alias, aoff
             s = sizes[i]
             for c in range(C):
                 Ti[c] = T[c] - F[i, c]
-            if first:  # one class per input: the sums below need only the predicted cells
+            if rule > 0:  # one class per input: the sums below need only the predicted cells
                 _factors(Ti, arities, digits, n_marg, K, pa, qa, marg, tot, den, cls)
                 for c in range(C):
                     e[c] = 1.0
                 ge = 0.0
                 hit = 0
                 for ix in range(n_inputs):
-                    k = _first_class(ix, digits, K, marg, tot, cls)
+                    k = _one_class(rule, ix, digits, K, pa, qa, marg, tot, cls, lsm, lcl, lct)
                     e[ix * K + k] = 0.0
                     ge += w[ix, k]
                     hit += F[i, ix * K + k]
@@ -345,7 +396,7 @@ def _cv_kernel(rng, U, starts, R, sizes, p, cum, guide, atab, aprob, alias, aoff
                 coin = 0.0
                 sq = ge  # e_c is 0 or 1
             else:
-                _predict_one(Ti, arities, digits, n_marg, K, pa, qa, first, marg, tot, den, cls, key, g)
+                _predict_one(Ti, arities, digits, n_marg, K, pa, qa, rule, lsm, lcl, lct, marg, tot, den, cls, key, g)
                 ge = 0.0
                 err = 0.0
                 coin = 0.0
@@ -422,10 +473,11 @@ def cv_draws(layout: Layout, p: np.ndarray, w: np.ndarray, sizes: tuple[int, ...
     G = 64 * C
     guide = np.minimum(np.searchsorted(cum, np.arange(G) / G, side="right"), C - 1).astype(np.int64)
     L = layout
+    lsm, lcl, lct = L.logs(int(sum(sizes)))
     _cv_kernel(rng, U, starts, R, np.asarray(sizes, dtype=np.int64), pp, cum, guide, atab, aprob, alias,
                np.asarray(aoff, dtype=np.int64), np.asarray(acnt, dtype=np.int64),
                np.ascontiguousarray(w, dtype=np.float64), L.arities, L.digits, L.n_marg, L.K,
-               L.pa, L.qa, L.first, E, Cv, GE, Z, T)
+               L.pa, L.qa, L.rule, lsm, lcl, lct, E, Cv, GE, Z, T)
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"})

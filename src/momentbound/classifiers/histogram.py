@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from momentbound.classifiers.base import ExactForm, check_tables
-from momentbound.classifiers.naive_bayes import TIE_RULES, NaiveBayes
+from momentbound.classifiers.naive_bayes import KEY_TIE_RULES as TIE_RULES, NaiveBayes
 from momentbound.errors import InvalidArgument
 from momentbound.model.cells import CellModel
 

@@ -3,11 +3,14 @@
 Matches scikit-learn's ``CategoricalNB(alpha=alpha, force_alpha=True, min_categories=arities)``:
 class prior ``N_k / N`` (not smoothed) and feature likelihood
 ``(N_{j,v,k} + alpha) / (N_k + alpha * a_j)``. Scores are compared exactly (rational
-arithmetic), never in floating point, so ties are real ties.
+arithmetic), never in floating point, so ties are real ties, except under the ``sklearn`` rule,
+which decides as ``CategoricalNB.predict`` does: the first maximum of its float64 joint
+log-likelihood, so that float rounding of the logarithms decides exact ties.
 
 This module holds the one implementation of its score and tie rules: :func:`score_keys`
-(integer keys proportional to the class scores, exact comparisons without fractions) and
-:func:`tie_shares` (the ``random`` and ``first`` rules); every backend uses them.
+(integer keys proportional to the class scores, exact comparisons without fractions),
+:func:`tie_shares` (the ``random`` and ``first`` rules on those keys) and :func:`sklearn_shares`
+(the ``sklearn`` rule); :func:`decision_shares` picks the one of a classifier.
 
 References
 ----------
@@ -17,6 +20,7 @@ Dhurandhar & Dobra, Sections 6-7; docs/mathematics.md, sections 'The naive Bayes
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,9 +38,17 @@ from momentbound.errors import InvalidArgument
 if TYPE_CHECKING:  # pragma: no cover
     from momentbound.model.cells import CellModel
 
-__all__ = ["NaiveBayes", "TIE_RULES", "keys_fit_int64", "score_keys", "tie_shares"]
+__all__ = [
+    "NaiveBayes", "TIE_RULES", "KEY_TIE_RULES", "decision_shares", "keys_fit_int64", "score_keys", "sklearn_logs",
+    "sklearn_shares", "tie_shares",
+]
 
-TIE_RULES = ("random", "first")
+TIE_RULES = ("random", "first", "sklearn")
+#: the rules decided on exact score keys alone (the ``sklearn`` rule needs the float log-likelihoods)
+KEY_TIE_RULES = ("random", "first")
+#: ``ties="sklearn"`` takes ``alpha = p / 2^m`` with ``p, 2^m`` at most this: every smoothed count
+#: ``c + alpha`` and every sum of them is then exact in float64, as the rule's logarithms assume
+SKLEARN_ALPHA_MAX = 2**20
 
 
 def _exact_alpha(alpha: object) -> Fraction:
@@ -67,6 +79,84 @@ def _exact_alpha(alpha: object) -> Fraction:
     if value < 0:
         raise InvalidArgument(f"alpha must be >= 0 (Laplace smoothing), got {alpha!r}; use 0 for none")
     return value
+
+
+def sklearn_alpha_problem(alpha: Fraction) -> str | None:
+    """Why ``ties="sklearn"`` cannot take ``alpha`` (``None`` when it can)."""
+    q = alpha.denominator
+    if q & (q - 1) or q > SKLEARN_ALPHA_MAX or alpha.numerator > SKLEARN_ALPHA_MAX:
+        return (
+            f"ties='sklearn' needs alpha a small binary fraction like 0, 1, 0.5 or 0.25 (then every smoothed "
+            f"count and their sums are exact in float64, as in CategoricalNB), got alpha={alpha}; "
+            "use ties='first' for other alphas"
+        )
+    return None
+
+
+@functools.lru_cache(maxsize=32)
+def sklearn_logs(alpha: Fraction, arities: tuple[int, ...], n_max: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The float64 logarithms ``CategoricalNB`` takes, for counts ``0 .. n_max``.
+
+    ``log_smoothed[c] = log(c + alpha)`` (a smoothed category count), ``log_class[j, n] =
+    log(n + alpha a_j)`` (the sum of attribute ``j``'s smoothed counts in a class of ``n`` points:
+    exact when :func:`sklearn_alpha_problem` is ``None``) and ``log_count[n] = log(n)`` (the class
+    prior is ``log(n_k) - log(N)``). ``np.log`` on arrays, as scikit-learn calls it.
+    """
+    a = float(alpha)
+    counts = np.arange(n_max + 1, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        log_smoothed = np.log(counts + a)
+        log_class = np.stack([np.log(counts + a * float(aj)) for aj in arities]) if arities else np.zeros((0, n_max + 1))
+        log_count = np.log(counts)
+    for arr in (log_smoothed, log_class, log_count):
+        arr.flags.writeable = False
+    return log_smoothed, log_class, log_count
+
+
+def sklearn_shares(
+    alpha: Fraction, arities: Sequence[int], totals: Sequence[object], agreements: Sequence[np.ndarray]
+) -> tuple[np.ndarray, int]:
+    """The ``sklearn`` rule: ``g`` (``(K,) + S``, 0/1 integers) and ``scale = 1``, as :func:`tie_shares`.
+
+    ``CategoricalNB`` (``force_alpha=True``, ``min_categories`` = the arities) scores a class ``k`` of
+    its ``classes_`` (the classes present in training) at ``x`` by the float64 sum
+    ``(((0 + f_k0) + f_k1) + ...) + (log n_k - log N)`` with ``f_kj = log(A_jk + alpha) -
+    log(n_k + alpha a_j)`` (``_joint_log_likelihood``) and predicts the first maximum
+    (``np.argmax``): a class absent from training is never predicted, and when every present class
+    scores ``-inf`` (``alpha = 0`` and an unseen value) the lowest present class wins. With no class
+    present, class 0 (scikit-learn cannot fit an empty set).
+    """
+    K, d = len(totals), len(arities)
+    tot = [np.asarray(t, dtype=np.int64) for t in totals]
+    agree = [np.asarray(a, dtype=np.int64) for a in agreements]
+    n_all = sum(tot)
+    n_max = int(max(np.max(n_all, initial=0), *(int(np.max(a, initial=0)) for a in agree)))
+    log_smoothed, log_class, log_count = sklearn_logs(alpha, tuple(int(a) for a in arities), n_max)
+    shape = np.broadcast_shapes(*(a.shape[:-1] for a in agree), *(t.shape for t in tot))
+    best = np.full(shape, -1, dtype=np.int64)
+    top = np.full(shape, -np.inf)
+    with np.errstate(invalid="ignore"):  # an absent class: log(0) - log(0) (never a candidate)
+        for k in range(K):
+            score = np.zeros(shape)
+            for j in range(d):
+                score = score + (log_smoothed[agree[k][..., j]] - log_class[j][tot[k]])
+            score = score + (log_count[tot[k]] - log_count[n_all])
+            take = (tot[k] > 0) & ((best < 0) | (score > top))
+            best = np.where(take, k, best)
+            top = np.where(take, score, top)
+    best = np.where(best < 0, 0, best)
+    return np.stack([(best == k).astype(np.int64) for k in range(K)]), 1
+
+
+def decision_shares(
+    clf: "NaiveBayes", arities: Sequence[int], totals: Sequence[object], agreements: Sequence[np.ndarray]
+) -> tuple[np.ndarray, int]:
+    """``(g, scale)`` of ``clf``'s score and tie rule on a grid of states (see :func:`tie_shares`)."""
+    if clf.ties == "sklearn":
+        return sklearn_shares(clf.alpha_exact, arities, totals, agreements)
+    keys = score_keys(clf.alpha_exact, arities, totals, agreements)
+    present = [np.asarray(t) > 0 for t in totals]
+    return tie_shares(keys, present, clf.ties)
 
 
 def keys_fit_int64(alpha: Fraction, arities: Sequence[int], n: int, n_classes: int) -> bool:
@@ -132,6 +222,8 @@ def tie_shares(keys: Sequence[np.ndarray], present: Sequence[object], ties: str)
     present in the training data (``present[k]``, a bool or bool array), the lowest index with the
     top key wins; with no class present, class 0; ``scale = 1``.
     """
+    if ties not in KEY_TIE_RULES:
+        raise InvalidArgument(f"tie_shares decides the rules {KEY_TIE_RULES} on score keys, got {ties!r}")
     K = len(keys)
     shape = np.broadcast_shapes(*(np.shape(k) for k in keys), *(np.shape(p) for p in present))
     keys = [np.broadcast_to(k, shape) for k in keys]
@@ -169,7 +261,11 @@ class NaiveBayes:
         every prediction; every class (also one absent from the training data, whose
         score is 0) is a candidate. ``"first"`` (scikit-learn's argmax): only classes present
         in the training data are candidates and the lowest index wins among equal top
-        scores; an empty training set predicts class 0.
+        (exact) scores; an empty training set predicts class 0. ``"sklearn"``: exactly
+        ``CategoricalNB.predict`` (the first maximum of its float64 joint log-likelihood,
+        :func:`sklearn_shares`): it differs from ``"first"`` only where two classes score the
+        same and float rounding of the logarithms decides (needs ``alpha`` a small binary
+        fraction such as 0, 1 or 0.5).
     alpha:
         Smoothing ``>= 0`` (exact: floats are converted to their exact binary value).
 
@@ -197,7 +293,10 @@ class NaiveBayes:
             raise InvalidArgument(
                 f"ties must be one of {TIE_RULES}, got {self.ties!r}"
             )
-        _exact_alpha(self.alpha)
+        alpha = _exact_alpha(self.alpha)
+        problem = sklearn_alpha_problem(alpha) if self.ties == "sklearn" else None
+        if problem:
+            raise InvalidArgument(problem)
 
     # ------------------------------------------------------------------ exact pieces
     @property
@@ -234,10 +333,9 @@ class NaiveBayes:
             Attribute arities ``a_j``.
         """
         totals = [int(n) for n in class_totals]
-        keys = score_keys(
-            self.alpha_exact, arities, totals, [np.array([int(a) for a in ag], dtype=np.int64) for ag in agreements]
+        g, scale = decision_shares(
+            self, arities, totals, [np.array([int(a) for a in ag], dtype=np.int64) for ag in agreements]
         )
-        g, scale = tie_shares(keys, [n > 0 for n in totals], self.ties)
         return tuple(Fraction(int(v), scale) for v in g)
 
     # ------------------------------------------------------------------ the Classifier protocol
@@ -272,8 +370,7 @@ class NaiveBayes:
             sel: list[Any] = [slice(None)] * (d + 2)
             sel[j + 1] = x[j]
             agree[:, :, j] = tables[tuple(sel)].reshape(R, -1, K).sum(axis=1).T
-        keys = score_keys(self.alpha_exact, arities, list(totals.T), list(agree))
-        g, scale = tie_shares(keys, list(totals.T > 0), self.ties)
+        g, scale = decision_shares(self, arities, list(totals.T), list(agree))
         return (g / scale).T
 
     # ------------------------------------------------------------------ from a count table
@@ -319,10 +416,10 @@ class NaiveBayes:
         return self.decide(totals, agreements, arities)
 
     def predict(self, counts: object, x: Sequence[int] | int) -> int:
-        """Deterministic prediction (``ties="first"`` only; ``random`` has no single answer)."""
-        if self.ties != "first":
+        """Deterministic prediction (``ties="first"`` or ``"sklearn"``; ``random`` has no single answer)."""
+        if self.ties == "random":
             raise InvalidArgument(
-                "predict needs ties='first'; with ties='random' use predict_proba for the coin"
+                "predict needs ties='first' or 'sklearn'; with ties='random' use predict_proba for the coin"
             )
         probs = self.predict_proba(counts, x)
         return int(max(range(len(probs)), key=lambda k: probs[k]))

@@ -51,9 +51,10 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
                      help="A classifier parameter (repeatable), e.g. --param max_depth=2 --param encoding=onehot; "
                      "values are literals (numbers, true/false, none, words, quoted strings), never evaluated."),
-        click.option("--ties", type=click.Choice(["random", "first"]), default=None,
-                     help="Tie rule (naive-bayes, histogram, majority): the paper's fair coin, or scikit-learn's "
-                     "lowest class index.  [default: random]"),
+        click.option("--ties", type=click.Choice(["random", "first", "sklearn"]), default=None,
+                     help="Tie rule (naive-bayes, histogram, majority): the paper's fair coin, the lowest class "
+                     "index among exactly tied scores, or (naive-bayes) sklearn: exactly CategoricalNB's float "
+                     "argmax, where float rounding decides tied scores.  [default: random]"),
         click.option("--alpha", default=None, help="Laplace smoothing alpha >= 0 (naive-bayes).  [default: 0]"),
         click.option("--backend", default="exact", show_default=True,
                      help="Prediction-probability backend: exact, sampling, bound:<method>, series; "

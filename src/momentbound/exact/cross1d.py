@@ -30,7 +30,7 @@ Point = tuple[tuple[int, ...], int]
 
 
 def applies(model: CellModel, clf: NaiveBayes) -> bool:
-    return model.d == 1 and model.n_classes == 2 and clf.alpha_exact == 0
+    return model.d == 1 and model.n_classes == 2 and clf.alpha_exact == 0 and clf.ties in ("random", "first")
 
 
 def _log_factorials(n: int) -> np.ndarray:

@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from momentbound.classifiers.naive_bayes import NaiveBayes, score_keys, tie_shares
+from momentbound.classifiers.naive_bayes import NaiveBayes, decision_shares
 from momentbound.model.cells import CellModel
 
 __all__ = [
@@ -192,12 +192,10 @@ def decide_grid(
     -------
     (g, scale):
         Integer array ``g`` of shape ``(K,) + broadcast shape`` and an integer ``scale`` with
-        ``g_x(y) = g[y] / scale`` (``scale = lcm(1..K)`` for ``random``, 1 for ``first``); the
-        score and tie rules are those of :func:`momentbound.classifiers.naive_bayes.score_keys`
-        and :func:`~momentbound.classifiers.naive_bayes.tie_shares`.
+        ``g_x(y) = g[y] / scale`` (``scale = lcm(1..K)`` for ``random``, 1 otherwise); the
+        score and tie rules are those of :func:`momentbound.classifiers.naive_bayes.decision_shares`.
     """
-    keys = score_keys(clf.alpha_exact, arities, [int(n) for n in totals], agreements)
-    return tie_shares(keys, [int(n) > 0 for n in totals], clf.ties)
+    return decision_shares(clf, arities, [int(n) for n in totals], agreements)
 
 
 # ---------------------------------------------------------------------------- helpers

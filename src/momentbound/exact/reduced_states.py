@@ -405,7 +405,7 @@ def _grid_map(side: int, d: int) -> np.ndarray:
 def _top_block(st: _Setup, totals: tuple[int, ...], buffers: "_Buffers | None" = None) -> np.ndarray:
     """The decision on the per-input grid of one class split: ``(states, X, V)``."""
     K, d = st.K, st.d
-    if K == 2 and keys_fit_int64(st.clf.alpha_exact, st.model.arities, sum(totals), K):
+    if K == 2 and st.clf.ties != "sklearn" and keys_fit_int64(st.clf.alpha_exact, st.model.arities, sum(totals), K):
         c0, c1 = _grid_coords(totals[0] + 1, d), _grid_coords(totals[1] + 1, d)
         k0, k1 = score_keys(st.clf.alpha_exact, st.model.arities, [int(n) for n in totals],
                             [c0[:, None, :], c1[None, :, :]])

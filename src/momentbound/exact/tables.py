@@ -471,7 +471,8 @@ def bootstrap_fast(model: CellModel, classifier: Any, tables: np.ndarray, n: int
 
 def fast_bootstrap_applies(model: CellModel, classifier: Any) -> bool:
     """Whether :func:`bootstrap_fast` applies (one attribute, two classes, ``alpha = 0``)."""
-    return model.d == 1 and model.n_classes == 2 and classifier.alpha_exact == 0
+    return (model.d == 1 and model.n_classes == 2 and classifier.alpha_exact == 0
+            and classifier.ties in ("random", "first"))
 
 
 def _trinomial_grid(n: int, p0: float, p1: float) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 from momentbound.errors import InvalidArgument, MemoryLimitExceeded
 from momentbound.guard import physical_memory  # noqa: F401  (re-exported: defined with the other limits)
 from momentbound.exact import cross1d, predictions, reduced_states, two_class_predictions
-from momentbound.classifiers.naive_bayes import NaiveBayes
+from momentbound.classifiers.naive_bayes import KEY_TIE_RULES, NaiveBayes
 from momentbound.model.cells import CellModel
 from momentbound.probability.base import PredictionBackend, check_classifier, check_count, check_model
 
@@ -147,7 +147,8 @@ class ExactBackend(PredictionBackend):
         return tables
 
     def _fast(self, model: CellModel, n: int, clf: NaiveBayes, mode: str) -> bool:
-        return mode == "float" and model.n_classes == 2 and two_class_predictions.fits_int64(model, n, clf)
+        return (mode == "float" and model.n_classes == 2 and clf.ties in KEY_TIE_RULES
+                and two_class_predictions.fits_int64(model, n, clf))
 
     def mode(self, model: CellModel, n: int) -> str:
         """``"rational"`` or ``"float"`` for a computation with total sample size ``n``."""
@@ -164,7 +165,8 @@ class ExactBackend(PredictionBackend):
 
     def _single(self, model: CellModel, n: int, x: tuple[int, ...], clf: NaiveBayes) -> np.ndarray:
         mode = self.mode(model, n)
-        if mode == "float" and model.n_classes == 2 and clf.alpha_exact == 0 and n > two_class_predictions.TwoClassTables.RECURSION_MAX:
+        if (mode == "float" and model.n_classes == 2 and clf.alpha_exact == 0 and clf.ties in KEY_TIE_RULES
+                and n > two_class_predictions.TwoClassTables.RECURSION_MAX):
             return self._single_from_z(model, n, x, clf)
         if self._fast(model, n, clf, mode):
             tables = self._two_class_tables(model, (x,), n, clf)
@@ -189,7 +191,7 @@ class ExactBackend(PredictionBackend):
 
         from momentbound.exact.dft_laws import dft_window_size
 
-        if model.n_classes != 2 or self.mode(model, n) != "float" or not two_class_predictions.fits_int64(model, n, clf):
+        if not self._fast(model, n, clf, self.mode(model, n)):
             return 0.0
         x0, x1 = (0,) * model.d, (1,) * model.d
         D = predictions.ComponentSpace(model.arities, (x0, x1)).dim

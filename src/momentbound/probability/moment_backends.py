@@ -52,6 +52,11 @@ def _check_applies(model: CellModel, clf: NaiveBayes, who: str) -> None:
             f"the {who} backend needs two classes and alpha = 0 (the prediction is the sign of Z_x); "
             f"got K = {model.n_classes}, alpha = {clf.alpha}; use backend='exact' or 'sampling'"
         )
+    if clf.ties not in ("random", "first"):
+        raise InvalidArgument(
+            f"the {who} backend decides ties from the sign of Z_x, which cannot follow ties={clf.ties!r} (float "
+            "rounding of CategoricalNB's log-probabilities); use backend='exact', backend='montecarlo' or ties='first'"
+        )
 
 
 def empty_class_corrections(model: CellModel, n: int, x: tuple[int, ...], ties: str) -> Fraction | float:
