@@ -6,7 +6,10 @@ at once (docs/mathematics.md, "Shape constraints and moment boxes"):
 * Gauss, mode ``m`` known, ``tau^2 = s^2 + (mu - m)^2``:
   ``P(|X - m| >= k) <= 4 tau^2 / (9 k^2)`` if ``3 k^2 >= 4 tau^2``, else ``1 - k / (sqrt 3 tau)``;
 * Vysochanskij-Petunin, mode unknown: ``P(|X - mu| >= t) <= 4 s^2 / (9 t^2)`` if
-  ``3 t^2 >= 8 s^2``, else ``min(1, 4 s^2 / (3 t^2) - 1/3)``;
+  ``3 t^2 >= 8 s^2`` (the maximum over the modes: Gauss's bound at the mode ``mu``); below, its
+  second branch ``4 s^2 / (3 t^2) - 1/3`` is valid but not the maximum over the modes (at
+  ``t = 3 s / 2`` it is 7/27 where the maximum is 16/81), so this method does not apply there and
+  ``sos`` (the envelope over the modes) answers;
 * one-sided, unimodal, mode unknown: ``P(X - mu >= t) <= 4 s^2 / (9 (s^2 + t^2))`` if
   ``3 t^2 >= 5 s^2``, else ``(3 s^2 - t^2) / (3 (s^2 + t^2))`` (lower tails by reflection);
 * symmetric about the mean: ``P(|X - mu| >= t) <= min(1, s^2 / t^2)`` and
@@ -82,7 +85,7 @@ def _unimodal(mu: Fraction, s2: Fraction, event: Event) -> tuple[Fraction, str] 
         t2 = dev[1] ** 2
         if 3 * t2 >= 8 * s2:
             return 4 * s2 / (9 * t2), "vysochanskij-petunin"
-        return min(Fraction(1), 4 * s2 / (3 * t2) - Fraction(1, 3)), "vysochanskij-petunin"
+        return None  # the second branch is not the maximum over the modes: see the module doc
     t = _one_sided(event, mu)
     if t is not None:
         t2 = t * t
@@ -100,6 +103,17 @@ def _symmetric(mu: Fraction, s2: Fraction, event: Event) -> tuple[Fraction, str]
     if t is not None:
         return min(Fraction(1, 2), s2 / (2 * t * t)), "symmetric-one-sided"
     return None
+
+
+def _loose_vysochanskij_petunin(problem: MomentProblem) -> bool:
+    """Whether ``problem`` is the case of Vysochanskij-Petunin's second branch (mode unknown)."""
+    shape = problem.shape
+    if (shape is None or shape.kind is not ShapeKind.UNIMODAL or shape.mode is not None or problem.order != 2
+            or problem.moment_box is not None):
+        return False
+    mom = problem.exact_moments
+    dev = _two_sided(problem.event)
+    return dev is not None and dev[0] == mom[1] and 3 * dev[1] ** 2 < 8 * (mom[2] - mom[1] ** 2)
 
 
 def shape_closed_form(problem: MomentProblem) -> tuple[Fraction, str] | None:
@@ -149,6 +163,9 @@ class ShapeClosedFormMethod(BoundMethod):
             return ("the closed forms (Gauss, Vysochanskij-Petunin) are theorems about continuous laws (interval, "
                     "halfline or real supports); on grid:LO:HI use 'shape-grid' (the discrete analogue)")
         if shape_closed_form(problem) is None:
+            if _loose_vysochanskij_petunin(problem):
+                return ("with the mode unknown and t < sqrt(8/3) s, Vysochanskij-Petunin's 4 s^2 / (3 t^2) - 1/3 is "
+                        "valid but not the maximum over the modes; use 'sos' (the certified envelope over the modes)")
             return ("closed forms need a shape, exactly two moments and a matching event (dev:MU:T or a tail "
                     "about the mean; dev:M:K about the known mode); use 'sos'")
         return None
