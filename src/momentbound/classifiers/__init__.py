@@ -84,6 +84,11 @@ def make_classifier(spec: str, params: dict[str, Any] | None = None) -> Classifi
         raise InvalidArgument(f"classifier {spec!r} does not take parameters {sorted(params)}: {exc}") from exc
 
 
+def _is_categorical_nb(obj: object) -> bool:
+    cls = type(obj)
+    return cls.__name__ == "CategoricalNB" and cls.__module__.startswith("sklearn")
+
+
 def as_classifier(obj: object, model: object = None) -> Classifier:
     """Accept a momentbound classifier or a scikit-learn one, translated where it can be modelled.
 
@@ -95,13 +100,18 @@ def as_classifier(obj: object, model: object = None) -> Classifier:
     ``min_categories`` scikit-learn's CategoricalNB knows only the categories of its training data and
     fails to score a test fold holding another (``cross_val_score`` reports a NaN fold score; with a
     rare category, p = 0.05, N = 20, 5 folds, that is most datasets): it is refused, with the reason.
-    ``min_categories`` must then equal the model's arities (checked when ``model`` is given). Other
-    scikit-learn classifiers become :class:`SklearnClassifier` (Monte Carlo only).
+    ``min_categories`` must then equal the model's arities (checked when ``model`` is given). A
+    :class:`SklearnClassifier` holding a ``CategoricalNB`` (``--classifier
+    sklearn:sklearn.naive_bayes.CategoricalNB`` in the CLI) is translated the same way, so every
+    backend gives the same answer or the same refusal (a Monte Carlo run would otherwise stop at
+    the first fold with an unseen category). Other scikit-learn classifiers become
+    :class:`SklearnClassifier` (Monte Carlo only).
     """
+    if isinstance(obj, SklearnClassifier) and _is_categorical_nb(obj.estimator) and obj.encoding == "ordinal":
+        obj = obj.estimator
     if isinstance(obj, Classifier):
         return obj
-    cls = type(obj)
-    if cls.__name__ == "CategoricalNB" and cls.__module__.startswith("sklearn"):
+    if _is_categorical_nb(obj):
         p = obj.get_params()  # type: ignore[attr-defined]
         if p.get("class_prior") is not None or not p.get("fit_prior", True):
             raise InvalidArgument(
