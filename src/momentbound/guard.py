@@ -118,6 +118,13 @@ def seconds_limit(given: float | None) -> float | None:
     return given if lim is None or given is None else lim.max_seconds
 
 
+def block_seconds() -> float | None:
+    """The time limit of an enclosing :func:`limits` block, ``None`` outside any: for work that is
+    unlimited unless its caller sets a limit (the paper's studies behind ``momentbound reproduce``)."""
+    lim = _ACTIVE.get()
+    return None if lim is None else lim.max_seconds
+
+
 def memory_limit(given: float | None = _UNSET) -> float | None:
     """The memory limit in force (bytes): ``None`` when the caller lifted it (``given`` is
     ``None``), else an enclosing :func:`limits` block's, else ``given``, else 80% of this

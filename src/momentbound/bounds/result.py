@@ -37,6 +37,13 @@ class Certificate:
 
     ``side="upper"``: ``p(x) >= 1_E(x)`` on the support, so ``P(E) <= E[p(X)] = value``.
     ``side="lower"``: ``p(x) <= 1_E(x)`` on the support, so ``P(E) >= value``.
+    Under a shape constraint (``sos`` and ``shape-grid`` with a unimodal or symmetric law) the
+    inequality holds on the averages that make up every law of the class, not point by point:
+    ``sum_{x=a}^{b} (p(x) - 1_E(x)) >= 0`` for every integer range ``{a..b}`` containing the mode
+    (``shape-grid``, unimodal), ``int_m^z (p - 1_E) >= 0`` for ``z >= m`` and ``<= 0`` for
+    ``z <= m`` with ``p(m) >= 1_E(m)`` (``sos``, unimodal about ``m``; for an unknown mode, on the
+    mode interval of the envelope), or ``p(c - t) + p(c + t) >= 1_E(c - t) + 1_E(c + t)`` (symmetric
+    about ``c``); ``p`` itself may lie below ``1_E`` at some points. ``how`` names the class.
     ``p(x) = sum_k coefficients[k] * B_k(u)`` with ``u = domain_map.to_unit(x)`` and ``B_k``
     the Chebyshev polynomials ``T_k`` (``basis="chebyshev"``) or ``u^k`` (``"monomial"``).
     Coefficients are exact (Fractions) when the certificate was computed exactly.

@@ -141,28 +141,22 @@ def user_errors(writing: str = "the plot") -> Iterator[None]:
         raise UserError(f"cannot write {writing}: {exc}") from exc
 
 
-def check_plot_path(path: str | None) -> None:
-    """Fail before any work if ``--plot`` is not a .png whose directory exists or can be made."""
+def check_plot_path(path: str | None, *, force: bool = False) -> None:
+    """Claim ``--plot`` before any work, under the policy of every output file of the CLI
+    (:func:`momentbound.cli._files.claim_output_file`): a .png whose folder exists or is created
+    (with its parents) and is writable, not an existing file unless ``--force``."""
     if path is None:
         return
     from pathlib import Path
 
+    from momentbound.cli._files import claim_output_file
+
     target = Path(path)
     if target.suffix.lower() != ".png":
         raise UserError(f"--plot must name a .png file, got {path!r}")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"--plot: cannot create the directory {str(target.parent)!r}: {exc}") from exc
     if target.is_dir():
         raise UserError(f"--plot {path!r} is a directory; give a .png file name")
-    import tempfile
-
-    try:  # writable, before any work: a probe file beside the target, removed at once
-        with tempfile.NamedTemporaryFile(dir=target.parent, prefix=".momentbound-probe-"):
-            pass
-    except OSError as exc:
-        raise UserError(f"--plot: cannot write into {str(target.parent)!r}: {exc}") from exc
+    claim_output_file(target, force=force, option="--plot")
 
 
 def _seconds_option(text: str) -> float | None:
@@ -178,13 +172,17 @@ def _seconds_option(text: str) -> float | None:
     return value
 
 
-def limit_options(func: Any) -> Any:
+def limit_options(func: Any = None, *, default_seconds: str | None = None) -> Any:
     """``--max-seconds`` and ``--max-memory`` for a command with a work guard: every guard of the
     library inside the command uses them (``momentbound.guard.limits``), and its refusals name these
-    options."""
+    options. ``@limit_options(default_seconds="none")``: no time limit unless the option is given."""
     import functools
 
     from momentbound.guard import DEFAULT_SECONDS
+
+    if func is None:
+        return functools.partial(limit_options, default_seconds=default_seconds)
+    seconds_default = f"{DEFAULT_SECONDS:g}" if default_seconds is None else default_seconds
 
     @functools.wraps(func)
     def wrapper(*args: Any, max_seconds: str, max_memory: str | None, **kwargs: Any) -> Any:
@@ -206,7 +204,7 @@ def limit_options(func: Any) -> Any:
         help="Refuse a run estimated to hold more memory (e.g. 2G, 500M; none: no limit) [default: 80% of "
         "this machine's memory].")(wrapper)
     wrapper = click.option(
-        "--max-seconds", default=f"{DEFAULT_SECONDS:g}", show_default=True, metavar="SECONDS",
+        "--max-seconds", default=seconds_default, show_default=True, metavar="SECONDS",
         help="Refuse a run estimated to take longer (none or 0: no limit).")(wrapper)
     return wrapper
 

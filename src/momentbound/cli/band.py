@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from momentbound.cli._common import limit_options, user_errors, check_plot_path, emit_json, parse_str_list, print_table
+from momentbound.cli._files import force_option
 
 
 #: seconds per squared N of the exact binomial pmf, and per squared N and moment of its moments
@@ -70,16 +71,17 @@ def parse_truth(text: str, order: int | None = None) -> tuple[tuple[Fraction, Fr
 @click.option("--order", type=int, default=None, help="With --truth and no --moments: use its moments 0..ORDER.")
 @click.option("--plot", "plot_path", default=None, help="Write the band as a PNG to this file.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of a table.")
+@force_option
 @limit_options
 def command(
     moments: str | None, support: str, points: int | None, method: str, truth: str | None, order: int | None,
-    plot_path: str | None, as_json: bool,
+    plot_path: str | None, as_json: bool, force: bool,
 ) -> None:
     """The sharp lower and upper cdf F(t) = P[X <= t] from moments, certified at every point."""
     from momentbound.bounds import Support, cdf_band
     from momentbound.bounds.problem import as_exact
 
-    check_plot_path(plot_path)
+    check_plot_path(plot_path, force=force)
     with user_errors():
         pmf = parse_truth(truth, None if moments is not None else order) if truth is not None else None
         if moments is not None:

@@ -6,7 +6,8 @@ import math
 
 import click
 
-from momentbound.cli._common import user_errors, check_plot_path, emit_json, print_table
+from momentbound.cli._common import user_errors, check_plot_path, emit_json, limit_options, print_table
+from momentbound.cli._files import force_option
 
 
 def _floats(text: str, name: str) -> list[float]:
@@ -34,13 +35,15 @@ def _square(values: list[float], n: int, name: str) -> list[list[float]]:
 @click.option("--solver", default=None, help="A cvxpy solver name [default: CLARABEL].")
 @click.option("--plot", "plot_path", default=None, help="Two dimensions: draw C and the extremal distributions to a PNG.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (with the extremal distributions).")
+@force_option
+@limit_options
 def command(mean: str, cov: str, polyhedron: str | None, ellipsoid: str | None, shape: str | None,
-            box: str | None, solver: str | None, plot_path: str | None, as_json: bool) -> None:
+            box: str | None, solver: str | None, plot_path: str | None, as_json: bool, force: bool) -> None:
     """Sharp lower and upper bounds on P(X in C) for a polyhedron or an ellipsoid C (Vandenberghe-Boyd-Comanor)."""
     from momentbound.bounds.multivariate import multivariate_bound
     from momentbound.errors import InvalidArgument
 
-    check_plot_path(plot_path)
+    check_plot_path(plot_path, force=force)
     with user_errors():
         mu = _floats(mean, "--mean")
         n = len(mu)

@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from momentbound.cli._common import emit_json
+from momentbound.cli._common import emit_json, limit_options
 from momentbound.cli._files import claim_output_file, claim_output_folder, force_option, write_errors
 from momentbound.cli.estimate import library_errors
 
@@ -37,6 +37,7 @@ def _names(name: str) -> list[str]:
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a Markdown report (claims, evidence, figures) to this file.")
 @force_option
+@limit_options(default_seconds="none")
 @library_errors
 @write_errors
 def command(name: str, out: Path, quick: bool, as_json: bool, progress: bool | None, report: Path | None,

@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from momentbound.errors import InvalidArgument
+from momentbound.guard import block_seconds
 from momentbound.intervals import Enclosure
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -99,7 +100,7 @@ def estimator_runner(model: Any, *, ties: str, backend: str) -> "tuple[Callable[
     def run(N: int, estimator: Any, **kw: Any) -> Any:
         # a study's grid is its own, documented scale: no per-call time or work limit
         return estimator_moments(model, N, estimator, classifier=classifier, backend=backend, engine=engine,
-                                 max_seconds=None, **kw)
+                                 max_seconds=block_seconds(), **kw)
 
     return run, engine
 
@@ -198,6 +199,6 @@ def mc_runner(model: Any, *, ties: str, draws: int, confidence: float, seed: int
     def run(N: int, estimator: Any, key: Sequence[int]) -> Any:
         rng = np.random.default_rng([seed, *(int(k) for k in key)])
         return monte_carlo_moments(model, N, estimator, classifier=classifier, draws=draws,
-                                   confidence=confidence, rng=rng, max_seconds=None)
+                                   confidence=confidence, rng=rng, max_seconds=block_seconds())
 
     return run

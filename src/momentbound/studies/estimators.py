@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from momentbound.errors import InvalidArgument
+from momentbound.guard import block_seconds
 from momentbound.intervals import Enclosure
 from momentbound.studies._common import Progress, check_mc_options, check_positive_int, new_figure
 from momentbound.studies.claims import fmt
@@ -148,7 +149,7 @@ def estimators_frame(
             if isinstance(est, (KFold, StratifiedKFold)):
                 res = interval_coverage(model, N, "naive-cv", est, target=target, classifier=classifier,
                                         nominal=NOMINAL, draws=draws, confidence=confidence,
-                                        rng=np.random.default_rng([seed, i, j]), max_seconds=None)
+                                        rng=np.random.default_rng([seed, i, j]), max_seconds=block_seconds())
                 cov = _triple(res.coverage)
             row[column], row[f"{column}_lower"], row[f"{column}_upper"] = cov
         rows.append(row)

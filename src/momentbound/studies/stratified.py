@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from momentbound.guard import block_seconds
 from momentbound.studies._common import Progress, check_int_grid, check_positive_int, grid_map, label, new_figure
 from momentbound.studies.claims import fmt
 from momentbound.studies.result import ClaimCheck, CurveSource, StudyResult, Verdict
@@ -88,9 +89,9 @@ def stratified_frame(
     def one(v: int) -> tuple[Any, Any]:
         # pooled errors over N, as the brute-force witnesses; the study's default folds divide N (no difference)
         plain = estimator_moments(model, N, KFold(v, average="pooled"), classifier=classifier, engine=engine,
-                                  max_seconds=None)
+                                  max_seconds=block_seconds())
         strat = estimator_moments(model, N, StratifiedKFold(v, average="pooled"), classifier=classifier,
-                                  max_seconds=None)
+                                  max_seconds=block_seconds())
         return plain, strat
 
     rows = []
