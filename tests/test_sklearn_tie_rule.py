@@ -120,3 +120,42 @@ def test_sklearn_rule_refused_where_it_cannot_be_followed():
 
     with pytest.raises(InvalidArgument, match="ties must be one of"):
         HistogramRule("sklearn")
+
+
+def test_sklearn_rule_leave_one_out_moments_equal_enumeration_with_categorical_nb():
+    """Leave-one-out at N = 8 (training sets of 7 points, where float-decided ties occur), alpha = 0, one
+    3-valued attribute: the exact mean and variance (pair and cross terms of the generic engine) under
+    ties='sklearn' equal those of an enumeration of every count table, each left-out point predicted by the real
+    CategoricalNB fitted on the other seven."""
+    cells = [Fraction(1, 4), Fraction(1, 12), Fraction(1, 12), Fraction(1, 4), Fraction(1, 6), Fraction(1, 6)]
+    N = 8
+    fitted: dict = {}
+
+    def predictions(train: tuple[int, ...]) -> np.ndarray:
+        if train not in fitted:
+            fitted[train] = _sklearn_predictions(np.array(train).reshape(3, 2), 0)
+        return fitted[train]
+
+    m1 = m2 = Fraction(0)
+    for t in _tables(6, N):
+        prob = Fraction(math.factorial(N))
+        for c, k in zip(cells, t):
+            prob *= c**k / math.factorial(k)
+        errors = 0
+        for c in np.flatnonzero(t):
+            train = t.copy()
+            train[c] -= 1
+            errors += int(t[c]) * int(predictions(tuple(int(v) for v in train))[c // 2] != c % 2)
+        m1 += prob * Fraction(errors, N)
+        m2 += prob * Fraction(errors, N) ** 2
+    base = ["estimate", "--arities", "3", "--cells", ",".join(str(c) for c in cells), "--N", str(N), "--estimator",
+            "loo", "--alpha", "0"]
+    sk = _run(*base, "--ties", "sklearn")
+    assert sk.returncode == 0, sk.stderr
+    exact = json.loads(sk.stdout)
+    assert exact["mean"] == pytest.approx(float(m1), abs=1e-12)
+    assert exact["variance"] == pytest.approx(float(m2 - m1 * m1), abs=1e-12)
+    from momentbound.splitters import LeaveOneOut
+
+    first = estimator_moments(CellModel((3,), cells), N, LeaveOneOut(), classifier=NaiveBayes("first", 0))
+    assert abs(float(first.variance) - float(m2 - m1 * m1)) > 1e-4
