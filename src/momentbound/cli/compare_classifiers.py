@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import click
 
-from momentbound.cli._common import UserError, limit_options, emit_json, parse_int_list, print_table
+from momentbound.cli._common import (UserError, build_model, emit_json, fmt, library_errors, limit_options, parse_int_list,
+                                     print_table)
 from momentbound.cli.coverage import check_seed, interval_fields, model_and_run_options
-from momentbound.cli.estimate import build_model, fmt, library_errors
 
 
 @click.command("compare-classifiers")

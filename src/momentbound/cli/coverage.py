@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import UserError, limit_options, emit_json, print_table
-from momentbound.cli.estimate import build_classifier, build_model, fmt, library_errors
+from momentbound.cli._common import (UserError, build_classifier, build_model, emit_json, fmt, library_errors, limit_options,
+                                     print_table)
 
 METHODS = ("clopper-pearson", "wald", "naive-cv", "nadeau-bengio")
 TARGETS = ("ge-full", "expected-ge-full", "ge-train")

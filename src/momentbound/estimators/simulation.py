@@ -21,7 +21,7 @@ import numpy as np
 from momentbound.errors import ClassifierFailed, InvalidArgument
 from momentbound.splitters.basic import (  # KFold, LeaveOneOut: used by the doctests
     GE,
-    Estimator,
+    Splitter,
     HoldOut,
     KFold,
     LeaveOneOut,
@@ -130,7 +130,7 @@ def check_scheduler(scheduler: object, workers: object, classifier: object, time
         raise InvalidArgument(f"timeout must be a number of seconds > 0 such as {DEFAULT_TIMEOUT:g}, got {timeout!r}")
     if scheduler is None:
         return
-    from momentbound.classifiers.sklearn import SklearnClassifier
+    from momentbound.classifiers.base import classifier_member
 
     if isinstance(scheduler, str):
         if scheduler not in SCHEDULERS and "://" not in scheduler and ":" not in scheduler:
@@ -146,7 +146,7 @@ def check_scheduler(scheduler: object, workers: object, classifier: object, time
                 f"scheduler must be one of {', '.join(SCHEDULERS)}, a Dask scheduler address such as "
                 f"tcp://host:8786, or a distributed.Client; got {type(scheduler).__name__}"
             )
-    if not isinstance(classifier, SklearnClassifier):
+    if not classifier_member(classifier, "schedulable"):
         describe = getattr(classifier, "describe", None)
         raise InvalidArgument(
             f"scheduler applies to scikit-learn classifiers (one fit per table); "
