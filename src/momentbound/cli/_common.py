@@ -543,7 +543,8 @@ def build_splitter(splitter: tuple[str, dict[str, str]], params: dict[str, Any] 
     for flag, text in given.items():
         field = next((f for f in fields if flag in f.metadata.get("flags", ())), None)
         if field is None:
-            raise click.UsageError(f"{flag} does not apply to {SPLITTER_FLAGS[1]} {name}")
+            raise click.UsageError(f"{flag} does not apply to {SPLITTER_FLAGS[1]} {name}; its parameters: "
+                                   f"{', '.join(f.name for f in fields) or 'none'}")
         if field.name in values:
             raise click.UsageError(f"{source[field.name]} and {flag} both set {field.name}; give one")
         try:

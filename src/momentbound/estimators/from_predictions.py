@@ -598,7 +598,8 @@ def estimator_moments(
             else splitter_member(estimator, "exact_progress")(engine, split.N, covariance))
     if progress and work is None:
         raise InvalidArgument(
-            f"progress with backend='exact' is not available for {estimator.describe()}; drop progress (or use "
+            f"progress with backend='exact' is available for the splitters whose terms report it (GE, HoldOut, "
+            f"KFold, StratifiedKFold, LeaveOneOut, ...), not {estimator.describe()}; drop progress (or use "
             "backend='montecarlo', which has it for every splitter)"
         )
     if work is None:

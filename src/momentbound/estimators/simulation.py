@@ -724,13 +724,20 @@ class Simulation:
         E = np.empty((R, tested))
         C = np.empty((R, tested))
         ge = np.empty(R)
+        full = np.empty(R) if self.track else None
         chunk = m.fit_chunk(R, max(1, _CHUNK_ENTRIES // max(1, len(sizes) * m.p.size)))
         for start in range(0, R, chunk):
             r = min(chunk, R - start)
-            E[start:start + r], C[start:start + r], ge[start:start + r] = _fold_errors(m, sampler(r, self.rng), tested)
+            folds = sampler(r, self.rng)
+            E[start:start + r], C[start:start + r], ge[start:start + r] = _fold_errors(m, folds, tested)
+            if full is not None:  # GE_N of the classifier trained on all the folds
+                full[start:start + r] = m.ge(m.predictions(folds.sum(axis=1)))
             self._advance(r)
-        mean = st.mean(E.sum(axis=1) / n_test)
-        variance = st.variance(E.sum(axis=1) / n_test, C.sum(axis=1) / n_test**2)
+        ce, coin = E.sum(axis=1) / n_test, C.sum(axis=1) / n_test**2
+        if full is not None:
+            self.keep(ce, full, coin)
+        mean = st.mean(ce)
+        variance = st.variance(ce, coin)
         N = int(sum(sizes))
         return SimulatedParts(mean, variance, st.mean(ge), st.variance(ge), N - int(sizes[tested - 1]),
                               None, len(sizes), tuple(sizes))
