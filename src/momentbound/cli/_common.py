@@ -398,6 +398,15 @@ def check_seed(backend: str, seed: int | None) -> None:
         raise UserError(f"--seed must be an integer >= 0 (a numpy seed), got {seed}")
 
 
+def seed_generator(seed: int) -> Any:
+    """The numpy generator of ``--seed`` (an integer >= 0)."""
+    import numpy as np
+
+    if seed < 0:
+        raise UserError(f"--seed must be an integer >= 0, got {seed}")
+    return np.random.default_rng(seed)
+
+
 def build_backend(backend: str, seed: int | None) -> Any:
     """The backend object for a name (checked now, before any work), seeded when --seed is given."""
     from momentbound.estimators.from_predictions import resolve_backend
