@@ -93,9 +93,9 @@ def command(
     against: str | None, draws: int | None,
     scheduler: str | None, workers: int | None, timeout: float | None, progress: bool | None, as_json: bool,
 ) -> None:
-    """Mean, variance and fold covariance of an error estimator, without simulation.
+    """Mean, variance and fold covariance of a splitter's error estimate, without simulation.
 
-    Example: momentbound estimate --arities 2 --cells 0.2,0.3,0.2,0.3 --N 100 --estimator cv --folds 10
+    Example: momentbound estimate --arities 2 --cells 0.2,0.3,0.2,0.3 --N 100 --splitter cv --folds 10
     """
     from momentbound.estimators import estimator_moments
 

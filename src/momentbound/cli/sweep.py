@@ -1,4 +1,4 @@
-"""`momentbound sweep`: estimator moments over hold-out sizes, numbers of folds, or N."""
+"""`momentbound sweep`: a splitter's moments over hold-out sizes, numbers of folds, or N."""
 
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ def command(
     progress: bool | None, use_dask: bool, scheduler: str | None, draws: int | None, workers: int | None,
     timeout: float | None, force: bool,
 ) -> None:
-    """Sweep an estimator's moments; print a table (or JSON) and write CSV.
+    """Sweep a splitter's moments; print a table (or JSON) and write CSV.
 
     Example: momentbound sweep --cells 0.2,0.3,0.2,0.3 --N 100 --over folds --values 2-20,loo --out cv.csv
     """
@@ -154,7 +154,7 @@ def command(
     if over == "N":
         est = build_splitter(splitter, split_values)
         for v in vals:
-            est.split(v)  # ImpossibleSplit for a size the estimator cannot split, before any work
+            est.split(v)  # ImpossibleSplit for a size the splitter cannot split, before any work
     sweep_backend = build_backend(backend, seed)
     classifier = build_classifier(ties, alpha, classifier_name, params)
     csv = None if out is None else claim_output_file(out, force=force)
