@@ -36,15 +36,13 @@ from typing import Any, Union
 import numpy as np
 
 from momentbound.errors import InvalidArgument, InvalidModel, UnknownMethod
-from momentbound.splitters.basic import (  # GE, HoldOut, KFold: used by the doctests
-    GE,
-    HoldOut,
+from momentbound.splitters.basic import (  # KFold: used by the doctests
     KFold,
     Splitter,
     check_model_and_estimator,
     splitter_member,
 )
-from momentbound.splitters.stratified import STRATIFIED_UNITS
+from momentbound.splitters.stratified import STRATIFIED_UNITS  # noqa: F401 - re-exported (the bar of StratifiedKFold)
 from momentbound.estimators.results import MOMENT_FIELDS, ErrorMoments
 from momentbound.intervals import (
     Enclosure,

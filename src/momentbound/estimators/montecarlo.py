@@ -43,12 +43,9 @@ from typing import Any
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.splitters.basic import (  # KFold, LeaveOneOut: used by the doctests
-    GE,
-    Splitter,
-    HoldOut,
+from momentbound.splitters.basic import (  # KFold: used by the doctests
     KFold,
-    LeaveOneOut,
+    Splitter,
     splitter_member,
 )
 from momentbound.estimators.results import ErrorMoments

@@ -21,7 +21,6 @@ import numpy as np
 from momentbound.errors import ClassifierFailed, InvalidArgument
 from momentbound.splitters.basic import (  # KFold, LeaveOneOut: used by the doctests
     GE,
-    Splitter,
     HoldOut,
     KFold,
     LeaveOneOut,
