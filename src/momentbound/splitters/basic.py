@@ -45,6 +45,7 @@ __all__ = [
     "SplitterDefaults",
     "folds_full_product",
     "splitter_member",
+    "table_law",
     "check_average",
     "check_model_and_estimator",
     "check_size",
@@ -260,12 +261,30 @@ def splitter_member(splitter: Any, name: str) -> Any:
         return default.__get__(splitter) if callable(default) else default
 
 
+def table_law(engine: Any, N: int) -> Any:
+    """The :class:`~momentbound.exact.tables.TableLaw` of an engine's model and classifier, in the
+    arithmetic of the engine's backend at size ``N`` (cached on the engine)."""
+    from momentbound.exact.tables import TableLaw
+
+    backend = engine.backend
+    if str(getattr(backend, "name", "")) != "exact":
+        raise InvalidArgument(
+            f"resubstitution, the bootstrap family and the joint terms with GE_N are summed over count tables "
+            f"with backend='exact' "
+            f"(or simulated with backend='montecarlo'), not {getattr(backend, 'name', backend)!r}"
+        )
+    mode = getattr(backend, "mode", None)
+    exact = bool(engine.model.is_exact and (mode is None or mode(engine.model, N) == "rational"))
+    laws = engine.__dict__.setdefault("_table_laws", {})
+    if exact not in laws:
+        laws[exact] = TableLaw(engine.model, engine.classifier, exact)
+    return laws[exact]
+
+
 def folds_full_product(engine: Any, N: int, sizes: tuple[int, ...], weights: tuple[Any, ...]) -> Any:
     """``E[est GE_N]`` of ``est = sum_i w_i HE_i`` over folds of test sizes ``sizes`` (each trained on
     the other ``N - s_i`` points): ``sum_i w_i E[HE_i GE_N]`` from sums over the full count table
     (``docs/mathematics.md``, "Accuracy against GE_N"); ``weights`` are Fractions or integers."""
-    from momentbound.splitters.bootstrap import table_law
-
     law = table_law(engine, N)
     weight: dict[int, Fraction] = {}
     for s, w in zip(sizes, weights, strict=True):

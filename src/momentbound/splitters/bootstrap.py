@@ -32,7 +32,7 @@ import numpy as np
 from momentbound.guard import active, option
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument
-from momentbound.splitters.basic import ExactParts, Split, SplitterDefaults, check_size
+from momentbound.splitters.basic import ExactParts, Split, SplitterDefaults, check_size, table_law
 
 __all__ = [
     "Resubstitution",
@@ -67,25 +67,6 @@ def _split(N: int, what: str) -> Split:
     if n < 2:
         raise ImpossibleSplit(f"{what} needs N >= 2 points (a point must be left out), got N={n}")
     return Split(n, ())
-
-
-def table_law(engine: Any, N: int) -> Any:
-    """The :class:`~momentbound.exact.tables.TableLaw` of an engine's model and classifier, in the
-    arithmetic of the engine's backend at size ``N`` (cached on the engine)."""
-    from momentbound.exact.tables import TableLaw
-
-    backend = engine.backend
-    if str(getattr(backend, "name", "")) != "exact":
-        raise InvalidArgument(
-            f"resubstitution and the bootstrap family are summed over count tables with backend='exact' "
-            f"(or simulated with backend='montecarlo'), not {getattr(backend, 'name', backend)!r}"
-        )
-    mode = getattr(backend, "mode", None)
-    exact = bool(engine.model.is_exact and (mode is None or mode(engine.model, N) == "rational"))
-    laws = engine.__dict__.setdefault("_table_laws", {})
-    if exact not in laws:
-        laws[exact] = TableLaw(engine.model, engine.classifier, exact)
-    return laws[exact]
 
 
 def _finite_needs_montecarlo(splitter: Any) -> None:
