@@ -27,10 +27,10 @@ def test_estimate_json_cv():
               "--folds", "3", "--json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
-    for key in ("estimator", "mean", "variance", "std", "fold_variance", "fold_covariance", "kind", "seconds"):
+    for key in ("splitter", "mean", "variance", "std", "fold_variance", "fold_covariance", "kind", "seconds"):
         assert key in doc
     r = estimator_moments(MODEL, 8, KFold(3))
-    assert doc["estimator"] == "cv" and doc["kind"] == "exact" and doc["folds"] == 3
+    assert doc["splitter"]["name"] == "cv" and doc["kind"] == "exact" and doc["folds"] == 3
     assert doc["fold_sizes"] == [3, 3, 2]
     assert Fraction(doc["mean_exact"]) == r.mean and Fraction(doc["variance_exact"]) == r.variance
     assert Fraction(doc["fold_covariance_exact"]) == r.fold_covariance
@@ -66,8 +66,8 @@ def test_estimate_table():
         (["--N", "5", "--estimator", "cv", "--folds", "6"], "ImpossibleSplit: KFold has more folds"),
         (["--N", "5", "--estimator", "cv"], "needs --folds"),
         (["--N", "5", "--estimator", "holdout", "--test-size", "5"], "leaves no training point"),
-        (["--N", "5", "--estimator", "holdout"], "exactly one of --test-size or --test-fraction"),
-        (["--N", "5", "--estimator", "ge", "--folds", "2"], "--folds do(es) not apply to --estimator ge"),
+        (["--N", "5", "--estimator", "holdout"], "HoldOut needs exactly one of test_size"),
+        (["--N", "5", "--estimator", "ge", "--folds", "2"], "--folds does not apply to --estimator ge"),
         (["--N", "1", "--estimator", "loo"], "leave-one-out needs N >= 2"),
         (["--N", "5", "--estimator", "ge", "--backend", "nope"], "UnknownMethod: unknown backend 'nope'"),
         (["--N", "5", "--estimator", "ge", "--alpha", "-1"], "alpha must be >= 0"),

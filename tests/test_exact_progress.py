@@ -159,4 +159,4 @@ def test_cli_refuses_progress_where_it_does_not_apply():
     bad = CliRunner().invoke(main, base + ["--estimator", "resubstitution", "--progress"])
     assert bad.exit_code == 2 and "not Resubstitution(); drop progress" in bad.output
     ok = CliRunner().invoke(main, base + ["--estimator", "resubstitution", "--json"])  # no bar asked: it runs
-    assert ok.exit_code == 0 and json.loads(ok.output)["estimator"] == "resubstitution"
+    assert ok.exit_code == 0 and json.loads(ok.output)["splitter"]["name"] == "resubstitution"

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from momentbound.errors import InvalidArgument, SolverFailed, UnknownMethod
+from momentbound.errors import InvalidArgument, SolverFailed
 
 from .problem import MomentProblem
+from momentbound.registry import lookup
+
 from .registry import METHODS, BoundMethod
 from .result import BoundResult, Diagnostics, Kind, Status
 
@@ -21,10 +23,7 @@ def get_method(method: str | BoundMethod) -> BoundMethod:
         return method()
     if not isinstance(method, str):
         raise InvalidArgument(f"method must be a name or a BoundMethod, got {method!r}")
-    cls = METHODS.get(method)
-    if cls is None:
-        raise UnknownMethod(f"unknown method {method!r}; registered methods: {', '.join(METHODS)} (or 'all')")
-    return cls()
+    return lookup(METHODS, method, "method", also=("all",))()
 
 
 def available_methods(problem: MomentProblem | None = None) -> tuple[str, ...]:

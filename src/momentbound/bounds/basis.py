@@ -26,10 +26,6 @@ __all__ = [
     "chebyshev_to_monomial_moments",
     "chebyshev_to_monomial_coeffs",
     "chebyshev_values_exact",
-    "clenshaw",
-    "cheb_derivative",
-    "cheb_real_roots",
-    "cheb_vander",
 ]
 
 
@@ -116,41 +112,6 @@ def chebyshev_values_exact(u: Fraction, degree: int) -> tuple[Fraction, ...]:
     for _ in range(2, degree + 1):
         vals.append(2 * u * vals[-1] - vals[-2])
     return tuple(vals[: degree + 1])
-
-
-def clenshaw(coeffs: Sequence[float] | np.ndarray, u: float | np.ndarray) -> np.ndarray:
-    """Evaluate ``sum_k c_k T_k(u)`` in floating point (Clenshaw recurrence)."""
-    return _cheb.chebval(u, np.asarray(coeffs, dtype=float))
-
-
-def cheb_derivative(coeffs: Sequence[float] | np.ndarray) -> np.ndarray:
-    """Chebyshev coefficients of the derivative with respect to ``u``."""
-    c = np.asarray(coeffs, dtype=float)
-    if c.size <= 1:
-        return np.zeros(1)
-    return _cheb.chebder(c)
-
-
-def cheb_real_roots(
-    coeffs: Sequence[float] | np.ndarray, lo: float = -1.0, hi: float = 1.0, *, imag_tol: float = 1e-7
-) -> np.ndarray:
-    """Approximate real roots of ``sum_k c_k T_k(u)`` inside ``[lo, hi]`` (floating point).
-
-    Used only to propose candidate points; rigorous checks use exact root isolation in
-    :mod:`momentbound.bounds.certificate`.
-    """
-    c = np.trim_zeros(np.asarray(coeffs, dtype=float), "b")
-    if c.size <= 1:
-        return np.zeros(0)
-    roots = _cheb.chebroots(c)
-    scale = max(1.0, float(np.max(np.abs(roots)))) if roots.size else 1.0
-    real = roots[np.abs(np.imag(roots)) <= imag_tol * scale].real
-    return np.sort(real[(real >= lo) & (real <= hi)])
-
-
-def cheb_vander(u: np.ndarray, degree: int) -> np.ndarray:
-    """Matrix ``V[j, k] = T_k(u_j)`` in floating point."""
-    return _cheb.chebvander(np.asarray(u, dtype=float), degree)
 
 
 @lru_cache(maxsize=64)

@@ -34,7 +34,7 @@ from typing import Any
 
 from .certificate import certify
 from .problem import Event, EventKind, MomentProblem, SupportKind
-from .registry import BoundMethod, register
+from .registry import BoundMethod
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status, round_down, round_up
 
 __all__ = ["ClosedFormMethod", "closed_form_candidates", "Candidate"]
@@ -364,7 +364,6 @@ def _attainment_notes(problem: MomentProblem, winner: Candidate | None) -> list[
     return ["upper is the sharp supremum, attained"]
 
 
-@register
 class ClosedFormMethod(BoundMethod):
     """The sharpest applicable closed form, each side proven by its verified dual polynomial.
 

@@ -8,7 +8,7 @@ from typing import Any
 from momentbound.errors import InvalidArgument
 
 from .problem import MomentProblem
-from .registry import BoundMethod, register
+from .registry import BoundMethod
 from .result import BoundResult, Diagnostics, Kind, Status
 
 __all__ = ["ExactMethod", "pmf_probability"]
@@ -21,7 +21,6 @@ def pmf_probability(problem: MomentProblem) -> Fraction:
     return sum((p for x, p in problem.pmf if problem.event.indicator(x)), Fraction(0))
 
 
-@register
 class ExactMethod(BoundMethod):
     """The truth, from the known pmf; checks that the pmf has the problem's moments.
 

@@ -38,7 +38,7 @@ from momentbound.errors import InvalidArgument
 
 from .pieces import UnitPiece, bounded_support_reason, discrete_pieces
 from .problem import MomentProblem
-from .registry import BoundMethod, register
+from .registry import BoundMethod
 from .result import BoundResult, Diagnostics, Kind
 from .sdp import assemble, certified_side
 from .sqp import MARGIN, candidates_from_roots, critical_points
@@ -239,7 +239,6 @@ class _DescentBase(BoundMethod):
         return assemble(problem, self.name, sides, diag)
 
 
-@register
 class GDMethod(_DescentBase):
     """Gradient descent on the dual with root-based feasibility (paper's GD); valid, maybe not sharp.
 
@@ -263,7 +262,6 @@ class GDMethod(_DescentBase):
         return dual_descent(c, pieces, offsets, start=start, max_iter=_validate_iter(options["max_iter"], "max_iter"))
 
 
-@register
 class GDTSMethod(_DescentBase):
     """GD with random local topology search (paper's GDTS); valid, maybe not sharp.
 

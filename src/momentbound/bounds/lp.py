@@ -46,7 +46,7 @@ from .basis import choose_basis
 from .certificate import certify, slack_minimum
 from .pieces import INITIAL_COLUMNS, starting_columns, support_neighbours
 from .problem import Event, MomentProblem, SupportKind
-from .registry import DISCRETE_FEASIBILITY, BoundMethod, register
+from .registry import DISCRETE_FEASIBILITY, BoundMethod
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status, round_down, round_up
 
 __all__ = ["LPMethod", "LPDualMethod", "check_discrete_feasible", "HIGHS_STATUS_MAP", "HighsOutcome", "SideResult", "solve_upper"]
@@ -708,7 +708,6 @@ class _LPBase(BoundMethod):
         return _combine(problem, self.name, options, self.formulation)
 
 
-@register
 class LPMethod(_LPBase):
     """Sharp discrete moment bound: primal LP (HiGHS) + column generation + exact basis test.
 
@@ -724,7 +723,6 @@ class LPMethod(_LPBase):
     formulation = "primal"
 
 
-@register
 class LPDualMethod(_LPBase):
     """The same sharp bound from the dual LP (cutting planes on the polynomial constraint)."""
 

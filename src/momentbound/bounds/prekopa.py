@@ -54,7 +54,7 @@ from momentbound.rational import to_fmpq, to_fraction
 from .basis import PolyBasis, choose_basis
 from .certificate import certify, slack_minimum
 from .problem import EventKind, MomentProblem, Support, SupportKind
-from .registry import BoundMethod, register
+from .registry import BoundMethod
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status, round_down, round_up
 
 __all__ = ["PrekopaMethod", "DualSimplex", "structured_start_basis", "continuous_start_bases", "dual_simplex_upper",
@@ -742,7 +742,6 @@ def exact_feasibility(problem: MomentProblem, max_pivots: int = 600) -> bool | N
     return None
 
 
-@register
 class PrekopaMethod(BoundMethod):
     """Prekopa's dual method (exact dual simplex from a structured dual feasible basis).
 

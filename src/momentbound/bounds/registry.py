@@ -14,20 +14,14 @@ from .feasibility import check_feasible
 from .problem import MomentProblem, SupportKind
 from .result import BoundResult, Diagnostics, Kind, Status
 
-__all__ = ["BoundMethod", "METHODS", "DISCRETE_FEASIBILITY", "register", "trivial_result"]
+__all__ = ["BoundMethod", "METHODS", "DISCRETE_FEASIBILITY", "trivial_result"]
 
+#: registered methods by name, filled by the literal lines of ``momentbound.bounds`` (their order is
+#: the preference order); a plug-in adds ``METHODS["name"] = MethodClass``
 METHODS: dict[str, type[BoundMethod]] = {}
 #: exact feasibility checks for grid and finite supports, run before every bound or approximation
 #: (the Hankel conditions are not sufficient there); filled by the modules that provide them (``lp``)
 DISCRETE_FEASIBILITY: list[Callable[[MomentProblem], None]] = []
-
-
-def register(cls: type[BoundMethod]) -> type[BoundMethod]:
-    """Class decorator: add a method to :data:`METHODS` (insertion order = preference)."""
-    if not getattr(cls, "name", ""):
-        raise InvalidArgument(f"{cls.__name__} must define a non-empty class attribute 'name'")
-    METHODS[cls.name] = cls
-    return cls
 
 
 class BoundMethod:

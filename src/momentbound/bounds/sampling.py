@@ -33,7 +33,7 @@ import numpy as np
 from momentbound.errors import InvalidArgument
 
 from .problem import Event, EventKind, MomentProblem
-from .registry import BoundMethod, register
+from .registry import BoundMethod
 from .result import BoundResult, Diagnostics, Kind, Status
 
 __all__ = [
@@ -208,7 +208,6 @@ def estimate_probability(
     )
 
 
-@register
 class SamplingMethod(BoundMethod):
     """Monte Carlo estimate with a confidence interval (paper's RS; kind ESTIMATE).
 

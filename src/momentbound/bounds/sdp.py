@@ -46,7 +46,7 @@ from momentbound.quiet import quiet_native_output
 
 from .pieces import SOSSolution, UnitPiece, chebyshev_nodes, markov_lukacs_blocks, piece_variable, unit_pieces
 from .problem import MomentProblem, SupportKind
-from .registry import BoundMethod, register
+from .registry import BoundMethod
 from .result import BoundResult, Diagnostics, Kind, Status, round_down, round_up
 
 __all__ = ["SDPMethod", "UnitPiece", "unit_pieces", "sos_dual"]
@@ -419,7 +419,6 @@ def assemble(
     )
 
 
-@register
 class SDPMethod(BoundMethod):
     """Semidefinite (sum-of-squares) bounds on an interval, Bertsimas-Popescu.
 

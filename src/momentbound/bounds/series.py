@@ -37,7 +37,7 @@ from numpy.polynomial import hermite_e as _herm
 from momentbound.errors import InvalidArgument
 
 from .problem import EventKind, MomentProblem, SupportKind
-from .registry import BoundMethod, register
+from .registry import BoundMethod
 from .result import BoundResult, Diagnostics, Kind, Status
 
 __all__ = ["SeriesWarning", "SeriesApproximation", "series_approximation", "SeriesMethod", "EXPANSIONS"]
@@ -282,7 +282,6 @@ def event_probability(approx: SeriesApproximation, problem: MomentProblem, conti
     return min(1.0, max(0.0, v))
 
 
-@register
 class SeriesMethod(BoundMethod):
     """Gram-Charlier A / Edgeworth approximation of ``P(E)`` (kind APPROXIMATION, no guarantee).
 

@@ -37,7 +37,7 @@ from fractions import Fraction
 from typing import Any
 
 from .problem import Event, EventKind, MomentProblem, ShapeKind, Span, SupportKind
-from .registry import BoundMethod, register
+from .registry import BoundMethod
 from .result import BoundResult, Diagnostics, Kind, Status, round_up
 
 __all__ = ["ShapeClosedFormMethod", "shape_closed_form"]
@@ -141,7 +141,6 @@ def shape_closed_form(problem: MomentProblem) -> tuple[Fraction, str] | None:
     return None if form is None else form()
 
 
-@register
 class ShapeClosedFormMethod(BoundMethod):
     """Gauss, Vysochanskij-Petunin, the one-sided unimodal and the symmetric bounds (two moments).
 

@@ -40,7 +40,7 @@ from momentbound.quiet import quiet_native_output
 
 from .feasibility import check_feasible
 from .problem import Event, MomentProblem, ShapeKind, SupportKind
-from .registry import BoundMethod, register
+from .registry import BoundMethod
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status, round_down, round_up
 
 __all__ = ["ShapeGridMethod", "grid_modes", "MAX_GRID_POINTS", "MAX_MODE_WORK"]
@@ -230,7 +230,6 @@ def _classes(problem: MomentProblem) -> list[_Class]:
     return [_unimodal_class(n, m - lo, us, problem.order) for m in grid_modes(problem)]
 
 
-@register
 class ShapeGridMethod(BoundMethod):
     """Unimodal (known or unknown mode) and symmetric laws on an integer grid: the sharp discrete LP.
 

@@ -28,7 +28,7 @@ from momentbound.errors import InvalidArgument
 from .dominance import DominanceProgram, DominanceSolution, Stretch, solve_dominance
 from .feasibility import check_feasible
 from .problem import AffineMap, Event, MomentProblem, ShapeKind, Support, SupportKind
-from .registry import BoundMethod, register
+from .registry import BoundMethod
 from .result import BoundResult, Certificate, Diagnostics, Kind, Status, round_down, round_up
 from .shape import (
     check_symmetric_moments,
@@ -176,7 +176,6 @@ def _certificate(side: str, s: _Side, amap: AffineMap, how: str) -> Certificate:
     return Certificate(side, y, "monomial", amap, value, s.verified, slack, how)
 
 
-@register
 class SOSMethod(BoundMethod):
     """Bounds under shape constraints and moment boxes, by certified sums of squares.
 

@@ -39,11 +39,11 @@ from momentbound.quiet import quiet_native_output
 
 from .pieces import UnitPiece, bounded_support_reason, discrete_pieces, grid_neighbours, initial_points
 from .problem import MomentProblem
-from .registry import BoundMethod, register
+from .registry import BoundMethod
 from .result import BoundResult, Diagnostics, Kind
 from .sdp import assemble, certified_side, tol_and_max_iter
 
-__all__ = ["SQPMethod", "piece_candidates", "local_minima", "ExchangeResult", "exchange_dual"]
+__all__ = ["SQPMethod", "piece_candidates", "ExchangeResult", "exchange_dual"]
 
 #: coefficient box keeping the subproblems bounded (on the boundary of the moment space the dual
 #: optimum is unbounded and the box decides the accuracy).  When HiGHS fails on the first
@@ -93,12 +93,6 @@ def piece_candidates(coefficients: np.ndarray, piece: UnitPiece) -> np.ndarray:
     if piece.a == piece.b:
         return np.array([piece.a])
     return candidates_from_roots(critical_points(coefficients), piece)
-
-
-def local_minima(coefficients: np.ndarray, piece: UnitPiece, offset: float) -> tuple[np.ndarray, np.ndarray]:
-    """Candidate points of ``piece`` and the slack ``p(u) - offset`` there."""
-    u = piece_candidates(coefficients, piece)
-    return u, _cheb.chebval(u, np.asarray(coefficients, dtype=float)) - offset
 
 
 @dataclass(frozen=True)
@@ -314,7 +308,6 @@ def _verified_gap(cert: Any, objective: float, side: str) -> float:
     return max(0.0, value - objective) if side == "upper" else max(0.0, objective - value)
 
 
-@register
 class SQPMethod(BoundMethod):
     """Exchange / sequential-LP solution of the semi-infinite dual, certified.
 

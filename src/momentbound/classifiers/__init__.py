@@ -22,7 +22,8 @@ from momentbound.classifiers.base import Classifier, ExactForm, check_tables
 from momentbound.classifiers.histogram import HistogramRule, MajorityRule
 from momentbound.classifiers.naive_bayes import TIE_RULES, NaiveBayes
 from momentbound.classifiers.sklearn import SklearnClassifier, load_estimator
-from momentbound.errors import InvalidArgument, UnknownMethod
+from momentbound.errors import InvalidArgument
+from momentbound.registry import lookup
 
 __all__ = [
     "CLASSIFIERS",
@@ -38,7 +39,8 @@ __all__ = [
     "make_classifier",
 ]
 
-#: registered classifiers by name; insertion order is the order of the docs and CLI help
+#: registered classifiers by name; the order of the lines is the order of the docs and CLI help; a
+#: plug-in adds ``CLASSIFIERS["name"] = ClassifierClass`` (:mod:`momentbound.registry`)
 CLASSIFIERS: dict[str, type] = {
     "naive-bayes": NaiveBayes,
     "histogram": HistogramRule,
@@ -72,12 +74,8 @@ def make_classifier(spec: str, params: dict[str, Any] | None = None) -> Classifi
             raise InvalidArgument("write a scikit-learn classifier as sklearn:MODULE.CLASS, e.g. sklearn:sklearn.tree.DecisionTreeClassifier")
         encoding = params.pop("encoding", "ordinal")
         return SklearnClassifier(load_estimator(rest, params), encoding=encoding)
-    cls = CLASSIFIERS.get(str(spec))
-    if cls is None:
-        raise UnknownMethod(
-            f"unknown classifier {spec!r}; choose one of {', '.join(n for n in CLASSIFIERS if n != 'sklearn')} "
-            "or sklearn:MODULE.CLASS"
-        )
+    cls = lookup({n: c for n, c in CLASSIFIERS.items() if n != "sklearn"}, str(spec), "classifier",
+                 also=("sklearn:MODULE.CLASS",))
     try:
         return cls(**params)
     except TypeError as exc:

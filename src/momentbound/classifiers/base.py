@@ -12,6 +12,10 @@ backend needs from it:
   form. ``None`` means "no exact terms": exact backends then refuse with a message naming
   ``backend="montecarlo"``.
 
+Optional members, with their defaults in :class:`ClassifierDefaults` (the backends ask through
+:func:`classifier_member`): ``schedulable`` (``predict_tables`` also takes ``scheduler=`` and
+``workers=``, so its fits can run on Dask).
+
 See ``docs/extending.md`` for a worked example of adding a classifier.
 """
 
@@ -26,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from momentbound.classifiers.naive_bayes import NaiveBayes
     from momentbound.model.cells import CellModel
 
-__all__ = ["Classifier", "ExactForm", "check_tables"]
+__all__ = ["Classifier", "ClassifierDefaults", "ExactForm", "check_tables", "classifier_member"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,20 @@ class Classifier(Protocol):
     def exact_form(self, model: "CellModel") -> ExactForm | None:
         """Naive Bayes form of the classifier on ``model``, or ``None`` when it has none."""
         ...
+
+
+class ClassifierDefaults:
+    """The optional members of the :class:`Classifier` protocol and their defaults."""
+
+    #: ``predict_tables(model, tables, scheduler=..., workers=...)`` fits on a Dask scheduler
+    schedulable: ClassVar[bool] = False
+
+
+def classifier_member(classifier: Any, name: str) -> Any:
+    """The member ``name`` of a classifier, or its documented default (:class:`ClassifierDefaults`)."""
+    if not hasattr(ClassifierDefaults, name):
+        raise AttributeError(f"{name!r} is not a member of the Classifier protocol")
+    return getattr(classifier, name, getattr(ClassifierDefaults, name))
 
 
 def check_tables(model: "CellModel", tables: object) -> np.ndarray:

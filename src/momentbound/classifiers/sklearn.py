@@ -195,6 +195,7 @@ class SklearnClassifier:
     estimator: Any
     encoding: str = "ordinal"
     name: ClassVar[str] = "sklearn"
+    schedulable: ClassVar[bool] = True
     _rows: dict[tuple[int, ...], np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -69,7 +69,26 @@ def main() -> None:
     warnings.showwarning = one_line_warning
 
 
+#: environment variable: comma-separated modules imported before the commands are built, so that
+#: their registry lines (a splitter, a classifier, ...) reach every command (docs/extending.md)
+PLUGINS_VARIABLE = "MOMENTBOUND_PLUGINS"
+
+
+def _load_plugins() -> None:
+    import os
+
+    for name in (n.strip() for n in os.environ.get(PLUGINS_VARIABLE, "").split(",")):
+        if not name:
+            continue
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # a plug-in's own failure: one line, exit 2, before any command runs
+            sys.stderr.write(f"Error: {PLUGINS_VARIABLE}: cannot import {name!r}: {type(exc).__name__}: {exc}\n")
+            sys.exit(2)
+
+
 def _register() -> None:
+    _load_plugins()
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue

@@ -7,16 +7,12 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import (UserError, emit_json, exact_text, library_error, limit_options,
+from momentbound.cli._common import (UserError, fmt, emit_json, exact_text, library_error, limit_options,
                                      parse_int_list, parse_str_list, print_table)
 
 #: the model form's exact value comes from the law of Z_x (z_distribution) below this N for
 #: events other than the sign of Z; P[Z > 0], P[Z = 0] and P[Z < 0] exist for every N
 _EXACT_PMF_MAX_N = 200
-
-
-def _fmt(v: object) -> str:
-    return f"{v:.6g}" if isinstance(v, float) else str(v)
 
 
 def _is_sign_event(ev: Any) -> bool:
@@ -316,7 +312,7 @@ def command(
         emit_json(doc)
         return
     cols = ["method", "kind", "lower", "upper", "certified", "status", "seconds"] + (["solver"] if solver else [])
-    table = [[_fmt(r[c]) for c in cols] for r in rows]
+    table = [[fmt(r[c]) for c in cols] for r in rows]
     title = f"P(X in {problem.event}) from {problem.order} moments on {problem.support}"
     if sample_box is not None:
         title += f"  (moment intervals from the sample, jointly at confidence {confidence:g}: {sample_intervals})"

@@ -8,17 +8,9 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import (UserError, emit_json, library_error, limit_options, parse_int_list, parse_str_list,
+from momentbound.cli._common import (UserError, fmt, emit_json, library_error, limit_options, parse_int_list, parse_str_list,
                                      print_table)
 from momentbound.cli._files import claim_output_file, force_option, write_errors
-
-
-def _fmt(v: object) -> str:
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    if v is None:
-        return "-"
-    return str(v)
 
 
 @click.command("compare")
@@ -87,7 +79,7 @@ def command(Ns: str, order: int, methods: str, draws: int, seed: int, as_json: b
         emit_json({"order": table.order, "event": table.event, "model": table.model, "rows": [r.as_dict() for r in table.rows]})
         return
     cols = ("method", "N", "kind", "status", "seconds", "lower", "upper", "width", "exact", "contains_exact")
-    rows = [[_fmt(r.as_dict()[c]) for c in cols] for r in table.rows]
+    rows = [[fmt(r.as_dict()[c]) for c in cols] for r in table.rows]
     print_table(f"P[Z > 0], {table.model}, {table.order} moments", cols, rows)
 
 
@@ -157,6 +149,6 @@ def _solver_table(Ns: str, order: int, methods: str, solvers: str, moments: str 
         emit_json({"solvers": names, "problems": [t.problem for _, t in tables], "rows": records})
         return
     show = ("N", "method", "solver", "finished", "status", "solver_status", "lower", "upper", "seconds", "agrees", "note")
-    rows = [[_fmt(rec[c]) for c in show] for rec in records]
+    rows = [[fmt(rec[c]) for c in show] for rec in records]
     print_table(f"solvers {', '.join(names)}: {tables[0][1].problem if len(tables) == 1 else 'P[Z > 0], 2x2x2 equal cells'}",
                 show, rows)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import click
 
-from momentbound.cli._common import UserError, limit_options, emit_json, parse_int_list, print_table
-from momentbound.cli.coverage import check_seed, interval_fields, model_and_run_options
-from momentbound.cli.estimate import build_model, fmt, library_errors
+from momentbound.cli._common import (UserError, build_model, emit_json, fmt, library_errors, limit_options, parse_int_list,
+                                     print_table, seed_generator)
+from momentbound.cli.coverage import interval_fields, model_and_run_options
 
 
 @click.command("compare-classifiers")
@@ -28,7 +28,7 @@ def command(arities: str, cells: str, n_classes: int | None, ties: str, alpha: s
     from momentbound.estimators.comparison import compare_classifiers
 
     model = build_model(arities, cells, n_classes)
-    rng = check_seed(seed)
+    rng = seed_generator(seed)
     if test == "5x2cv" and test_size is not None:
         raise UserError("--test-size only applies to --test mcnemar (5x2cv splits in halves)")
     a = parse_int_list(attributes_a, name="--attributes-a")

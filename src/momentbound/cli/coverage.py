@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import UserError, limit_options, emit_json, print_table
-from momentbound.cli.estimate import build_classifier, build_model, fmt, library_errors
+from momentbound.cli._common import (UserError, build_classifier, build_model, emit_json, fmt, library_errors, limit_options,
+                                     print_table, seed_generator)
 
 METHODS = ("clopper-pearson", "wald", "naive-cv", "nadeau-bengio")
 TARGETS = ("ge-full", "expected-ge-full", "ge-train")
@@ -32,14 +32,6 @@ def model_and_run_options(func: Any) -> Any:
     for option in reversed(options):
         func = option(func)
     return func
-
-
-def check_seed(seed: int) -> Any:
-    import numpy as np
-
-    if seed < 0:
-        raise UserError(f"--seed must be an integer >= 0, got {seed}")
-    return np.random.default_rng(seed)
 
 
 def interval_fields(name: str, value: Any) -> dict[str, float]:
@@ -71,7 +63,7 @@ def command(arities: str, cells: str, n_classes: int | None, ties: str, alpha: s
 
     model = build_model(arities, cells, n_classes)
     classifier = build_classifier(ties, alpha)
-    rng = check_seed(seed)
+    rng = seed_generator(seed)
     if stratified and method not in ("naive-cv", "nadeau-bengio"):
         raise UserError(f"--stratified applies to --method naive-cv and nadeau-bengio, not to --method {method}")
     if method in ("clopper-pearson", "wald"):

@@ -16,9 +16,8 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import emit_json, limit_options, print_table
+from momentbound.cli._common import emit_json, library_errors, limit_options, print_table
 from momentbound.cli._files import claim_output_folder, force_option, write_errors
-from momentbound.cli.estimate import library_errors
 
 
 def _check_arguments(order: int, n_cv: int, n_cdf: int) -> list[int]:

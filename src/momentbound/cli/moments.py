@@ -3,21 +3,11 @@
 from __future__ import annotations
 
 import time
-from fractions import Fraction
 
 import click
 
-from momentbound.cli._common import UserError, emit_json, parse_int_list, parse_str_list, print_table, limit_options
+from momentbound.cli._common import UserError, fmt, emit_json, parse_int_list, parse_str_list, print_table, limit_options
 from momentbound.errors import MomentboundError
-
-
-def _fmt(v: object) -> str:
-    if isinstance(v, Fraction):
-        try:
-            return f"{float(v):.10g}"
-        except OverflowError:  # only with --exact: the exact column holds the value
-            return f"~1e{len(str(abs(v.numerator))) - len(str(v.denominator))}"
-    return f"{v:.10g}" if isinstance(v, float) else str(v)
 
 
 @click.command("moments")
@@ -77,7 +67,7 @@ def command(arities: str, cells: str, N: int, at: str, order: int, classes: str 
             "seconds": seconds,
         })
         return
-    rows = [(k, _fmt(v), str(v) if exact else "") for k, v in enumerate(values)]
+    rows = [(k, fmt(v, 10), str(v) if exact else "") for k, v in enumerate(values)]
     print_table(
         f"{'central' if central else 'raw'} moments of {z.name}, N={N}, support [{support[0]}, "
         f"{support[1]}] ({seconds:.3f} s)",

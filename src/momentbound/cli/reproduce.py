@@ -9,9 +9,8 @@ import sys
 
 import click
 
-from momentbound.cli._common import emit_json, limit_options
+from momentbound.cli._common import emit_json, library_errors, limit_options
 from momentbound.cli._files import claim_output_file, claim_output_folder, force_option, write_errors
-from momentbound.cli.estimate import library_errors
 
 
 def _names(name: str) -> list[str]:

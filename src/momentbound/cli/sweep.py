@@ -1,4 +1,4 @@
-"""`momentbound sweep`: estimator moments over hold-out sizes, numbers of folds, or N."""
+"""`momentbound sweep`: a splitter's moments over hold-out sizes, numbers of folds, or N."""
 
 from __future__ import annotations
 
@@ -9,21 +9,27 @@ import sys
 
 import click
 
-from momentbound.cli._common import UserError, emit_json, limit_options, parse_str_list, print_table
-from momentbound.cli._files import claim_output_file, force_option, write_errors
-from momentbound.cli.estimate import (
-    ESTIMATOR_CHOICES,
+from momentbound.cli._common import (
+    UserError,
     build_backend,
     build_classifier,
     build_model,
+    build_splitter,
     check_dask_options,
+    check_montecarlo,
     dask_options,
+    emit_json,
     fmt,
     library_errors,
-    estimator_options,
+    limit_options,
     model_options,
+    parse_str_list,
+    print_table,
     result_document,
+    split_params,
+    splitter_options,
 )
+from momentbound.cli._files import claim_output_file, force_option, write_errors
 
 
 #: most rows one sweep may have (a longer list asks for a coarser sweep)
@@ -88,9 +94,7 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
               help="Comma-separated values; ranges A-B allowed (e.g. 2-20,50,loo). Hold-out: test "
               "sizes, or shares like 0.1,0.5.")
 @click.option("--N", "N", type=int, default=None, help="Dataset size (for --over holdout|folds).")
-@click.option("--estimator", type=click.Choice(ESTIMATOR_CHOICES), default="ge", show_default=True,
-              help="Estimator for --over N (with --folds or --test-size/--test-fraction).")
-@estimator_options
+@splitter_options("ge", " for --over N")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the rows to this CSV file (an existing file needs --force).")
 @force_option
@@ -116,20 +120,17 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
 def command(
     arities: str, cells: str, n_classes: int | None, classifier_name: str, params: tuple[str, ...], ties: str,
     alpha: str, backend: str, seed: int | None, covariance: str, over: str, values: str, N: int | None,
-    estimator: str, folds: int | None, repeats: str | None, average: str | None, splits: str | None,
-    test_size: int | None,
-    test_fraction: float | None, bootstraps: int | None, out: Path | None, as_json: bool,
+    splitter: tuple[str, dict[str, str]], out: Path | None, as_json: bool,
     progress: bool | None, use_dask: bool, scheduler: str | None, draws: int | None, workers: int | None,
     timeout: float | None, force: bool,
 ) -> None:
-    """Sweep an estimator's moments; print a table (or JSON) and write CSV.
+    """Sweep a splitter's moments; print a table (or JSON) and write CSV.
 
     Example: momentbound sweep --cells 0.2,0.3,0.2,0.3 --N 100 --over folds --values 2-20,loo --out cv.csv
     """
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from momentbound.cli.estimate import build_estimator
     from momentbound.estimators import sweep
 
     if over != "N" and N is None:
@@ -138,12 +139,11 @@ def command(
         raise click.UsageError("--over N takes the dataset sizes from --values; drop --N")
     if N is not None and N < 1:
         raise UserError(f"--N must be a positive integer, got {N}")
-    if over != "N" and (estimator != "ge" or any(v is not None for v in (folds, repeats, splits, test_size,
-                                                                           test_fraction, bootstraps, average))):
-        raise click.UsageError("--estimator and its options (--folds, --repeats, --average, --splits, --test-size, "
-                               "--test-fraction, --bootstraps) only apply to --over N")
-    from momentbound.cli.estimate import check_montecarlo
-
+    split_values, params = split_params(splitter[0], params)
+    if over != "N" and (splitter[0] != "ge" or splitter[1] or split_values):
+        raise click.UsageError("--splitter (--estimator) and its options (--folds, --repeats, --average, --splits, "
+                               "--test-size, --test-fraction, --bootstraps, --param of its fields) only apply to "
+                               "--over N")
     check_montecarlo(backend, covariance, draws)
     if workers is not None and backend != "montecarlo":
         raise click.UsageError("--workers only applies to --backend montecarlo (rows on --dask use 2 workers)")
@@ -152,10 +152,9 @@ def command(
     model = build_model(arities, cells, n_classes)
     est = None
     if over == "N":
-        est = build_estimator(estimator, max(v for v in vals if isinstance(v, int)), folds, test_size,
-                              test_fraction, repeats, splits, bootstraps, average)
+        est = build_splitter(splitter, split_values)
         for v in vals:
-            est.split(v)  # ImpossibleSplit for a size the estimator cannot split, before any work
+            est.split(v)  # ImpossibleSplit for a size the splitter cannot split, before any work
     sweep_backend = build_backend(backend, seed)
     classifier = build_classifier(ties, alpha, classifier_name, params)
     csv = None if out is None else claim_output_file(out, force=force)
@@ -196,7 +195,7 @@ def command(
                    "csv": None if out is None else str(out),
                    "rows": [result_document(r) for r in result.rows]})
         return
-    cv = over == "folds" or (est is not None and est.name in ("cv", "loo"))
+    cv = any(r.fold_variance is not None for r in result.rows)  # fold columns where the splitter has folds
     columns = ["value", "N", "train", "mean", "variance", "std", "mean+std"]
     if cv:
         columns += ["fold var", "fold cov"]

@@ -38,15 +38,8 @@ from typing import Any, Union
 import numpy as np
 
 from momentbound.errors import InvalidArgument, UnknownMethod
-from momentbound.splitters.basic import (
-    GE,
-    Estimator,
-    HoldOut,
-    KFold,
-    LeaveOneOut,
-    check_model_and_estimator,
-)
-from momentbound.intervals import Interval, ratio_like
+from momentbound.splitters.basic import Splitter, check_model_and_estimator, splitter_member
+from momentbound.intervals import Interval
 from momentbound.model.cells import CellModel
 
 __all__ = ["Approximation", "EstimatorAccuracy", "estimator_accuracy", "ACCURACY_BACKENDS", "ACCURACY_FIELDS"]
@@ -124,7 +117,7 @@ class EstimatorAccuracy:
         Wall-clock time.
     """
 
-    estimator: Estimator
+    estimator: Splitter
     N: int
     mean: Value
     variance: Value
@@ -176,31 +169,9 @@ class EstimatorAccuracy:
 
 
 # ----------------------------------------------------------------------------- exact
-def full_product(engine: Any, N: int, estimator: Estimator) -> Any:
-    """``E[est GE_N]`` from exact terms (see the module docstring)."""
-    from momentbound.splitters.bootstrap import table_law
-
-    own = getattr(estimator, "full_product", None)
-    if own is not None:
-        return own(engine, N)
-    if isinstance(estimator, GE):
-        return engine.ge_second(N)
-    if isinstance(estimator, (HoldOut, KFold, LeaveOneOut)):
-        law = table_law(engine, N)
-        sizes = estimator.split(N).fold_sizes
-        counts: dict[int, int] = {}
-        for s in sizes:
-            counts[s] = counts.get(s, 0) + 1
-        total: Any = 0
-        n_test = sum(sizes)
-        folds_mean = getattr(estimator, "average", "pooled") == "folds"  # KFold: the mean of the fold errors
-        for s, c in counts.items():
-            joint = law.full_product(N, s)
-            total = total + c * (ratio_like(1, len(sizes), joint) if folds_mean else ratio_like(s, n_test, joint)) * joint
-        return total
-    raise InvalidArgument(
-        f"{estimator.describe()} has no exact joint term with GE_N; use backend='montecarlo'"
-    )
+def full_product(engine: Any, N: int, estimator: Splitter) -> Any:
+    """``E[est GE_N]`` from exact terms (see the module docstring): the splitter's ``full_product``."""
+    return splitter_member(estimator, "full_product")(engine, N)
 
 
 def _sqrt(x: Any) -> float:
@@ -213,18 +184,15 @@ def _corr(cov: Any, a: Any, b: Any) -> float | None:
     return max(-1.0, min(1.0, float(cov) / math.sqrt(float(a) * float(b))))
 
 
-def _exact(model: CellModel, N: int, estimator: Estimator, classifier: Any, engine: Any) -> dict[str, Any]:
+def _exact(model: CellModel, N: int, estimator: Splitter, classifier: Any, engine: Any) -> dict[str, Any]:
     from momentbound.estimators.from_predictions import check_cross_memory, make_engine
 
     if engine is None:
         engine = make_engine(model, classifier=classifier, backend="exact")
     check_cross_memory(engine, estimator.split(N), estimator, "exact")  # before any work
-    own_terms = getattr(estimator, "ge_terms", None)
-    if own_terms is not None:  # splitters that can refuse a dataset: GE_N moments conditional on a split
-        joint, g1, g2 = own_terms(engine, N)
-    else:
-        joint = full_product(engine, N, estimator)  # first: refuses intractable table sums before other work
-        g1, g2 = engine.ge_first(N), engine.ge_second(N)
+    # splitters that can refuse a dataset condition the GE_N moments on a split; the joint term comes
+    # first: it refuses intractable table sums before other work
+    joint, g1, g2 = splitter_member(estimator, "ge_terms")(engine, N)
     parts = estimator.assemble(engine, N, "exact")
     m, s2 = parts.mean, parts.second
     var = s2 - m * m
@@ -244,7 +212,7 @@ def _exact(model: CellModel, N: int, estimator: Estimator, classifier: Any, engi
         "correlation_with_ge": _corr(cov, var, gvar),
         "classifier": engine.source_classifier or engine.classifier,
     }
-    if isinstance(estimator, HoldOut):
+    if splitter_member(estimator, "single_training_set"):
         train = parts.train_size
         t1, t2 = engine.ge_first(train), engine.ge_second(train)
         tvar = t2 - t1 * t1
@@ -259,17 +227,15 @@ def _exact(model: CellModel, N: int, estimator: Estimator, classifier: Any, engi
             covariance_with_train_ge=tcov,
             correlation_with_train_ge=_corr(tcov, var, tvar),
         )
-    from momentbound.splitters.bootstrap import Point632Plus
-
-    if isinstance(estimator, Point632Plus) and estimator.B is None:
-        mean_a, var_a = estimator.delta(engine, N)
-        out["approximation"] = Approximation(mean_a, var_a)
+    approximation = splitter_member(estimator, "approximation")(engine, N)
+    if approximation is not None:
+        out["approximation"] = Approximation(*approximation)
     return out
 
 
 # ----------------------------------------------------------------------------- Monte Carlo
 def _montecarlo(
-    model: CellModel, N: int, estimator: Estimator, classifier: Any, draws: int, confidence: float,
+    model: CellModel, N: int, estimator: Splitter, classifier: Any, draws: int, confidence: float,
     rng: np.random.Generator,
 ) -> dict[str, Any]:
     from momentbound.classifiers import NaiveBayes, as_classifier
@@ -359,7 +325,7 @@ def _corr_interval(cov: Interval, va: Interval, vb: Interval) -> Interval | None
 def estimator_accuracy(
     model: CellModel,
     N: int,
-    estimator: Estimator,
+    estimator: Splitter,
     *,
     classifier: Any = None,
     backend: str = "exact",

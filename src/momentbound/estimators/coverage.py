@@ -39,7 +39,7 @@ from momentbound.errors import InvalidArgument, WorkLimitExceeded
 from momentbound.estimators.montecarlo import TableModel, check_arguments
 from momentbound.intervals import Interval
 from momentbound.model.cells import CellModel
-from momentbound.splitters.basic import GE, HoldOut, KFold
+from momentbound.splitters.basic import GE, HoldOut, KFold, splitter_member
 from momentbound.splitters.repeated import ShuffleSplit, StratifiedShuffleSplit, fold_count_tables, redraw_unsplittable
 from momentbound.splitters.stratified import StratifiedKFold, stratified_fold_tables
 
@@ -320,9 +320,6 @@ def interval_coverage(
     """
     from momentbound.classifiers import NaiveBayes, as_classifier
     from momentbound.estimators.from_predictions import estimator_moments, make_engine
-    from momentbound.exact.shuffle_split import shuffle_split_ge_joint
-    from momentbound.exact.stratified import stratified_ge_joint
-
     start = time.perf_counter()
     classifier = as_classifier(NaiveBayes() if classifier is None else classifier, model)
     _check(method, target, splitter, nominal, N)
@@ -344,18 +341,14 @@ def interval_coverage(
                                     n_tables if exact else R)
     engine = make_engine(model, classifier=classifier)
     estimate = getattr(engine.backend, "estimated_seconds", None)
-    if estimate is not None and not isinstance(splitter, (StratifiedKFold, StratifiedShuffleSplit)):
+    stratified = splitter_member(splitter, "stratified")
+    if estimate is not None and not stratified:  # stratified: E[GE_N] given a split, by class counts
         seconds += estimate(engine.model, N, engine.classifier)  # the exact E[GE_N]
     guard.check(f"the coverage of {method} on {splitter.describe()} at N = {N} with {R} draws", seconds=seconds,
                 memory=memory, max_seconds=max_seconds, **({} if max_memory is None else {"max_memory": max_memory}),
                 fix=f"use fewer {guard.option('draws')} (at least 200), fewer splits or folds, or a smaller {guard.option('N')}")
-    if isinstance(splitter, StratifiedKFold):  # E[GE_N] given a dataset scikit-learn can split
-        mu = float(stratified_ge_joint(engine.model, N, splitter.v, classifier=engine.classifier,
-                                       arithmetic="float", joint_too=False).ge_mean)
-    elif isinstance(splitter, StratifiedShuffleSplit):
-        mu = float(shuffle_split_ge_joint(engine.model, N, split.fold_sizes[0], classifier=engine.classifier,
-                                          arithmetic="float", stratified=True).ge_mean)
-    else:
+    mu = splitter_member(splitter, "split_ge_mean")(engine, N)  # E[GE_N] given a dataset it can split
+    if mu is None:
         try:
             mu = float(estimator_moments(model, N, GE(), classifier=classifier, max_seconds=None).mean)  # checked above
         except InvalidArgument as exc:  # the exact backend's own work limit: the remedy here is a smaller N
@@ -377,7 +370,7 @@ def interval_coverage(
     else:
         if kind is KFold:
             cover, width = _naive_cv(m, N, len(split.fold_sizes), split.fold_sizes, target, float(nominal),
-                                     mu, R, rng, isinstance(splitter, StratifiedKFold))
+                                     mu, R, rng, stratified)
         else:
             cover, width = _nadeau_bengio(m, N, splitter, split.fold_sizes[0], target, float(nominal), mu, R,
                                           rng)

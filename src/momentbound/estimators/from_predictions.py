@@ -37,14 +37,12 @@ import numpy as np
 
 from momentbound.errors import InvalidArgument, InvalidModel, UnknownMethod
 from momentbound.splitters.basic import (  # KFold: used by the doctests
-    GE,
-    Estimator,
-    HoldOut,
     KFold,
-    LeaveOneOut,
+    Splitter,
     check_model_and_estimator,
+    splitter_member,
 )
-from momentbound.splitters.stratified import StratifiedKFold
+from momentbound.splitters.stratified import STRATIFIED_UNITS  # noqa: F401 - re-exported (the bar of StratifiedKFold)
 from momentbound.estimators.results import MOMENT_FIELDS, ErrorMoments
 from momentbound.intervals import (
     Enclosure,
@@ -77,8 +75,6 @@ MAX_SECONDS = 120.0
 #: with a progress bar on the exact backend, every planned term counts at least this (seconds)
 MIN_TERM_SECONDS = 0.01
 
-#: units of the bar of ``StratifiedKFold`` (its class-count work; the time is measured as it runs)
-STRATIFIED_UNITS = 1000
 
 
 # ----------------------------------------------------------------------------- result
@@ -385,7 +381,7 @@ def check_arguments(model: object, estimator: object, covariance: object) -> Non
 
 
 def _compute(
-    engine: MomentEngine, N: int, estimator: Estimator, covariance: str
+    engine: MomentEngine, N: int, estimator: Splitter, covariance: str
 ) -> EstimatorMoments:
     start = time.perf_counter()
     parts = estimator.assemble(engine, N, covariance)
@@ -429,19 +425,20 @@ def _compute(
     )
 
 
-def check_cross_memory(engine: MomentEngine, split: Any, estimator: Estimator, covariance: str) -> None:
+def check_cross_memory(engine: MomentEngine, split: Any, estimator: Splitter, covariance: str) -> None:
     """Refuse (``MemoryLimitExceeded``) before any work when the exact cross terms of k-fold or
     leave-one-out CV (computed for ``covariance="exact"`` only) would exceed the backend's
     ``max_memory``."""
     check = getattr(engine.backend, "check_cross_memory", None)
-    if check is not None and isinstance(estimator, (KFold, LeaveOneOut)) and covariance == "exact":
-        check(engine.model, split.N, split.fold_sizes, engine.classifier)
+    folds = splitter_member(estimator, "cross_folds")(split.N, covariance)
+    if check is not None and folds:
+        check(engine.model, split.N, folds, engine.classifier)
 
 
 def estimator_moments(
     model: CellModel,
     N: int,
-    estimator: Estimator,
+    estimator: Splitter,
     *,
     classifier: Any = None,
     backend: Any = "exact",
@@ -570,8 +567,9 @@ def estimator_moments(
                 f"confidence intervals), a smaller N, or {option('max_seconds', None)} to run it anyway"
             )
         cross = getattr(engine.backend, "estimated_cross_seconds", None)
-        if cross is not None and isinstance(estimator, (KFold, LeaveOneOut)) and covariance == "exact":
-            seconds = cross(engine.model, split.N, split.fold_sizes, engine.classifier)
+        cross_folds = splitter_member(estimator, "cross_folds")(split.N, covariance)
+        if cross is not None and cross_folds:
+            seconds = cross(engine.model, split.N, cross_folds, engine.classifier)
             if seconds > max_seconds:
                 cost = "need more memory than their limit" if math.isinf(seconds) else f"would take about {seconds:.2g} s"
                 raise WorkLimitExceeded(
@@ -579,10 +577,9 @@ def estimator_moments(
                     f"(limit {max_seconds:g} s, {option('max_seconds', int(max_seconds) if float(max_seconds).is_integer() else max_seconds)}); use {option('backend', 'montecarlo')} (conditional Monte "
                     f"Carlo, confidence intervals), a smaller N, or {option('max_seconds', None)} to run it anyway"
                 )
-    own_estimate = getattr(estimator, "estimated_seconds", None)
-    if max_seconds is not None and own_estimate is not None and getattr(engine.backend, "name", None) == "exact":
-        seconds = own_estimate(engine.model, split.N)  # the class-count route of stratified and repeated splitters
-        if seconds > max_seconds:
+    if max_seconds is not None and getattr(engine.backend, "name", None) == "exact":
+        seconds = splitter_member(estimator, "estimated_seconds")(engine.model, split.N)  # its own route
+        if seconds is not None and seconds > max_seconds:
             raise InvalidArgument(
                 f"the exact {estimator.describe()} at N={split.N} would take about {seconds:.2g} s (limit "
                 f"{max_seconds:g} s); use backend='montecarlo' (conditional Monte Carlo, confidence intervals), "
@@ -595,29 +592,28 @@ def estimator_moments(
             f"progress applies to backend='exact' and backend='montecarlo', not {engine.backend.name!r}; "
             "drop progress"
         )
-    planned = isinstance(estimator, (GE, HoldOut, KFold, LeaveOneOut, StratifiedKFold))
-    if progress and not planned:
+    work = (None if progress is False or not has_plan
+            else splitter_member(estimator, "exact_progress")(engine, split.N, covariance))
+    if progress and work is None:
         raise InvalidArgument(
-            "progress with backend='exact' is available for GE, HoldOut, KFold, StratifiedKFold and LeaveOneOut, "
-            f"not {estimator.describe()}; drop progress (or use backend='montecarlo', which has it for every "
-            "splitter)"
+            f"progress with backend='exact' is available for the splitters whose terms report it (GE, HoldOut, "
+            f"KFold, StratifiedKFold, LeaveOneOut, ...), not {estimator.describe()}; drop progress (or use "
+            "backend='montecarlo', which has it for every splitter)"
         )
-    if progress is False or not planned or not has_plan:
+    if work is None:
         return _compute(engine, split.N, estimator, covariance)
     label = f"exact {estimator.describe()}, N={split.N}"
-    if isinstance(estimator, StratifiedKFold):
-        from momentbound.exact.stratified import cached_law_bytes
-
-        # the class-count terms have no time estimate: the bar times its first steps, as Monte Carlo does
-        plan = {("stratified", split.N, estimator.v): float(STRATIFIED_UNITS)}
-        bar = ProgressBar(STRATIFIED_UNITS, progress, label, cached_law_bytes(engine.model, split.N),
-                          unit="class-count work units")
+    if work.plan is not None:  # the splitter's own units; their time is measured as they run
+        plan = dict(work.plan)
+        total = sum(plan.values())
+        bar = ProgressBar(int(total) if float(total).is_integer() else total, progress, label, work.memory,
+                          unit=work.unit)
     else:
         items = _work_plan(engine, split, estimator, covariance)
         plan = {item.key: max(item.seconds, MIN_TERM_SECONDS) for item in items}
         total = sum(plan.values())
         bar = ProgressBar(total, progress, label, max((item.memory for item in items), default=0.0),
-                          unit="exact terms", seconds=total)
+                          unit=work.unit, seconds=total)
     with bar:
         engine.meter = WorkMeter(plan, bar)
         try:
@@ -626,9 +622,9 @@ def estimator_moments(
             engine.meter = None
 
 
-def _work_plan(engine: MomentEngine, split: Any, estimator: Estimator, covariance: str) -> list[Any]:
+def _work_plan(engine: MomentEngine, split: Any, estimator: Splitter, covariance: str) -> list[Any]:
     """The backend's work items of the terms this call computes (those the engine holds left out)."""
-    folds = split.fold_sizes if isinstance(estimator, (KFold, LeaveOneOut)) and covariance == "exact" else ()
+    folds = splitter_member(estimator, "cross_folds")(split.N, covariance)
     items = []
     for item in engine.backend.work_plan(engine.model, split.N, split.train_sizes, folds, engine.classifier):
         kind, *rest = item.key

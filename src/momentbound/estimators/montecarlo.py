@@ -43,12 +43,10 @@ from typing import Any
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.splitters.basic import (  # KFold, LeaveOneOut: used by the doctests
-    GE,
-    Estimator,
-    HoldOut,
+from momentbound.splitters.basic import (  # KFold: used by the doctests
     KFold,
-    LeaveOneOut,
+    Splitter,
+    splitter_member,
 )
 from momentbound.estimators.results import ErrorMoments
 from momentbound.estimators.simulation import (  # re-exported: the engine's public names
@@ -129,7 +127,7 @@ class MonteCarloMoments(ErrorMoments):
 def monte_carlo_moments(
     model: CellModel,
     N: int,
-    estimator: Estimator,
+    estimator: Splitter,
     *,
     classifier: Any = None,
     draws: int = DEFAULT_DRAWS,
@@ -231,10 +229,10 @@ def monte_carlo_moments(
     seconds = 1e-6 * R * folds * model.n_cells
     # splitters other than these draw datasets point by point: (draws, N) arrays (measured: a
     # (300, 1e9) float array was the first allocation of ShuffleSplit at N = 1e9)
-    pointwise = not isinstance(estimator, (GE, HoldOut, KFold, LeaveOneOut))
+    pointwise = splitter_member(estimator, "pointwise")
     if pointwise:
         seconds += 1e-7 * float(R) * N * folds
-    B = getattr(estimator, "B", None)
+    B = splitter_member(estimator, "B")
     if B is not None:  # B bootstrap samples of N points per draw (measured: oob 8e-7 s, bootstrap 4e-7 s per R B N)
         seconds += 1e-6 * float(R) * float(B) * N
     guard.check(f"{R} draws of {folds} fold table(s) over {model.n_cells} cells"

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from momentbound.intervals import Interval, Value
-from momentbound.splitters.basic import Estimator
+from momentbound.splitters.basic import Splitter
 
 __all__ = ["ErrorMoments", "MOMENT_FIELDS"]
 
@@ -73,7 +73,7 @@ class ErrorMoments:
         moments are conditional on it. ``None`` for splitters that split every dataset.
     """
 
-    estimator: Estimator
+    estimator: Splitter
     N: int
     mean: Value
     variance: Value

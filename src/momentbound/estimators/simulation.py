@@ -21,7 +21,6 @@ import numpy as np
 from momentbound.errors import ClassifierFailed, InvalidArgument
 from momentbound.splitters.basic import (  # KFold, LeaveOneOut: used by the doctests
     GE,
-    Estimator,
     HoldOut,
     KFold,
     LeaveOneOut,
@@ -130,7 +129,7 @@ def check_scheduler(scheduler: object, workers: object, classifier: object, time
         raise InvalidArgument(f"timeout must be a number of seconds > 0 such as {DEFAULT_TIMEOUT:g}, got {timeout!r}")
     if scheduler is None:
         return
-    from momentbound.classifiers.sklearn import SklearnClassifier
+    from momentbound.classifiers.base import classifier_member
 
     if isinstance(scheduler, str):
         if scheduler not in SCHEDULERS and "://" not in scheduler and ":" not in scheduler:
@@ -146,7 +145,7 @@ def check_scheduler(scheduler: object, workers: object, classifier: object, time
                 f"scheduler must be one of {', '.join(SCHEDULERS)}, a Dask scheduler address such as "
                 f"tcp://host:8786, or a distributed.Client; got {type(scheduler).__name__}"
             )
-    if not isinstance(classifier, SklearnClassifier):
+    if not classifier_member(classifier, "schedulable"):
         describe = getattr(classifier, "describe", None)
         raise InvalidArgument(
             f"scheduler applies to scikit-learn classifiers (one fit per table); "
@@ -724,13 +723,20 @@ class Simulation:
         E = np.empty((R, tested))
         C = np.empty((R, tested))
         ge = np.empty(R)
+        full = np.empty(R) if self.track else None
         chunk = m.fit_chunk(R, max(1, _CHUNK_ENTRIES // max(1, len(sizes) * m.p.size)))
         for start in range(0, R, chunk):
             r = min(chunk, R - start)
-            E[start:start + r], C[start:start + r], ge[start:start + r] = _fold_errors(m, sampler(r, self.rng), tested)
+            folds = sampler(r, self.rng)
+            E[start:start + r], C[start:start + r], ge[start:start + r] = _fold_errors(m, folds, tested)
+            if full is not None:  # GE_N of the classifier trained on all the folds
+                full[start:start + r] = m.ge(m.predictions(folds.sum(axis=1)))
             self._advance(r)
-        mean = st.mean(E.sum(axis=1) / n_test)
-        variance = st.variance(E.sum(axis=1) / n_test, C.sum(axis=1) / n_test**2)
+        ce, coin = E.sum(axis=1) / n_test, C.sum(axis=1) / n_test**2
+        if full is not None:
+            self.keep(ce, full, coin)
+        mean = st.mean(ce)
+        variance = st.variance(ce, coin)
         N = int(sum(sizes))
         return SimulatedParts(mean, variance, st.mean(ge), st.variance(ge), N - int(sizes[tested - 1]),
                               None, len(sizes), tuple(sizes))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.splitters.basic import GE, Estimator, HoldOut, KFold, LeaveOneOut, check_size
+from momentbound.splitters.basic import GE, Splitter, HoldOut, KFold, LeaveOneOut, check_size
 from momentbound.estimators.from_predictions import (
     MAX_SECONDS,
     EstimatorMoments,
@@ -54,8 +54,8 @@ class SweepResult:
 
 
 def sweep_estimators(
-    over: str, values: Sequence[Any], *, N: int | None = None, estimator: Estimator | None = None
-) -> list[tuple[int, Estimator]]:
+    over: str, values: Sequence[Any], *, N: int | None = None, estimator: Splitter | None = None
+) -> list[tuple[int, Splitter]]:
     """The ``(N, estimator)`` configurations of a sweep, validated (no moment is computed).
 
     ``over="holdout"``: integers are test sizes, floats in ``(0, 1)`` test fractions;
@@ -67,7 +67,7 @@ def sweep_estimators(
     vals = list(values)
     if not vals:
         raise InvalidArgument("values must not be empty: give at least one value to sweep over")
-    configs: list[tuple[int, Estimator]] = []
+    configs: list[tuple[int, Splitter]] = []
     if over == "N":
         est = estimator if estimator is not None else GE()
         configs = [(check_size(v, name="N (a swept value)"), est) for v in vals]
@@ -100,7 +100,7 @@ def sweep(
     values: Sequence[Any],
     *,
     N: int | None = None,
-    estimator: Estimator | None = None,
+    estimator: Splitter | None = None,
     classifier: Any = None,
     backend: Any = "exact",
     covariance: str = "exact",
@@ -178,7 +178,7 @@ def sweep(
 
 
 def _montecarlo_sweep(
-    model: CellModel, over: str, values: Sequence[Any], configs: Sequence[tuple[int, Estimator]], classifier: Any,
+    model: CellModel, over: str, values: Sequence[Any], configs: Sequence[tuple[int, Splitter]], classifier: Any,
     covariance: str, progress: Callable[[int, int], None] | None, options: dict[str, Any],
 ) -> SweepResult:
     """:func:`sweep` with ``backend="montecarlo"``: one seeded Monte Carlo run per row."""

@@ -5,7 +5,7 @@ Backends: ``exact`` (sums over sufficient counts), ``sampling`` (conditional Mon
 """
 
 from momentbound.probability.base import PredictionBackend, ProbabilityInterval
-from momentbound.probability.registry import BACKENDS, backend_names, get_backend, register_backend
+from momentbound.probability.registry import BACKENDS, backend_names, get_backend
 
 __all__ = [
     "PredictionBackend",
@@ -13,5 +13,4 @@ __all__ = [
     "BACKENDS",
     "backend_names",
     "get_backend",
-    "register_backend",
 ]

@@ -6,27 +6,21 @@ from collections.abc import Callable
 
 from momentbound.errors import UnknownMethod
 from momentbound.probability.base import PredictionBackend
+from momentbound.registry import lookup
 from momentbound.probability.exact_backend import make_exact_backend
 from momentbound.probability.moment_backends import make_bound_backend, make_series_backend
 from momentbound.probability.sampling_backend import make_sampling_backend
 
-__all__ = ["BACKENDS", "register_backend", "get_backend", "backend_names"]
+__all__ = ["BACKENDS", "get_backend", "backend_names"]
 
-# name -> factory(option string after "name:" or None) ; insertion order = preference order
+#: name -> factory(option string after "name:" or None); the order of the lines is the preference order;
+#: a plug-in adds ``BACKENDS["name"] = factory`` (:mod:`momentbound.registry`)
 BACKENDS: dict[str, Callable[[str | None], PredictionBackend]] = {
     "exact": make_exact_backend,
     "sampling": make_sampling_backend,
     "bound": make_bound_backend,
     "series": make_series_backend,
 }
-
-
-def register_backend(name: str) -> Callable[[Callable[[str | None], PredictionBackend]], Callable[[str | None], PredictionBackend]]:
-    def deco(factory: Callable[[str | None], PredictionBackend]) -> Callable[[str | None], PredictionBackend]:
-        BACKENDS[name] = factory
-        return factory
-
-    return deco
 
 
 def backend_names() -> tuple[str, ...]:
@@ -46,10 +40,7 @@ def get_backend(name: "str | PredictionBackend") -> PredictionBackend:
     if not isinstance(name, str):
         raise UnknownMethod(f"backend must be a name or a PredictionBackend, got {name!r}")
     head, sep, option = name.partition(":")
-    factory = BACKENDS.get(head)
-    if factory is None or (head == "bound") != bool(sep):
-        raise UnknownMethod(
-            f"unknown backend {name!r}; choose one of {', '.join(backend_names())}"
-        )
-    return factory(option if sep else None)
+    if head not in BACKENDS or (head == "bound") != bool(sep):
+        raise UnknownMethod(f"unknown backend {name!r}; registered backends: {', '.join(backend_names())}")
+    return lookup(BACKENDS, head, "backend")(option if sep else None)
 

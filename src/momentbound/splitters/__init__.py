@@ -33,14 +33,18 @@ from momentbound.splitters.allocation import (
     stratified_fold_allocation,
 )
 from momentbound.splitters.basic import (
+    ENGINE_TERMS,
     GE,
-    Estimator,
+    ProgressPlan,
+    SplitterDefaults,
+    folds_full_product,
+    splitter_member,
+    Splitter,
     ExactParts,
     HoldOut,
     KFold,
     LeaveOneOut,
     Split,
-    Splitter,
     check_model_and_estimator,
     kfold_sizes,
 )
@@ -50,6 +54,11 @@ from momentbound.splitters.repeated import RepeatedKFold, RepeatedStratifiedKFol
 from momentbound.splitters.stratified import StratifiedKFold
 
 __all__ = [
+    "ENGINE_TERMS",
+    "ProgressPlan",
+    "SplitterDefaults",
+    "folds_full_product",
+    "splitter_member",
     "Bootstrap",
     "OutOfBag",
     "Point632",
@@ -57,7 +66,6 @@ __all__ = [
     "Resubstitution",
     "Allocation",
     "AllocationLaw",
-    "Estimator",
     "ExactParts",
     "GE",
     "HoldOut",

@@ -20,8 +20,9 @@ the training and test sizes; impossible splits raise :class:`~momentbound.errors
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
+from fractions import Fraction
 from numbers import Real
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -36,10 +37,15 @@ __all__ = [
     "HoldOut",
     "KFold",
     "LeaveOneOut",
-    "Estimator",
     "ExactParts",
+    "ENGINE_TERMS",
+    "ProgressPlan",
     "Split",
     "Splitter",
+    "SplitterDefaults",
+    "folds_full_product",
+    "splitter_member",
+    "table_law",
     "check_average",
     "check_model_and_estimator",
     "check_size",
@@ -50,6 +56,9 @@ __all__ = [
 #: the statistic of a cross-validation splitter: the mean of the fold error rates (what
 #: ``1 - cross_val_score(...).mean()`` gives) or the pooled error (misclassified test points over ``N``)
 AVERAGES = ("folds", "pooled")
+#: the help of the ``average`` field of the cross-validation splitters
+AVERAGE_HELP = ("Statistic: folds (the mean of the fold error rates, what cross_val_score gives) or pooled "
+                "(misclassified test points over N); they differ only when v does not divide N")
 
 
 def check_average(value: object) -> str:
@@ -163,6 +172,130 @@ class Splitter(Protocol):
     def simulate(self, sim: Any, N: int) -> Any: ...
 
 
+@dataclass(frozen=True)
+class ProgressPlan:
+    """How the exact backend's progress bar counts a splitter's work.
+
+    ``plan`` maps the keys the splitter's terms report through ``engine.progress_hook(key)`` to
+    their units; ``plan=None`` (:data:`ENGINE_TERMS`) means the engine's own terms (``ge_first``,
+    ``ge_second``, ``test_second`` at the split's training sizes and ``fold_pair`` at
+    :meth:`SplitterDefaults.cross_folds`), planned and timed by the backend. ``memory`` (bytes) is
+    shown beside the bar.
+    """
+
+    plan: dict[Any, float] | None = None
+    unit: str = "exact terms"
+    memory: float = 0.0
+
+
+#: the default progress plan: the engine's own terms
+ENGINE_TERMS = ProgressPlan()
+
+
+class SplitterDefaults:
+    """The optional members of the :class:`Splitter` protocol and their defaults.
+
+    The backends ask a splitter through :func:`splitter_member`: a member the splitter defines is
+    used, a missing one takes the default below. A splitter may inherit this class to show the
+    defaults (the built-in ones do); it does not have to.
+    """
+
+    #: its folds keep the class proportions of the data (interval coverage simulates scikit-learn's folds)
+    stratified: ClassVar[bool] = False
+    #: the Monte Carlo backend draws its datasets point by point, ``(draws, N)`` arrays (its work and
+    #: memory estimates count them); ``False``: fold count tables only
+    pointwise: ClassVar[bool] = True
+    #: bootstrap samples per simulated dataset (the Monte Carlo work and memory estimates count them)
+    B: ClassVar[int | None] = None
+    #: its estimate is a hold-out: the accuracy report also compares it with the GE of the classifier
+    #: trained on its training part
+    single_training_set: ClassVar[bool] = False
+
+    def cross_folds(self, N: int, covariance: str) -> tuple[int, ...]:
+        """Test-set sizes of the folds whose exact cross terms (``engine.fold_pair``) ``assemble`` asks
+        for; the backends check their time and memory before any work. Default: none."""
+        return ()
+
+    def estimated_seconds(self, model: Any, N: int) -> float | None:
+        """Seconds of the splitter's own exact route (beyond the engine's terms); default ``None``."""
+        return None
+
+    def exact_progress(self, engine: Any, N: int, covariance: str) -> ProgressPlan | None:
+        """The exact backend's progress plan (:class:`ProgressPlan`); ``None``: no progress bar with
+        ``backend="exact"``. Default: the engine's own terms (:data:`ENGINE_TERMS`), right for any
+        splitter whose ``assemble`` uses only ``ge_first``, ``ge_second``, ``test_second`` and ``fold_pair``."""
+        return ENGINE_TERMS
+
+    def full_product(self, engine: Any, N: int) -> Any:
+        """``E[est GE_N]``, the joint term with the error of the classifier trained on all ``N`` points
+        (:func:`~momentbound.estimators.estimator_accuracy`); :func:`folds_full_product` gives it for
+        fold estimators. Default: none (``InvalidArgument``; the Monte Carlo backend has it for every
+        splitter)."""
+        raise InvalidArgument(f"{self.describe()} has no exact joint term with GE_N; "  # type: ignore[attr-defined]
+                              "use backend='montecarlo'")
+
+    def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
+        """``(E[est GE_N], E[GE_N], E[GE_N^2])``. Default: :meth:`full_product` and the engine's
+        unconditional ``GE_N`` moments; splitters that can refuse a dataset condition on a split."""
+        joint = splitter_member(self, "full_product")(engine, N)  # first: refuses intractable sums early
+        return joint, engine.ge_first(N), engine.ge_second(N)
+
+    def split_ge_mean(self, engine: Any, N: int) -> float | None:
+        """``E[GE_N]`` given a dataset the splitter can split, as a float; ``None`` (default): the
+        unconditional mean (the engine's)."""
+        return None
+
+    def approximation(self, engine: Any, N: int) -> tuple[Any, Any] | None:
+        """An approximate ``(mean, variance)`` reported beside the exact ones; default ``None``."""
+        return None
+
+
+def splitter_member(splitter: Any, name: str) -> Any:
+    """The member ``name`` of a splitter, or its documented default (:class:`SplitterDefaults`)."""
+    if not hasattr(SplitterDefaults, name):
+        raise AttributeError(f"{name!r} is not a member of the Splitter protocol")
+    try:
+        return getattr(splitter, name)
+    except AttributeError:
+        default = getattr(SplitterDefaults, name)
+        return default.__get__(splitter) if callable(default) else default
+
+
+def table_law(engine: Any, N: int) -> Any:
+    """The :class:`~momentbound.exact.tables.TableLaw` of an engine's model and classifier, in the
+    arithmetic of the engine's backend at size ``N`` (cached on the engine)."""
+    from momentbound.exact.tables import TableLaw
+
+    backend = engine.backend
+    if str(getattr(backend, "name", "")) != "exact":
+        raise InvalidArgument(
+            f"resubstitution, the bootstrap family and the joint terms with GE_N are summed over count tables "
+            f"with backend='exact' "
+            f"(or simulated with backend='montecarlo'), not {getattr(backend, 'name', backend)!r}"
+        )
+    mode = getattr(backend, "mode", None)
+    exact = bool(engine.model.is_exact and (mode is None or mode(engine.model, N) == "rational"))
+    laws = engine.__dict__.setdefault("_table_laws", {})
+    if exact not in laws:
+        laws[exact] = TableLaw(engine.model, engine.classifier, exact)
+    return laws[exact]
+
+
+def folds_full_product(engine: Any, N: int, sizes: tuple[int, ...], weights: tuple[Any, ...]) -> Any:
+    """``E[est GE_N]`` of ``est = sum_i w_i HE_i`` over folds of test sizes ``sizes`` (each trained on
+    the other ``N - s_i`` points): ``sum_i w_i E[HE_i GE_N]`` from sums over the full count table
+    (``docs/mathematics.md``, "Accuracy against GE_N"); ``weights`` are Fractions or integers."""
+    law = table_law(engine, N)
+    weight: dict[int, Fraction] = {}
+    for s, w in zip(sizes, weights, strict=True):
+        weight[s] = weight.get(s, Fraction(0)) + Fraction(w)
+    total: Any = 0
+    for s, w in weight.items():
+        joint = law.full_product(N, s)
+        total = total + ratio_like(w.numerator, w.denominator, joint) * joint
+    return total
+
+
 def average_note(average: str) -> str:
     """``describe()`` names the statistic only when it is not the default mean of the fold errors."""
     return "" if average == "folds" else f", average={average!r}"
@@ -209,7 +342,7 @@ def _only_exact_covariance(splitter: Any, covariance: str) -> None:
 
 
 @dataclass(frozen=True)
-class GE:
+class GE(SplitterDefaults):
     """Generalization error of the classifier trained on all ``N`` points.
 
     Examples
@@ -219,6 +352,7 @@ class GE:
     """
 
     name: ClassVar[str] = "ge"
+    pointwise: ClassVar[bool] = False
 
     def split(self, N: int) -> Split:
         return Split(check_size(N), ())
@@ -234,12 +368,15 @@ class GE:
         second = engine.ge_second(N)
         return ExactParts(engine.ge_first(N), second, N)
 
+    def full_product(self, engine: Any, N: int) -> Any:
+        return engine.ge_second(N)
+
     def simulate(self, sim: Any, N: int) -> Any:
         return sim.generalization(N)
 
 
 @dataclass(frozen=True)
-class HoldOut:
+class HoldOut(SplitterDefaults):
     """Hold-out error: train on ``N - Ns`` points, count errors on the other ``Ns``.
 
     Parameters
@@ -256,9 +393,11 @@ class HoldOut:
     (3,)
     """
 
-    test_size: int | None = None
-    test_fraction: float | None = None
+    test_size: int | None = field(default=None, metadata={"help": "Test points", "flags": ('--test-size',)})
+    test_fraction: float | None = field(default=None, metadata={"help": "Test share in (0, 1), rounded up like scikit-learn", "flags": ('--test-fraction',)})
     name: ClassVar[str] = "holdout"
+    pointwise: ClassVar[bool] = False
+    single_training_set: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if (self.test_size is None) == (self.test_fraction is None):
@@ -322,13 +461,16 @@ class HoldOut:
         engine.ge_second(train)
         return ExactParts(engine.ge_first(train), engine.test_second(train, ns), train, ns)
 
+    def full_product(self, engine: Any, N: int) -> Any:
+        return folds_full_product(engine, N, self.split(N).fold_sizes, (1,))
+
     def simulate(self, sim: Any, N: int) -> Any:
         (ns,) = self.split(N).fold_sizes
         return sim.holdout(N - ns, ns)
 
 
 @dataclass(frozen=True)
-class KFold:
+class KFold(SplitterDefaults):
     """``v``-fold cross-validation with scikit-learn's fold sizes.
 
     Parameters
@@ -347,9 +489,10 @@ class KFold:
     (4, 3, 3)
     """
 
-    v: int
-    average: str = "folds"
+    v: int = field(metadata={"help": "Number of folds v (2 <= v <= N)", "flags": ('--folds',)})
+    average: str = field(default="folds", metadata={"help": AVERAGE_HELP, "flags": ('--average',)})
     name: ClassVar[str] = "cv"
+    pointwise: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         if isinstance(self.v, bool) or not isinstance(self.v, (int, np.integer)):
@@ -379,13 +522,21 @@ class KFold:
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
         return _assemble_folds(engine, N, self.split(N).fold_sizes, covariance, self.average)
 
+    def cross_folds(self, N: int, covariance: str) -> tuple[int, ...]:
+        return self.split(N).fold_sizes if covariance == "exact" else ()
+
+    def full_product(self, engine: Any, N: int) -> Any:
+        sizes = self.split(N).fold_sizes
+        return folds_full_product(engine, N, sizes,
+                                  tuple(Fraction(*fold_weight(self.average, s, N, len(sizes))) for s in sizes))
+
     def simulate(self, sim: Any, N: int) -> Any:
         sizes = self.split(N).fold_sizes
         return sim.folds(sizes, sim.iid_folds(sizes), average=self.average)
 
 
 @dataclass(frozen=True)
-class LeaveOneOut:
+class LeaveOneOut(SplitterDefaults):
     """Leave-one-out cross-validation, ``KFold(N)``.
 
     Examples
@@ -395,6 +546,7 @@ class LeaveOneOut:
     """
 
     name: ClassVar[str] = "loo"
+    pointwise: ClassVar[bool] = False
 
     def split(self, N: int) -> Split:
         n = check_size(N)
@@ -411,12 +563,14 @@ class LeaveOneOut:
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
         return _assemble_folds(engine, N, self.split(N).fold_sizes, covariance)
 
+    def cross_folds(self, N: int, covariance: str) -> tuple[int, ...]:
+        return KFold(self.split(N).N).cross_folds(N, covariance)
+
+    def full_product(self, engine: Any, N: int) -> Any:
+        return KFold(self.split(N).N).full_product(engine, N)
+
     def simulate(self, sim: Any, N: int) -> Any:
         return KFold(self.split(N).N).simulate(sim, N)
-
-
-#: an error estimator: any object following the :class:`Splitter` protocol
-Estimator = Splitter
 
 
 def check_model_and_estimator(model: object, estimator: object) -> None:

@@ -23,7 +23,7 @@ and the out-of-bag vote are simulated (``backend="montecarlo"``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -32,7 +32,7 @@ import numpy as np
 from momentbound.guard import active, option
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument
-from momentbound.splitters.basic import ExactParts, Split, check_size
+from momentbound.splitters.basic import ExactParts, Split, SplitterDefaults, check_size, table_law
 
 __all__ = [
     "Resubstitution",
@@ -67,25 +67,6 @@ def _split(N: int, what: str) -> Split:
     if n < 2:
         raise ImpossibleSplit(f"{what} needs N >= 2 points (a point must be left out), got N={n}")
     return Split(n, ())
-
-
-def table_law(engine: Any, N: int) -> Any:
-    """The :class:`~momentbound.exact.tables.TableLaw` of an engine's model and classifier, in the
-    arithmetic of the engine's backend at size ``N`` (cached on the engine)."""
-    from momentbound.exact.tables import TableLaw
-
-    backend = engine.backend
-    if str(getattr(backend, "name", "")) != "exact":
-        raise InvalidArgument(
-            f"resubstitution and the bootstrap family are summed over count tables with backend='exact' "
-            f"(or simulated with backend='montecarlo'), not {getattr(backend, 'name', backend)!r}"
-        )
-    mode = getattr(backend, "mode", None)
-    exact = bool(engine.model.is_exact and (mode is None or mode(engine.model, N) == "rational"))
-    laws = engine.__dict__.setdefault("_table_laws", {})
-    if exact not in laws:
-        laws[exact] = TableLaw(engine.model, engine.classifier, exact)
-    return laws[exact]
 
 
 def _finite_needs_montecarlo(splitter: Any) -> None:
@@ -143,6 +124,9 @@ class _TableMoments:
         mean, second = _moments(law, N, value, coin)
         return ExactParts(mean, second, N)
 
+    def exact_progress(self: Any, engine: Any, N: int, covariance: str) -> None:
+        return None  # sums over the count tables report no progress
+
     def full_product(self: Any, engine: Any, N: int) -> Any:
         """``E[est GE_N]`` (exact joint term with the full-data GE)."""
         if getattr(self, "B", None) is not None:
@@ -153,7 +137,7 @@ class _TableMoments:
 
 
 @dataclass(frozen=True)
-class Resubstitution:
+class Resubstitution(SplitterDefaults):
     """Resubstitution (apparent, training) error: the full-data classifier's error on its own points.
 
     Examples
@@ -179,13 +163,14 @@ class Resubstitution:
 
     assemble = _TableMoments.assemble
     full_product = _TableMoments.full_product
+    exact_progress = _TableMoments.exact_progress
 
     def simulate(self, sim: Any, N: int) -> Any:
         return _simulate_family(sim, N, self)
 
 
 @dataclass(frozen=True)
-class Bootstrap:
+class Bootstrap(SplitterDefaults):
     """The leave-one-out bootstrap ``Err(1)`` of Efron & Tibshirani (1997).
 
     Parameters
@@ -203,7 +188,7 @@ class Bootstrap:
     ('Bootstrap(B=inf)', 'Bootstrap(B=50)')
     """
 
-    B: int | None = None
+    B: int | None = field(default=None, metadata={"help": "Bootstrap samples B (absent: the ideal B -> infinity)", "flags": ('--bootstraps',)})
     name: ClassVar[str] = "bootstrap"
 
     def __post_init__(self) -> None:
@@ -223,6 +208,7 @@ class Bootstrap:
 
     assemble = _TableMoments.assemble
     full_product = _TableMoments.full_product
+    exact_progress = _TableMoments.exact_progress
 
     def simulate(self, sim: Any, N: int) -> Any:
         self.split(N)
@@ -286,9 +272,13 @@ class Point632Plus(Bootstrap):
         grad = np.array([(f(mu + h * np.eye(3)[i]) - f(mu - h * np.eye(3)[i])) / (2 * h) for i in range(3)])
         return f(mu), float(max(grad @ sigma @ grad, 0.0))
 
+    def approximation(self, engine: Any, N: int) -> tuple[float, float] | None:
+        """Ideal ``B``: the delta-method approximation (:meth:`delta`) beside the exact moments."""
+        return self.delta(engine, N) if self.B is None else None
+
 
 @dataclass(frozen=True)
-class OutOfBag:
+class OutOfBag(SplitterDefaults):
     """Bagging's out-of-bag error with ``B`` bootstrap samples (Breiman 1996).
 
     Every point left out by at least one sample is predicted by the majority vote of the classifiers
@@ -298,7 +288,7 @@ class OutOfBag:
     classifiers. Simulated only (``backend="montecarlo"``).
     """
 
-    B: int
+    B: int = field(metadata={"help": "Bootstrap samples B", "flags": ('--bootstraps',)})
     name: ClassVar[str] = "oob"
 
     def __post_init__(self) -> None:
@@ -317,6 +307,9 @@ class OutOfBag:
         raise InvalidArgument(
             f"{self.describe()} (a vote of B classifiers) is simulated: use backend='montecarlo'"
         )
+
+    def exact_progress(self, engine: Any, N: int, covariance: str) -> None:
+        return None  # simulated only
 
     def simulate(self, sim: Any, N: int) -> Any:
         self.split(N)

@@ -7,12 +7,12 @@ Adding a splitter is one module (a class following
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from momentbound.errors import InvalidArgument, UnknownMethod
+from momentbound.errors import InvalidArgument
+from momentbound.registry import lookup
 from momentbound.splitters.basic import GE, HoldOut, KFold, LeaveOneOut, Splitter
 from momentbound.splitters.bootstrap import Bootstrap, OutOfBag, Point632, Point632Plus, Resubstitution
 from momentbound.splitters.repeated import RepeatedKFold, RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit
@@ -20,7 +20,8 @@ from momentbound.splitters.stratified import StratifiedKFold
 
 __all__ = ["SPLITTERS", "as_splitter"]
 
-#: registered splitters by name (the CLI's ``--estimator`` choices), in the order of the docs
+#: registered splitters by name (the CLI's ``--splitter`` choices), in the order of the docs; a plug-in
+#: adds ``SPLITTERS["name"] = SplitterClass`` (:mod:`momentbound.registry`)
 SPLITTERS: dict[str, type] = {
     "ge": GE,
     "holdout": HoldOut,
@@ -98,13 +99,8 @@ def as_splitter(obj: object) -> Splitter:
 
 def make_splitter(name: str, **params: Any) -> Splitter:
     """A registered splitter by name, e.g. ``make_splitter("stratified-cv", v=10)``."""
-    cls = SPLITTERS.get(name)
-    if cls is None:
-        raise UnknownMethod(f"unknown estimator {name!r}; choose one of {', '.join(SPLITTERS)}")
+    cls = lookup(SPLITTERS, name, "splitter")
     try:
         return cls(**params)
     except TypeError as exc:
-        raise InvalidArgument(f"estimator {name!r} does not take parameters {sorted(params)}: {exc}") from exc
-
-
-_ = math  # math.inf is a valid repeats value
+        raise InvalidArgument(f"splitter {name!r} does not take parameters {sorted(params)}: {exc}") from exc

@@ -23,14 +23,24 @@ random, anew for every split); the test part takes the rest.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument
 from momentbound.splitters.allocation import fold_allocation
-from momentbound.splitters.basic import ExactParts, HoldOut, KFold, Split, average_note, check_average, kfold_sizes
+from momentbound.splitters.basic import (
+    AVERAGE_HELP,
+    ExactParts,
+    HoldOut,
+    KFold,
+    Split,
+    SplitterDefaults,
+    average_note,
+    check_average,
+    kfold_sizes,
+)
 from momentbound.splitters.stratified import (
     check_exact_engine,
     engine_arithmetic,
@@ -104,7 +114,7 @@ def _stratified_allocation(y: np.ndarray, K: int, v: int) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- repeated k-fold
 @dataclass(frozen=True)
-class RepeatedKFold:
+class RepeatedKFold(SplitterDefaults):
     """scikit-learn's ``RepeatedKFold(n_splits=v, n_repeats=R)``: the mean of ``R`` ``KFold(v)`` errors.
 
     ``repeats`` may be ``math.inf`` (the limit of many repetitions). Each partition's error is the mean
@@ -112,9 +122,9 @@ class RepeatedKFold:
     (``average="pooled"``); they differ only when ``v`` does not divide ``N``.
     """
 
-    v: int
-    repeats: float = 10
-    average: str = "folds"
+    v: int = field(metadata={"help": "Number of folds v (2 <= v <= N)", "flags": ('--folds',)})
+    repeats: float = field(default=10, metadata={"help": "Repetitions R, an integer or inf", "flags": ('--repeats',)})
+    average: str = field(default="folds", metadata={"help": AVERAGE_HELP, "flags": ('--average',)})
     name: ClassVar[str] = "repeated-cv"
     stratified: ClassVar[bool] = False
 
@@ -136,6 +146,9 @@ class RepeatedKFold:
 
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
         return _no_exact(self)
+
+    def exact_progress(self, engine: Any, N: int, covariance: str) -> None:
+        return None  # the class-count route reports no progress
 
     def _labels(self, y: np.ndarray, K: int, N: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         r = y.shape[0]
@@ -203,15 +216,15 @@ def _test_size(test_size: object) -> tuple[int | None, float | None]:
 
 
 @dataclass(frozen=True)
-class ShuffleSplit:
+class ShuffleSplit(SplitterDefaults):
     """scikit-learn's ``ShuffleSplit(n_splits=S, test_size=t)``: the mean of ``S`` hold-out errors,
     each on an independent random split of the same data (``t`` points, or ``ceil(t N)`` for a share).
 
     ``splits`` may be ``math.inf``.
     """
 
-    splits: float = 10
-    test_size: float = 0.1
+    splits: float = field(default=10, metadata={"help": "Number of splits S, an integer or inf", "flags": ('--splits',)})
+    test_size: float = field(default=0.1, metadata={"help": "Test points, or a test share in (0, 1) rounded up like scikit-learn", "flags": ('--test-size', '--test-fraction')})
     name: ClassVar[str] = "shuffle-split"
     stratified: ClassVar[bool] = False
 
@@ -261,6 +274,19 @@ class ShuffleSplit:
                                    arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N),
                                    stratified=self.stratified)
         return r.joint, r.ge_mean, r.ge_second
+
+    def split_ge_mean(self, engine: Any, N: int) -> float | None:
+        """Stratified: ``E[GE_N]`` given a dataset scikit-learn can split (float arithmetic)."""
+        from momentbound.exact.shuffle_split import shuffle_split_ge_joint
+
+        if not self.stratified:
+            return None
+        (ns,) = self.split(N).fold_sizes
+        return float(shuffle_split_ge_joint(engine.model, N, ns, classifier=engine.classifier,
+                                            arithmetic="float", stratified=True).ge_mean)
+
+    def exact_progress(self, engine: Any, N: int, covariance: str) -> None:
+        return None  # the class-count route reports no progress
 
     def _labels(self, y: np.ndarray, K: int, N: int, ns: int, rng: np.random.Generator) -> np.ndarray:
         r = y.shape[0]

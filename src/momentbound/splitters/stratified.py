@@ -22,14 +22,28 @@ conditional on a dataset it can split (the Monte Carlo backend redraws the other
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
 from momentbound.errors import InvalidArgument
 from momentbound.splitters.allocation import AllocationLaw, fold_allocation, size_biased_order
-from momentbound.splitters.basic import ExactParts, KFold, Split, average_note, check_average, check_size, kfold_sizes
+from momentbound.splitters.basic import (
+    AVERAGE_HELP,
+    ExactParts,
+    KFold,
+    ProgressPlan,
+    Split,
+    SplitterDefaults,
+    average_note,
+    check_average,
+    check_size,
+    kfold_sizes,
+)
+
+#: the units of the exact backend's progress bar over the class-count vectors of a stratified split
+STRATIFIED_UNITS = 1000
 
 __all__ = ["StratifiedKFold", "stratified_fold_tables"]
 
@@ -103,7 +117,7 @@ def stratified_ge_terms(splitter: Any, engine: Any, N: int) -> tuple[Any, Any, A
 
 
 @dataclass(frozen=True)
-class StratifiedKFold:
+class StratifiedKFold(SplitterDefaults):
     """scikit-learn's ``StratifiedKFold(n_splits=v)`` (shuffled or not: the same law for i.i.d. data).
 
     ``cv=k`` in ``cross_val_score`` of a classifier means this splitter. ``average="folds"`` (the
@@ -117,9 +131,10 @@ class StratifiedKFold:
     (4, 3, 3)
     """
 
-    v: int
-    average: str = "folds"
+    v: int = field(metadata={"help": "Number of folds v (2 <= v <= N)", "flags": ('--folds',)})
+    average: str = field(default="folds", metadata={"help": AVERAGE_HELP, "flags": ('--average',)})
     name: ClassVar[str] = "stratified-cv"
+    stratified: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         KFold(self.v)  # the same checks on v
@@ -160,6 +175,21 @@ class StratifiedKFold:
     def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
         """``(E[CE GE_N], E[GE_N], E[GE_N^2])`` conditional on a dataset scikit-learn can split."""
         return stratified_ge_terms(self, engine, N)
+
+    def split_ge_mean(self, engine: Any, N: int) -> float:
+        """``E[GE_N]`` given a dataset scikit-learn can split (float arithmetic)."""
+        from momentbound.exact.stratified import stratified_ge_joint
+
+        return float(stratified_ge_joint(engine.model, N, self.v, classifier=engine.classifier,
+                                         arithmetic="float", joint_too=False).ge_mean)
+
+    def exact_progress(self, engine: Any, N: int, covariance: str) -> ProgressPlan:
+        """The class-count terms have no time estimate: the bar counts :data:`STRATIFIED_UNITS` over
+        the class-count vectors (it times its first steps, as Monte Carlo does)."""
+        from momentbound.exact.stratified import cached_law_bytes
+
+        return ProgressPlan({("stratified", N, self.v): float(STRATIFIED_UNITS)}, "class-count work units",
+                            cached_law_bytes(engine.model, N))
 
     def simulate(self, sim: Any, N: int) -> Any:
         sizes = self.split(N).fold_sizes

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from momentbound.errors import UnknownMethod
+from momentbound.registry import lookup
 from momentbound.studies.result import StudyResult
 
 __all__ = ["StudySpec", "STUDIES", "run_study", "study_names"]
@@ -166,9 +166,7 @@ def run_study(name: str, *, quick: bool = False, progress: Any = None, **overrid
     >>> res = run_study("holdout", quick=True)  # doctest: +SKIP
     >>> print(res.summary())  # doctest: +SKIP
     """
-    spec = STUDIES.get(name)
-    if spec is None:
-        raise UnknownMethod(f"unknown study {name!r}; choose one of {', '.join(STUDIES)} or 'all'")
+    spec = lookup(STUDIES, name, "study", also=("all",))
     params = dict(spec.quick if quick else spec.full)
     params.update(overrides)
     return spec.function()(progress=progress, **params)
