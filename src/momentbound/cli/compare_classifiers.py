@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import click
 
+from momentbound.cli._data import data_options
 from momentbound.cli._common import UserError, limit_options, emit_json, parse_int_list, print_table
 from momentbound.cli.coverage import check_seed, interval_fields, model_and_run_options
 from momentbound.cli.estimate import build_model, fmt, library_errors
 
 
 @click.command("compare-classifiers")
+@data_options
 @model_and_run_options
 @click.option("--test", "test", type=click.Choice(["mcnemar", "5x2cv"]), required=True, help="The test.")
 @click.option("--attributes-a", required=True, help="Attribute indices classifier A uses, e.g. 0.")

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from momentbound.cli._common import UserError, cli_hints, emit_json, limit_options, parse_int_list, parse_str_list, print_table
+from momentbound.cli._data import data_options
 
 def _estimator_choices() -> tuple[str, ...]:
     from momentbound.splitters import SPLITTERS
@@ -39,7 +40,7 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--arities", default="2", show_default=True,
                      help="Attribute arities, comma-separated (e.g. 2,2)."),
-        click.option("--cells", required=True,
+        click.option("--cells", default=None,
                      help="P[X=x, Y=k], comma-separated, class fastest; exact decimals or fractions "
                      "like 1/8 give exact rational results."),
         click.option("--classes", "n_classes", type=int, default=None,
@@ -70,8 +71,11 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def build_model(arities: str, cells: str, n_classes: int | None) -> Any:
+def build_model(arities: str, cells: str | None, n_classes: int | None) -> Any:
     from momentbound.model.cells import CellModel
+
+    if cells is None:
+        raise click.UsageError("give the model: --cells (with --arities), or --data FILE --target COL")
 
     return CellModel(parse_int_list(arities, name="--arities"), parse_str_list(cells, name="--cells"), n_classes)
 
@@ -403,6 +407,7 @@ def check_montecarlo(backend: str, covariance: str, draws: int | None) -> None:
 
 
 @click.command("estimate")
+@data_options(posterior=True)
 @model_options
 @click.option("--N", "N", type=int, required=True, help="Dataset size.")
 @click.option("--estimator", type=click.Choice(ESTIMATOR_CHOICES), default="cv", show_default=True,
