@@ -27,6 +27,8 @@ __all__ = ["Candidate", "CANDIDATES", "AdviceRow", "Advice", "advise", "accuracy
 #: bootstrap samples of the bootstrap rows (Err(1), .632, .632+)
 BOOTSTRAPS = 50
 PILOT_DRAWS = 1000
+#: Monte Carlo draws of a first run under each posterior draw (rerun with more when short of the precision)
+POSTERIOR_PILOT = 600
 MAX_DRAWS = 200_000
 
 
@@ -225,9 +227,12 @@ def accuracy_row(model: CellModel, N: int, cand: Candidate, *, classifier: Any, 
         precision=achieved, note=note.lstrip("; "), seconds=time.perf_counter() - start)
 
 
-def _sentence(best: AdviceRow, default: AdviceRow | None, N: int) -> str:
+def _sentence(best: AdviceRow, default: AdviceRow | None, N: int, rows: Sequence[AdviceRow] = ()) -> str:
     text = (f"At N = {N}, {best.label} tracks GE_{N} best: RMS {best.rms:.4f} for {best.fits} "
             f"fit{'s' if best.fits != 1 else ''}")
+    close = [r.label for r in rows if r is not best and r is not default and r.rms_lower <= best.rms_upper]
+    if close:
+        text += f" (not told apart at this precision from {', '.join(close)})"
     if default is None:
         return text + "."
     if default is best:
@@ -255,7 +260,7 @@ def advise(
     exact_seconds: float | None = 10.0,
     coverage: bool = True,
     posterior: int = 0,
-    posterior_precision: float = 0.05,
+    posterior_precision: float = 0.07,
     seed: int = 0,
     progress: bool | None = None,
     **load: Any,
@@ -353,7 +358,7 @@ def advise(
                 here = {}
                 for cand in chosen:
                     r = accuracy_row(cm, N, cand, classifier=clf, engine=eng, rng=rng, precision=posterior_precision,
-                                     exact_seconds=exact_seconds, coverage=False, pilot=1000)
+                                     exact_seconds=exact_seconds, coverage=False, pilot=POSTERIOR_PILOT)
                     here[cand.key] = r.rms
                     post_rms[cand.key].append(r.rms)
                     bar.advance(1)
@@ -371,7 +376,7 @@ def advise(
             "rms": {k: {"median": float(np.median(v)), "lower_90": float(np.quantile(v, 0.05)),
                         "upper_90": float(np.quantile(v, 0.95))} for k, v in post_rms.items()},
         }
-    sentence = _sentence(best, default, N)
+    sentence = _sentence(best, default, N, rows)
     if post is not None:
         sentence += (f" Under {posterior} draws from the posterior of the cells, {best.label} is best in "
                      f"{100 * post['best_stays_best']:.0f}% of them.")
