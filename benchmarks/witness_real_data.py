@@ -185,7 +185,7 @@ def run_one(args: tuple[str, int, int, int, int]) -> dict[str, Any]:
 def main() -> None:
     R = int(sys.argv[sys.argv.index("--datasets") + 1]) if "--datasets" in sys.argv else 20_000
     workers = int(sys.argv[sys.argv.index("--workers") + 1]) if "--workers" in sys.argv else 2
-    draws = 100_000
+    draws = int(sys.argv[sys.argv.index("--draws") + 1]) if "--draws" in sys.argv else 100_000
     jobs = [(name, N, R, draws, 1000 * k + N) for k, name in enumerate(("titanic", "ucbadmissions"))
             for N in (40, 100, 200)]
     from multiprocessing import Pool

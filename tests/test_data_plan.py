@@ -95,7 +95,7 @@ def test_cli_advise_learning_curve_and_data_options(titanic_csv: Path, small_csv
             str(tmp_path / "a.png"))
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["N"] == 50 and len(doc["rows"]) == 2 and doc["model"]["levels"]["Class"] == ["1st", "2nd", "3rd", "Crew"]
+    assert doc["N"] == 50 and len(doc["rows"]) == 2 and doc["fitted_model"]["levels"]["Class"] == ["1st", "2nd", "3rd", "Crew"]
     assert (tmp_path / "a.png").stat().st_size > 0
     r = run("learning-curve", "--data", str(small_csv), "--target", "y", "--N", "6", "--estimator", "kfold-2",
             "--target-rms", "0.4", "--json")

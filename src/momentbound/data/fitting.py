@@ -41,8 +41,10 @@ class SparseTableWarning(UserWarning):
 class FittedModel(CellModel):
     """A :class:`CellModel` fitted to a :class:`~momentbound.data.DataTable`, with its names.
 
-    Attributes (besides the cell model's)
-    ---------------------------------------
+    Besides the cell model's attributes:
+
+    Attributes
+    ----------
     table:
         The data it was fitted to.
     prior:

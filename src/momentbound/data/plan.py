@@ -125,7 +125,7 @@ class Advice:
     def as_dict(self) -> dict[str, Any]:
         return {"N": self.N, "rows": [r.as_dict() for r in self.rows], "best": self.best.key,
                 "default_cv5": None if self.default is None else self.default.key, "sentence": self.sentence,
-                "classifier": self.classifier, "model": self.model, "precision": self.precision,
+                "classifier": self.classifier, "fitted_model": self.model, "precision": self.precision,
                 "seconds": self.seconds, "posterior": self.posterior,
                 "skipped": [{"key": k, "reason": r} for k, r in self.skipped]}
 
