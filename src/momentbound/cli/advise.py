@@ -35,8 +35,6 @@ def data_arguments(func: Any) -> Any:
         click.option("--ties", type=click.Choice(["random", "first"]), default=None,
                      help="Tie rule: the paper's fair coin, or scikit-learn's lowest class index.  [default: random]"),
         click.option("--seed", type=int, default=0, show_default=True, help="Seed of the Monte Carlo draws."),
-        click.option("--progress/--no-progress", default=None,
-                     help="A progress bar on stderr (default: when stderr is a terminal and the run is long)."),
         click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document."),
     ]
     for option in reversed(options):
@@ -73,11 +71,13 @@ def resolve(data: str, target: str, features: str | None, bins: str | None, prio
               help="Only these candidates (keys as in the JSON output) [default: the whole set].")
 @click.option("--no-coverage", is_flag=True, help="Skip the coverage of the usual intervals.")
 @click.option("--plot", default=None, metavar="FILE.png", help="Save the figure RMS against cost in fits.")
+@click.option("--progress/--no-progress", default=None,
+              help="A progress bar on stderr (default: when stderr is a terminal and the run is long).")
 @limit_options
 def command(data: str, target: str, features: str | None, bins: str | None, prior: str, count_column: str | None,
             missing: str, fit: str, N: int | None, classifier_name: str, alpha: str | None, ties: str | None,
-            seed: int, progress: bool | None, as_json: bool, posterior: int, precision: float,
-            candidates: str | None, no_coverage: bool, plot: str | None) -> None:
+            seed: int, as_json: bool, posterior: int, precision: float,
+            candidates: str | None, no_coverage: bool, plot: str | None, progress: bool | None) -> None:
     """Rank hold-out, k-fold, stratified, repeated, leave-one-out and bootstrap estimators by how far
     their estimate falls from GE_N, the error of the classifier trained on all N rows, for data like yours.
 

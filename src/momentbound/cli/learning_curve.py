@@ -22,7 +22,7 @@ from momentbound.cli.advise import data_arguments, resolve
 @limit_options
 def command(data: str, target: str, features: str | None, bins: str | None, prior: str, count_column: str | None,
             missing: str, fit: str, N: int | None, classifier_name: str, alpha: str | None, ties: str | None,
-            seed: int, progress: bool | None, as_json: bool, estimator: str | None, target_excess: float | None,
+            seed: int, as_json: bool, estimator: str | None, target_excess: float | None,
             target_rms: float | None, plot: str | None) -> None:
     """E[GE_n] and Std[GE_n] of the classifier for data like yours, with the Bayes error, the RMS of an
     estimator at N, 2N, 4N, 8N, and the smallest n that reaches a target.
@@ -34,8 +34,6 @@ def command(data: str, target: str, features: str | None, bins: str | None, prio
     for flag, value in (("--target-excess", target_excess), ("--target-rms", target_rms)):
         if value is not None and not value > 0:
             raise UserError(f"{flag} must be a positive number, got {value:g}")
-    if progress is not None:
-        raise UserError("--progress/--no-progress do not apply to learning-curve")
     check_plot_path(plot)
     model, n, clf = resolve(data, target, features, bins, prior, count_column, missing, fit, N, classifier_name,
                             alpha, ties, seed)
