@@ -99,7 +99,7 @@ def jsonable(value: Any) -> Any:
 def emit_json(document: Any) -> None:
     """Print ``document`` as one sorted JSON document on stdout (strict JSON: no NaN); with ``--data`` the
     document also names the fitted model (and the posterior summary of ``--posterior``)."""
-    from momentbound.cli._data import fitted_document
+    from momentbound.cli._fitted import fitted_document
 
     extra = fitted_document()
     if extra is not None and isinstance(document, dict):

@@ -14,34 +14,14 @@ import functools
 import io
 import json
 from contextlib import redirect_stdout
-from contextvars import ContextVar
 from typing import Any
 
 import click
 
 from momentbound.cli._common import UserError
+from momentbound.cli._fitted import FITTED, POSTERIOR, fitted_document, fitted_model
 
 __all__ = ["data_options", "fitted_model", "fitted_document", "load_fitted", "posterior_fields"]
-
-_FITTED: ContextVar[Any] = ContextVar("momentbound_fitted_model", default=None)
-_POSTERIOR: ContextVar[Any] = ContextVar("momentbound_posterior", default=None)
-
-
-def fitted_model() -> Any:
-    """The model fitted from ``--data`` for the running command (None without ``--data``)."""
-    return _FITTED.get()
-
-
-def fitted_document() -> dict[str, Any] | None:
-    """What ``emit_json`` adds: the fitted model (levels, cells, N of the data, prior) and the posterior summary."""
-    model = _FITTED.get()
-    if model is None:
-        return None
-    doc = {"fitted_model": model.describe()}
-    if _POSTERIOR.get() is not None:
-        doc["posterior"] = _POSTERIOR.get()
-    return doc
-
 
 def load_fitted(data: str, target: str | None, features: str | None, bins: str | None, prior: str,
                 count_column: str | None, missing: str, fit: str, *, target_flag: str = "--target") -> Any:
@@ -147,13 +127,13 @@ def data_options(func: Any = None, *, posterior: bool = False, target_flag: str 
         kwargs["arities"] = ",".join(str(a) for a in model.arities)
         # floats: the cells are estimates, and exact rationals with the data's denominators are slow
         kwargs["cells"] = ",".join(repr(float(c)) for c in model.cells)
-        token = _FITTED.set(model)
+        token = FITTED.set(model)
         try:
             if M is None:
                 return func(*args, **kwargs)
             return _with_posterior(func, args, kwargs, model, M, posterior_seed)
         finally:
-            _FITTED.reset(token)
+            FITTED.reset(token)
 
     options = [
         click.option("--data", default=None, metavar="FILE",
@@ -208,11 +188,11 @@ def _with_posterior(func: Any, args: Any, kwargs: dict[str, Any], model: Any, M:
     with redirect_stdout(buffer):
         func(*args, **dict(kwargs, as_json=True))
     summary = posterior_fields(runs, _numbers(json.loads(buffer.getvalue())))
-    token = _POSTERIOR.set({"draws": M, "seed": seed, "prior": str(model.prior), "fields": summary})
+    token = POSTERIOR.set({"draws": M, "seed": seed, "prior": str(model.prior), "fields": summary})
     try:
         result = func(*args, **kwargs)
     finally:
-        _POSTERIOR.reset(token)
+        POSTERIOR.reset(token)
     if not kwargs["as_json"]:
         rows = [(k, f"{v['plug_in']:.6g}", f"{v['median']:.6g}", f"[{v['lower_90']:.6g}, {v['upper_90']:.6g}]")
                 for k, v in summary.items() if not k.endswith(("_lower", "_upper"))]

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from momentbound.data.loading import DataTable, _plain, load_data
+from momentbound.data.loading import DataTable, plain_level, load_data
 from momentbound.errors import InvalidArgument
 from momentbound.model.cells import CellModel, parse_number
 
@@ -97,7 +97,7 @@ class FittedModel(CellModel):
             "prior_text": prior_text(self.prior),
             "target": self.target,
             "features": list(self.features),
-            "levels": {c: [_plain(v) for v in self.levels[c]] for c in self.features + (self.target,)},
+            "levels": {c: [plain_level(v) for v in self.levels[c]] for c in self.features + (self.target,)},
             "arities": list(self.arities),
             "n_classes": self.n_classes,
             "N_data": self.n_data,

@@ -156,7 +156,7 @@ def learning_curve(
     """
     from momentbound.classifiers import NaiveBayes, as_classifier
     from momentbound.data.fitting import FittedModel, bayes_error
-    from momentbound.data.plan import CANDIDATES, _model, accuracy_row, advise
+    from momentbound.data.plan import CANDIDATES, accuracy_row, fitted_or_model, advise
     from momentbound.estimators import make_engine
 
     start = time.perf_counter()
@@ -164,7 +164,7 @@ def learning_curve(
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0
                                   or not math.isfinite(value)):
             raise InvalidArgument(f"{name} must be a positive number, got {value!r}")
-    fitted = _model(data, target, features, prior, model, load)
+    fitted = fitted_or_model(data, target, features, prior, model, load)
     if N is None:
         if not isinstance(fitted, FittedModel):
             raise InvalidArgument("N is required with a plain CellModel (there is no data to take it from)")

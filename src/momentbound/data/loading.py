@@ -30,7 +30,7 @@ import numpy as np
 
 from momentbound.errors import InvalidArgument
 
-__all__ = ["DataTable", "load_data", "MISSING_LEVEL", "MISSING_RULES"]
+__all__ = ["DataTable", "load_data", "MISSING_LEVEL", "MISSING_RULES", "plain_level"]
 
 #: the level given to missing values with ``missing="category"``
 MISSING_LEVEL = "<missing>"
@@ -104,9 +104,9 @@ class DataTable:
             "N": self.N,
             "target": self.target,
             "features": list(self.features),
-            "levels": {c: [_plain(v) for v in self.levels[c]] for c in self.features + (self.target,)},
+            "levels": {c: [plain_level(v) for v in self.levels[c]] for c in self.features + (self.target,)},
             "cells": int(self.counts().size),
-            "empty_cells": [[_plain(v) for v in cell] for cell in self.empty_cells()],
+            "empty_cells": [[plain_level(v) for v in cell] for cell in self.empty_cells()],
             "binning": {c: list(e) for c, e in self.binning.items()},
             "dropped_rows": self.dropped,
         }
@@ -116,7 +116,7 @@ class DataTable:
                 f"arities={self.arities}, classes={len(self.classes)})")
 
 
-def _plain(value: Any) -> Any:
+def plain_level(value: Any) -> Any:
     """A level as a JSON-friendly Python value."""
     if isinstance(value, np.generic):
         return value.item()

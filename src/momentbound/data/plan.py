@@ -22,7 +22,7 @@ import numpy as np
 from momentbound.errors import InvalidArgument
 from momentbound.model.cells import CellModel
 
-__all__ = ["Candidate", "CANDIDATES", "AdviceRow", "Advice", "advise", "accuracy_row", "DEFAULT_CV"]
+__all__ = ["Candidate", "CANDIDATES", "AdviceRow", "Advice", "advise", "accuracy_row", "fitted_or_model", "DEFAULT_CV"]
 
 #: bootstrap samples of the bootstrap rows (Err(1), .632, .632+)
 BOOTSTRAPS = 50
@@ -157,7 +157,9 @@ class Advice:
         return fig
 
 
-def _model(data: Any, target: str | None, features: Any, prior: Any, model_form: str, load: dict[str, Any]) -> Any:
+def fitted_or_model(data: Any, target: str | None, features: Any, prior: Any, model_form: str,
+                    load: dict[str, Any]) -> Any:
+    """A cell model as given, or the model fitted to data (:func:`~momentbound.data.fit_cells`)."""
     from momentbound.data.fitting import DEFAULT_PRIOR, fit_cells
 
     if isinstance(data, CellModel):
@@ -314,7 +316,7 @@ def advise(
         raise InvalidArgument(f"posterior must be an integer M >= 0 of posterior draws, got {posterior!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InvalidArgument(f"seed must be an integer >= 0, got {seed!r}")
-    fitted = _model(data, target, features, prior, model, load)
+    fitted = fitted_or_model(data, target, features, prior, model, load)
     if posterior and not isinstance(fitted, FittedModel):
         raise InvalidArgument("posterior draws need data (a fitted model), not a plain CellModel")
     if N is None:
