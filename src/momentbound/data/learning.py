@@ -48,17 +48,15 @@ class LearningCurve:
 
     def plot(self, path: str | None = None) -> Any:
         """E[GE_n] +- Std[GE_n] against n (log scale) with the Bayes error marked; saved when ``path``."""
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure  # no pyplot: no backend switch, nothing left open
 
         from momentbound.output import save_figure
 
         n = np.array([p["n"] for p in self.points])
         m = np.array([p["mean"] for p in self.points])
         s = np.array([p["std"] for p in self.points])
-        fig, ax = plt.subplots(figsize=(7, 4.5))
+        fig = Figure(figsize=(7, 4.5))
+        ax = fig.subplots()
         ax.plot(n, m, "o-", label="E[GE_n]")
         ax.fill_between(n, m - s, m + s, alpha=0.25, label="+- Std[GE_n]")
         ax.axhline(self.bayes_error, color="k", ls="--", label=f"Bayes error {self.bayes_error:.4f}")

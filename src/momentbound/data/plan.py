@@ -133,14 +133,12 @@ class Advice:
 
     def plot(self, path: str | None = None) -> Any:
         """RMS against cost in classifier fits (log scale), one point per candidate; saved when ``path``."""
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure  # no pyplot: no backend switch, nothing left open
 
         from momentbound.output import save_figure
 
-        fig, ax = plt.subplots(figsize=(7, 4.5))
+        fig = Figure(figsize=(7, 4.5))
+        ax = fig.subplots()
         for r in self.rows:
             err = [[r.rms - r.rms_lower], [r.rms_upper - r.rms]]
             color = "tab:red" if r is self.best else ("tab:green" if r is self.default else "tab:blue")
