@@ -90,28 +90,32 @@ def test_learning_curve_small(small_csv: Path) -> None:
 
 
 def test_cli_advise_learning_curve_and_data_options(titanic_csv: Path, small_csv: Path, tmp_path: Path) -> None:
-    r = run("advise", "--data", str(titanic_csv), "--target", "Survived", "--count-column", "Freq", "--N", "50",
-            "--candidates", "stratified-kfold-5,kfold-10", "--precision", "0.1", "--json", "--plot",
-            str(tmp_path / "a.png"))
-    assert r.returncode == 0, r.stderr
-    doc = json.loads(r.stdout)
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [
+        ("advise", "--data", str(titanic_csv), "--target", "Survived", "--count-column", "Freq", "--N", "50",
+         "--candidates", "stratified-kfold-5,kfold-10", "--precision", "0.1", "--no-coverage", "--json", "--plot",
+         str(tmp_path / "a.png")),
+        ("learning-curve", "--data", str(small_csv), "--target", "y", "--N", "6", "--estimator", "kfold-2",
+         "--target-rms", "0.4", "--json"),
+        ("estimate", "--data", str(small_csv), "--target", "y", "--N", "6", "--estimator", "cv", "--folds", "2",
+         "--json", "--posterior", "4"),
+        ("moments", "--data", str(small_csv), "--target", "y", "--N", "5", "--at", "0", "--json"),
+    ]
+    with ThreadPoolExecutor(len(jobs)) as pool:  # the processes start together (most of each is imports)
+        advise_run, curve_run, estimate_run, moments_run = pool.map(lambda a: run(*a), jobs)
+    for r in (advise_run, curve_run, estimate_run, moments_run):
+        assert r.returncode == 0, r.stderr
+    doc = json.loads(advise_run.stdout)
     assert doc["N"] == 50 and len(doc["rows"]) == 2 and doc["fitted_model"]["levels"]["Class"] == ["1st", "2nd", "3rd", "Crew"]
     assert (tmp_path / "a.png").stat().st_size > 0
-    r = run("learning-curve", "--data", str(small_csv), "--target", "y", "--N", "6", "--estimator", "kfold-2",
-            "--target-rms", "0.4", "--json")
-    assert r.returncode == 0, r.stderr
-    doc = json.loads(r.stdout)
+    doc = json.loads(curve_run.stdout)
     assert doc["target_rms"]["reached"] and doc["fitted_model"]["N_data"] == 30
-    r = run("estimate", "--data", str(small_csv), "--target", "y", "--N", "6", "--estimator", "cv", "--folds", "2",
-            "--json", "--posterior", "4")
-    assert r.returncode == 0, r.stderr
-    doc = json.loads(r.stdout)
+    doc = json.loads(estimate_run.stdout)
     assert doc["fitted_model"]["features"] == ["a"] and doc["posterior"]["draws"] == 4
     post = doc["posterior"]["fields"]["mean"]
     assert post["lower_90"] <= post["median"] <= post["upper_90"] and post["plug_in"] == doc["mean"]
-    r = run("moments", "--data", str(small_csv), "--target", "y", "--N", "5", "--at", "0", "--json")
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["fitted_model"]["prior"] == 0.5
+    assert json.loads(moments_run.stdout)["fitted_model"]["prior"] == 0.5
 
 
 @pytest.mark.parametrize("args, message", [
