@@ -98,6 +98,10 @@ SUCCEEDS: dict[str, list[str]] = {
     "bird-3": ["bird", "--a", "3", "--check", "--json"],
     "reproduce-tables": ["reproduce", "tables", "--quick", "--out", "{tmp}", "--json"],
     "demo": ["demo", "--N", "4", "--cdf-N", "2", "--order", "2", "--out", "{tmp}", "--json"],
+    "advise": ["advise", "--data", str(Path(__file__).parent / "data" / "small.csv"), "--target", "y", "--N", "6",
+               "--candidates", "kfold-2,loo,resubstitution", "--json"],
+    "learning-curve": ["learning-curve", "--data", str(Path(__file__).parent / "data" / "small.csv"), "--target", "y",
+                       "--N", "4", "--estimator", "kfold-2", "--json"],
 }
 
 # Bad arguments: exit 2, nothing on stdout, one line on stderr.
@@ -264,6 +268,8 @@ GROUPS = {
     "bird": ("bird-2", "bird-3"),
     "reproduce": ("reproduce-tables",),
     "demo": ("demo",),
+    "advise": ("advise",),
+    "learning-curve": ("learning-curve",),
 }
 
 

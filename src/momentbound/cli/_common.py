@@ -98,7 +98,13 @@ def jsonable(value: Any) -> Any:
 
 
 def emit_json(document: Any) -> None:
-    """Print ``document`` as one sorted JSON document on stdout (strict JSON: no NaN)."""
+    """Print ``document`` as one sorted JSON document on stdout (strict JSON: no NaN); with ``--data`` the
+    document also names the fitted model (and the posterior summary of ``--posterior``)."""
+    from momentbound.cli._fitted import fitted_document
+
+    extra = fitted_document()
+    if extra is not None and isinstance(document, dict):
+        document = {**document, **extra}
     click.echo(json.dumps(jsonable(document), sort_keys=True, indent=2, allow_nan=False))
 
 
@@ -285,7 +291,7 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--arities", default="2", show_default=True,
                      help="Attribute arities, comma-separated (e.g. 2,2)."),
-        click.option("--cells", required=True,
+        click.option("--cells", default=None,
                      help="P[X=x, Y=k], comma-separated, class fastest; exact decimals or fractions "
                      "like 1/8 give exact rational results."),
         click.option("--classes", "n_classes", type=int, default=None,
@@ -319,8 +325,11 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def build_model(arities: str, cells: str, n_classes: int | None) -> Any:
+def build_model(arities: str, cells: str | None, n_classes: int | None) -> Any:
     from momentbound.model.cells import CellModel
+
+    if cells is None:
+        raise click.UsageError("give the model: --cells (with --arities), or --data FILE --target COL")
 
     return CellModel(parse_int_list(arities, name="--arities"), parse_str_list(cells, name="--cells"), n_classes)
 

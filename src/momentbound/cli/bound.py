@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from momentbound.cli._data import data_options
 from momentbound.cli._common import (UserError, fmt, emit_json, exact_text, library_error, limit_options,
                                      parse_int_list, parse_str_list, print_table)
 
@@ -160,6 +161,7 @@ def _moment_problem(
 
 
 @click.command("bound")
+@data_options(model_required=False)
 @click.option("--moments", default=None, help="Raw moments m0,m1,...,mk (integers, decimals or fractions like 1/3).")
 @click.option("--support", default=None, help="grid:LO:HI | interval:A:C | finite:x1,x2,... | halfline:A | real")
 @click.option("--event", default="gt:0", show_default=True,

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import click
 
+from momentbound.cli._data import data_options
 from momentbound.cli._common import (UserError, build_model, emit_json, fmt, library_errors, limit_options, parse_int_list,
                                      print_table, seed_generator)
 from momentbound.cli.coverage import interval_fields, model_and_run_options
 
 
 @click.command("compare-classifiers")
+@data_options
 @model_and_run_options
 @click.option("--test", "test", type=click.Choice(["mcnemar", "5x2cv"]), required=True, help="The test.")
 @click.option("--attributes-a", required=True, help="Attribute indices classifier A uses, e.g. 0.")

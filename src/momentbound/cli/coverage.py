@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from momentbound.cli._data import data_options
 from momentbound.cli._common import (UserError, build_classifier, build_model, emit_json, fmt, library_errors, limit_options,
                                      print_table, seed_generator)
 
@@ -17,7 +18,7 @@ def model_and_run_options(func: Any) -> Any:
     """Model, classifier and Monte Carlo options shared by `coverage` and `compare-classifiers`."""
     options = [
         click.option("--arities", default="2", show_default=True, help="Attribute arities, comma-separated."),
-        click.option("--cells", required=True, help="P[X=x, Y=k], comma-separated, class fastest."),
+        click.option("--cells", default=None, help="P[X=x, Y=k], comma-separated, class fastest."),
         click.option("--classes", "n_classes", type=int, default=None, help="Number of classes K."),
         click.option("--ties", type=click.Choice(["random", "first"]), default="random", show_default=True,
                      help="Tie rule of naive Bayes."),
@@ -39,6 +40,7 @@ def interval_fields(name: str, value: Any) -> dict[str, float]:
 
 
 @click.command("coverage")
+@data_options(target_flag="--data-target")
 @model_and_run_options
 @click.option("--method", type=click.Choice(METHODS), required=True,
               help="The interval: binomial (hold-out), naive CV (KFold, StratifiedKFold) or Nadeau-Bengio "

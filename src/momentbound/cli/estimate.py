@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from momentbound.cli._data import data_options
 from momentbound.cli._common import (
     UserError,
     build_backend,
@@ -63,6 +64,7 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
 
 
 @click.command("estimate")
+@data_options(posterior=True)
 @model_options
 @click.option("--N", "N", type=int, required=True, help="Dataset size.")
 @splitter_options("cv")

@@ -6,13 +6,15 @@ import time
 
 import click
 
+from momentbound.cli._data import data_options
 from momentbound.cli._common import UserError, fmt, emit_json, parse_int_list, parse_str_list, print_table, limit_options
 from momentbound.errors import MomentboundError
 
 
 @click.command("moments")
-@click.option("--arities", required=True, help="Attribute arities, e.g. 2,2.")
-@click.option("--cells", required=True,
+@data_options
+@click.option("--arities", default=None, help="Attribute arities, e.g. 2,2.")
+@click.option("--cells", default=None,
               help="Cell probabilities (decimals or fractions like 1/8), class fastest.")
 @click.option("--N", "N", type=int, required=True, help="Dataset size N.")
 @click.option("--at", "at", required=True, help="Input x, e.g. 0,0.")
@@ -31,6 +33,8 @@ def command(arities: str, cells: str, N: int, at: str, order: int, classes: str 
 
     from momentbound._validate import to_float
 
+    if arities is None or cells is None:
+        raise click.UsageError("give the model: --arities and --cells, or --data FILE --target COL")
     ar = parse_int_list(arities, name="--arities")
     cell_list = parse_str_list(cells, name="--cells")
     x = parse_int_list(at, name="--at")

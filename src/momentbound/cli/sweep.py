@@ -9,6 +9,7 @@ import sys
 
 import click
 
+from momentbound.cli._data import data_options
 from momentbound.cli._common import (
     UserError,
     build_backend,
@@ -87,6 +88,7 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
 
 
 @click.command("sweep")
+@data_options
 @model_options
 @click.option("--over", type=click.Choice(["holdout", "folds", "N"]), required=True,
               help="What to vary: hold-out test size, number of folds, or dataset size N.")
