@@ -26,7 +26,7 @@ from momentbound.estimators import (
     monte_carlo_moments,
 )
 from momentbound.splitters.repeated import _approximate_mode, _labels_by_counts, _stratified_allocation
-from momentbound.splitters.allocation import fold_allocation
+from momentbound.exact.allocation import fold_allocation
 
 
 def test_translation_of_scikit_learn_objects():

@@ -28,7 +28,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument
-from momentbound.intervals import Value, clip_nonneg, ratio_like
+from momentbound.intervals import Interval, Value, clip_nonneg, ratio_like
 
 __all__ = [
     "AVERAGES",
@@ -38,6 +38,7 @@ __all__ = [
     "LeaveOneOut",
     "Estimator",
     "ExactParts",
+    "SimulatedParts",
     "Split",
     "Splitter",
     "check_average",
@@ -136,6 +137,25 @@ class ExactParts:
     single_variance: Value | None = None
     repetition_covariance: Value | None = None
     split_probability: Value | None = None
+
+
+@dataclass(frozen=True)
+class SimulatedParts:
+    """What a splitter's ``simulate`` returns (the Monte Carlo counterpart of :class:`ExactParts`):
+    interval moments and the split."""
+
+    mean: Interval
+    variance: Interval
+    ge_mean: Interval
+    ge_variance: Interval
+    train_size: int
+    test_size: int | None = None
+    folds: int | None = None
+    fold_sizes: tuple[int, ...] = ()
+    fold_variance: Interval | None = None
+    fold_covariance: Interval | None = None
+    single_variance: Interval | None = None
+    repetition_covariance: Interval | None = None
 
 
 @runtime_checkable

@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.splitters.allocation import AllocationLaw, fold_allocation, size_biased_order
+from momentbound.exact.allocation import AllocationLaw, fold_allocation, size_biased_order
 from momentbound.splitters.basic import ExactParts, KFold, Split, average_note, check_average, check_size, kfold_sizes
 
 __all__ = ["StratifiedKFold", "stratified_fold_tables"]
