@@ -147,7 +147,7 @@ def test_bad_progress_and_memory_refusal():
     assert mc.memory_estimate(ONE_D.n_cells, 2, int(fits * 0.9)) <= mc.MAX_MEMORY
 
 
-def test_cli_json_stays_one_document_while_progress_goes_to_stderr():
+def test_cli_json_stays_one_document_while_progress_goes_to_stderr(cli_in_process):
     """A real process: `estimate --backend montecarlo --progress --json` prints exactly one JSON
     document on stdout, and the time and memory estimate and the bar on stderr."""
     import json
@@ -164,8 +164,7 @@ def test_cli_json_stays_one_document_while_progress_goes_to_stderr():
     assert "draws, about" in done.stderr and "MB" in done.stderr
     assert "draws, about" not in done.stdout
     # the flag is refused where it does nothing
-    bad = subprocess.run(cmd[:cmd.index("--backend")] + ["--backend", "sampling", "--progress"], capture_output=True,
-                         text=True, env=dict(os.environ), timeout=300)
+    bad = cli_in_process(cmd[3:cmd.index("--backend")] + ["--backend", "sampling", "--progress"])
     assert bad.returncode == 2 and "--backend exact and montecarlo" in bad.stderr
 
 
