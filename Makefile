@@ -29,7 +29,7 @@ demo: $(STAMP)
 	$(BIN)/momentbound demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n auto --dist loadgroup
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py --quick

@@ -63,13 +63,13 @@ def run_in_process(args: list[str], cwd: Path | None = None) -> subprocess.Compl
     return subprocess.CompletedProcess(["momentbound", *args], result.exit_code, result.stdout + leaked[1], stderr)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cli_in_process() -> Callable[..., subprocess.CompletedProcess[str]]:
     """:func:`run_in_process`, for module fixtures."""
     return run_in_process
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def paper() -> object:
     """:func:`paper_model` (a frozen model, shared)."""
     return paper_model()
@@ -77,10 +77,9 @@ def paper() -> object:
 
 # ----------------------------------------------------------------------------- scheduling on workers
 #: Test files in order of their running time, longest first (measured with ``--durations``). With
-#: ``make test`` (pytest-xdist, ``--dist loadgroup``) each file runs on one worker, so that its
-#: module fixtures run once, and the longest files start first, so that no worker is left with
-#: a long file at the end while the other idles. The tests of :data:`SPLIT_FILES` share no
-#: fixture or cache and are spread over the workers one by one.
+#: ``make test`` (pytest-xdist, ``--dist loadfile``) each file runs on one worker, so that its
+#: module fixtures run once; collecting the longest files first starts them first, so that no
+#: worker is left with a long file at the end while the other idles.
 LONGEST_FIRST = (
     "test_exact_reduced_states.py",
     "test_montecarlo_kernels.py",
@@ -94,12 +93,8 @@ LONGEST_FIRST = (
     "test_splitters.py",
     "test_exact_pairs.py",
 )
-SPLIT_FILES = frozenset({"test_findings.py", "test_splitters.py"})
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: file order otherwise
-    for item in items:
-        if item.path.name not in SPLIT_FILES:
-            item.add_marker(pytest.mark.xdist_group(item.path.name))
