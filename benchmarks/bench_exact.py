@@ -34,7 +34,7 @@ import numpy as np
 
 from momentbound.exact import NaiveBayes, prob_z_positive
 from momentbound.model import equal_cells_model, independent_1d_model, second_nb_model
-from momentbound.moments.enumeration import count_tables, multinomial_pmf
+from momentbound.model.enumeration import count_tables, multinomial_pmf
 from momentbound.probability.exact_backend import ExactBackend
 
 

@@ -21,7 +21,7 @@ from momentbound.moments.bird import (
     bird_moments,
     bird_polynomial,
 )
-from momentbound.moments.enumeration import expectation_by_enumeration
+from momentbound.model.enumeration import expectation_by_enumeration
 
 
 def property_holds(a, r):

@@ -26,7 +26,7 @@ from momentbound.errors import DegreeCapExceeded, InvalidArgument
 from momentbound.model import CellModel, equal_cells_model
 from momentbound.model.statistics import naive_bayes_statistic
 from momentbound.moments.core import joint_moments
-from momentbound.moments.enumeration import count_tables, multinomial_pmf
+from momentbound.model.enumeration import count_tables, multinomial_pmf
 
 
 def joint_truth(model, zx, zy, N: int) -> F:  # type: ignore[no-untyped-def]

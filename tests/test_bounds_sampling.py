@@ -25,7 +25,7 @@ from momentbound.errors import InvalidArgument
 from momentbound.model import CellModel, equal_cells_model
 from momentbound.model.statistics import naive_bayes_statistic
 from momentbound.model.z_sampler import naive_bayes_sampler, naive_bayes_z
-from momentbound.moments.enumeration import count_tables, multinomial_pmf
+from momentbound.model.enumeration import count_tables, multinomial_pmf
 
 
 @pytest.mark.parametrize(

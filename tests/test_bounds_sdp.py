@@ -101,7 +101,7 @@ def test_z_summary_matches_full_law() -> None:
 def test_z_law_witness_matches_enumeration() -> None:
     from momentbound.model import equal_cells_model
     from momentbound.model.statistics import naive_bayes_statistic
-    from momentbound.moments.enumeration import count_tables, multinomial_pmf
+    from momentbound.model.enumeration import count_tables, multinomial_pmf
 
     model = equal_cells_model((2, 2))
     z = naive_bayes_statistic(model, (0, 0))

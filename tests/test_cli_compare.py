@@ -18,7 +18,7 @@ from momentbound.cli import main
 from momentbound.errors import InvalidArgument, UnknownMethod
 from momentbound.model import equal_cells_model
 from momentbound.model.statistics import naive_bayes_statistic
-from momentbound.moments.enumeration import count_tables, multinomial_pmf
+from momentbound.model.enumeration import count_tables, multinomial_pmf
 
 
 def brute_positive(N: int) -> F:

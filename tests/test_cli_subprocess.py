@@ -1,11 +1,15 @@
-"""Every command as a real subprocess with ``--json``: clean channels and one type per field.
+"""Every command with ``--json``: clean channels and one type per field.
 
 In-process runners (click's CliRunner, pytest's capsys) do not see what a C library writes to
-file descriptors 1 and 2, so these tests start ``python -m momentbound`` for real and read its
-stdout and stderr. A successful run prints exactly one JSON document on stdout and at most
-one-line warnings on stderr; a failed run prints nothing on stdout and one ``Error:`` line on
-stderr. No solver banner may reach either channel. All runs start together on a thread pool
-(each process spends most of its second importing numpy, numba and the solvers).
+file descriptors 1 and 2, so every command runs at least once as ``python -m momentbound`` for
+real (:data:`SUBPROCESS`: one run per command, and the ``bound`` runs that call every method and
+so every solver in one process), and its stdout and stderr are read. The other cases run in this
+process with click's CliRunner, file descriptors 1 and 2 redirected to files around each run so
+that a solver writing to them is still seen. A successful run prints exactly one JSON document on
+stdout and at most one-line warnings on stderr; a failed run prints nothing on stdout and one
+``Error:`` line on stderr. No solver banner may reach either channel. The subprocesses start
+together on a thread pool (each spends most of its second importing numpy, numba and the
+solvers) while the in-process runs go one after the other.
 """
 
 from __future__ import annotations
@@ -145,6 +149,17 @@ TABLES: dict[str, list[str]] = {
 TITLES = {"table-bound-model-all": "P(X in gt:0) from 3 moments", "table-estimate-bound-sqp": "GE at N=6"}
 
 
+# The runs made as real subprocesses: at least one per command (checked below), the bound runs
+# that call every method (every solver's banner would show), a warning, a table, a usage error
+# and a refusal. Everything else runs in-process.
+SUBPROCESS = frozenset({
+    "moments", "bound-moments-all", "bound-model-all", "bound-series-warning", "band", "mvbound",
+    "estimate-sklearn-dask", "coverage", "compare-classifiers", "sweep-sklearn-dask", "compare", "bird-3",
+    "reproduce-tables", "demo", "table-bound-model-all", "unknown-command", "bound-infeasible",
+    "advise", "learning-curve",
+})
+
+
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     # the subprocess imports the same momentbound as this test process
@@ -154,21 +169,25 @@ def _env() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.CompletedProcess[str]]:
+def runs(tmp_path_factory: pytest.TempPathFactory, cli_in_process) -> dict[str, subprocess.CompletedProcess[str]]:
     jobs = {**SUCCEEDS, **USAGE_ERRORS, **REFUSED, **EITHER, **TABLES}
     env = _env()
     # the folders are made here, one after the other: pytest's mktemp is not thread-safe
     # (two threads creating the base folder at once raise FileExistsError)
     folders = {key: tmp_path_factory.mktemp(key) for key in jobs}
 
+    def args(key: str) -> list[str]:
+        return [a.replace("{tmp}", str(folders[key] / "out")) for a in jobs[key]]
+
     def run(key: str) -> subprocess.CompletedProcess[str]:
-        tmp = folders[key]
-        args = [a.replace("{tmp}", str(tmp / "out")) for a in jobs[key]]
-        return subprocess.run([sys.executable, "-m", "momentbound", *args], capture_output=True, text=True,
+        return subprocess.run([sys.executable, "-m", "momentbound", *args(key)], capture_output=True, text=True,
                               env=env, stdin=subprocess.DEVNULL, timeout=300)
 
+    real = sorted(SUBPROCESS)
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        done = dict(zip(jobs, pool.map(run, jobs)))
+        started = pool.map(run, real)
+        done = {key: cli_in_process(args(key)) for key in jobs if key not in SUBPROCESS}
+        done.update(zip(real, started))
     return done
 
 
@@ -230,6 +249,9 @@ def test_every_bound_method_and_backend_is_exercised():
     from momentbound.cli import main
 
     assert commands == set(main.commands)
+    # every command once as a real subprocess, among the successful runs
+    assert {SUCCEEDS[k][0] for k in SUBPROCESS if k in SUCCEEDS} == commands
+    assert SUBPROCESS <= set(SUCCEEDS) | set(USAGE_ERRORS) | set(REFUSED) | set(TABLES)
 
 
 # --- one type per field -------------------------------------------------------------------

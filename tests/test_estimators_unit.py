@@ -521,9 +521,9 @@ class CountingBackend(BruteBackend):
 
 
 @pytest.mark.parametrize("clf", [Clf(), Clf("first", 1)])
-def test_symmetry_reduction_changes_nothing_but_the_work(clf):
+def test_symmetry_reduction_changes_nothing_but_the_work(clf, paper):
     """Orbit representatives give exactly the values of the full sums (symmetric models)."""
-    symmetric = CellModel((2,), ["1/5", "3/10", "1/5", "3/10"])
+    symmetric = paper
     for model, N, est in ((symmetric, 5, KFold(2)), (TWO_D, 3, KFold(3)), (TWO_D, 3, GE())):
         fast_backend, slow_backend = CountingBackend(), CountingBackend()
         fast = make_engine(model, classifier=clf, backend=fast_backend)
@@ -541,7 +541,7 @@ def test_docstring_examples_run():
     import doctest
     import importlib
 
-    for name in ("splitters.basic", "splitters.stratified", "splitters.registry", "splitters.allocation",
+    for name in ("splitters.basic", "splitters.stratified", "splitters.registry", "exact.allocation",
                  "intervals", "estimators.symmetry", "estimators.from_predictions", "estimators.sweep",
                  "classifiers.naive_bayes", "classifiers.histogram"):
         # the package re-exports a function named `sweep`: import the modules by name

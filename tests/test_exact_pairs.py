@@ -16,7 +16,7 @@ import pytest
 from momentbound.exact import NaiveBayes, predictions, two_class_predictions
 from momentbound.exact.dominance import joint_sign_law, prune_states
 from momentbound.model import CellModel, second_nb_model
-from momentbound.moments.enumeration import count_tables, multinomial_pmf
+from momentbound.model.enumeration import count_tables, multinomial_pmf
 from momentbound.probability.exact_backend import ExactBackend
 
 MODELS = [

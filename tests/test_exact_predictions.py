@@ -10,7 +10,7 @@ import pytest
 
 from momentbound.exact import NaiveBayes
 from momentbound.model import CellModel, independent_1d_model, second_nb_model
-from momentbound.moments.enumeration import count_tables, multinomial_pmf
+from momentbound.model.enumeration import count_tables, multinomial_pmf
 from momentbound.probability import get_backend
 from momentbound.probability.exact_backend import ExactBackend
 

@@ -11,7 +11,7 @@ import pytest
 from momentbound.errors import InvalidArgument
 from momentbound.exact.zlaw import prob_z_positive, z_distribution
 from momentbound.model import CellModel, equal_cells_model, second_nb_model
-from momentbound.moments.enumeration import count_tables, multinomial_pmf
+from momentbound.model.enumeration import count_tables, multinomial_pmf
 
 
 def direct_z(table: np.ndarray, x: tuple[int, ...], k: int, l: int) -> int:

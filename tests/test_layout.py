@@ -1,5 +1,6 @@
-"""The package's layout: no module imports another module's private names, and the import graph
-of ``src/momentbound`` has no cycles.
+"""The package's layout: packages import one way (down a declared order of layers), no module
+imports another module's private names or a private module of another package, and the import
+graph of ``src/momentbound`` has no cycles.
 
 Both checks read the source with :mod:`ast` (nothing is imported). An import counts wherever it
 stands, at module level or inside a function: a deferred import still ties the two modules
@@ -19,6 +20,27 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = "momentbound"
+
+#: The layers of ``momentbound``, lowest first. A unit (a subpackage, or a module at the top of the
+#: package) imports units of lower layers only: never one of its own layer, never one above. The
+#: root ``momentbound/__init__.py`` is at the bottom: it holds ``__version__`` and re-exports the
+#: public API lazily, so loading it imports nothing of the package. A new subpackage or top-level
+#: module gets its place here.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("momentbound", "errors"),
+    ("_validate", "core", "guard", "intervals", "output", "parallel", "progress", "quiet", "rational", "registry"),
+    ("model",),  # cell probabilities, statistics, count tables
+    ("moments",),  # moments of polynomial statistics
+    ("bounds", "classifiers"),  # bounds from moments; classifiers on count tables
+    ("exact",),  # exact laws of a classifier's predictions, fold allocations
+    ("probability",),  # probability backends
+    ("splitters",),  # how N points become training and test sets
+    ("estimators",),  # the estimators' moments: exact engine and Monte Carlo
+    ("data",),  # a user's data set: loading, fitted cell models, the evaluation plan
+    ("studies",),
+    ("cli",),
+    ("__main__",),
+)
 
 #: Cycles known today, each with the modules it runs through. The test fails if one of them
 #: grows or disappears (then delete it here) and if any other cycle appears.
@@ -167,6 +189,50 @@ def private_imports(src: Path, package: str = PACKAGE) -> list[str]:
     return found
 
 
+def unit(module: str) -> str:
+    """The unit of the layer order a module belongs to: ``pkg.x.y`` -> ``x``, ``pkg`` -> ``pkg``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def against_layers(graph: dict[str, set[str]], layers: tuple[tuple[str, ...], ...]) -> list[str]:
+    """The imports that run against ``layers`` (into the importer's own layer or above), and the
+    units missing from ``layers`` or listed there but absent from the package."""
+    level = {u: i for i, layer in enumerate(layers) for u in layer}
+    units = {unit(m) for m in graph}
+    found = [f"{u}: not in LAYERS; give it its place" for u in sorted(units - set(level))]
+    found += [f"{u}: in LAYERS but not in the package; remove it" for u in sorted(set(level) - units)]
+    for module in sorted(graph):
+        for target in sorted(graph[module]):
+            a, b = unit(module), unit(target)
+            if a != b and a in level and b in level and level[a] <= level[b]:
+                found.append(f"{module} -> {target}")
+    return found
+
+
+def private_module_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Imports of a private module (``_name.py``) from outside the package that holds it."""
+    found = []
+    for module in sorted(graph):
+        for target in sorted(graph[module]):
+            owner, _, name = target.rpartition(".")
+            if (name.startswith("_") and not name.startswith("__")
+                    and not module.startswith(owner + ".")):
+                found.append(f"{module} -> {target}")
+    return found
+
+
+def test_packages_import_down_the_layers() -> None:
+    graph = import_edges(SRC)
+    found = against_layers(graph, LAYERS)
+    assert not found, "imports against the layer order (move the shared piece down):\n" + "\n".join(found)
+
+
+def test_no_private_module_is_imported_from_another_package() -> None:
+    found = private_module_imports(import_edges(SRC))
+    assert not found, "private modules used outside their package:\n" + "\n".join(found)
+
+
 def test_no_module_imports_a_private_name_of_another_module() -> None:
     found = private_imports(SRC)
     assert not found, "make the shared piece public in a module of its own:\n" + "\n".join(found)
@@ -212,6 +278,32 @@ def test_the_checks_catch_what_they_look_for(toy: Path) -> None:
     assert len(found) == 2
     assert any("pkg.a._hidden" in f and f.startswith("pkg/b.py:3") for f in found)
     assert any("from pkg.a import _hidden" in f and f.startswith("pkg/d.py:2") for f in found)
+
+
+def test_the_layer_checks_catch_what_they_look_for(tmp_path: Path) -> None:
+    root = _write(tmp_path, {
+        "toy/__init__.py": "",
+        "toy/base.py": "",
+        "toy/low/__init__.py": "from toy import base\n",
+        "toy/low/_kernel.py": "",
+        "toy/low/a.py": "def f():\n    from toy.high import b\n    return b\n",
+        "toy/high/__init__.py": "",
+        "toy/high/b.py": "from toy.low import _kernel\nfrom toy.low.a import f\n",
+        "toy/high/c.py": "from toy.high import b\n",
+        "toy/side/__init__.py": "from toy import low\n",
+    })
+    graph = import_edges(root, "toy")
+    layers = (("toy", "base"), ("low",), ("high",), ("gone",))
+    # an import inside a function counts; one within a unit does not; a unit not listed and a
+    # listed unit that does not exist are reported
+    assert against_layers(graph, layers) == [
+        "side: not in LAYERS; give it its place", "gone: in LAYERS but not in the package; remove it",
+        "toy.low.a -> toy.high.b"]
+    # the same layer is not allowed either
+    assert against_layers(graph, (("toy", "base"), ("low", "high"), ("side",))) == [
+        "toy.high.b -> toy.low._kernel", "toy.high.b -> toy.low.a", "toy.low.a -> toy.high.b"]
+    assert against_layers(graph, (("toy", "base"), ("low",), ("high",), ("side",))) == ["toy.low.a -> toy.high.b"]
+    assert private_module_imports(graph) == ["toy.high.b -> toy.low._kernel"]
 
 
 @pytest.mark.parametrize("name", ["rational", "intervals", "moments.sequence", "bounds.pieces", "model.z_sampler",

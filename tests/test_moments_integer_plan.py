@@ -22,7 +22,7 @@ from momentbound.moments.polynomial_expectation import (
     layout,
     scaled_probabilities,
 )
-from momentbound.moments.enumeration import count_tables, multinomial_pmf
+from momentbound.model.enumeration import count_tables, multinomial_pmf
 from momentbound.moments.integer_plan import FastPlan, GeneralBlock, OneGridBlock, TwoGridBlock
 
 

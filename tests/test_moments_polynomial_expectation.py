@@ -24,7 +24,7 @@ from momentbound.moments import (
     raw_moments,
     standardized_moments,
 )
-from momentbound.moments.enumeration import expectation_by_enumeration
+from momentbound.model.enumeration import expectation_by_enumeration
 
 # (model, x, classes, N, order): d = 1, 2, 3; K = 2 and 3; several arities
 CASES = [
@@ -45,7 +45,7 @@ def enum_moments(z, model, N, order):
         return [Fraction(v) ** k for k in range(order + 1)]
 
     # one pass over the tables, all orders at once
-    from momentbound.moments.enumeration import count_tables, multinomial_pmf
+    from momentbound.model.enumeration import count_tables, multinomial_pmf
 
     acc = [Fraction(0)] * (order + 1)
     for t in count_tables(model.n_cells, N):

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from momentbound.classifiers._nb_kernel import Layout, cv_draws, n_controls, predict_tables
+from momentbound.estimators._nb_kernel import Layout, cv_draws, n_controls, predict_tables
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.errors import InvalidArgument
 from momentbound.estimators import GE, KFold, estimator_moments
@@ -147,7 +147,7 @@ def test_bad_progress_and_memory_refusal():
     assert mc.memory_estimate(ONE_D.n_cells, 2, int(fits * 0.9)) <= mc.MAX_MEMORY
 
 
-def test_cli_json_stays_one_document_while_progress_goes_to_stderr():
+def test_cli_json_stays_one_document_while_progress_goes_to_stderr(cli_in_process):
     """A real process: `estimate --backend montecarlo --progress --json` prints exactly one JSON
     document on stdout, and the time and memory estimate and the bar on stderr."""
     import json
@@ -164,8 +164,7 @@ def test_cli_json_stays_one_document_while_progress_goes_to_stderr():
     assert "draws, about" in done.stderr and "MB" in done.stderr
     assert "draws, about" not in done.stdout
     # the flag is refused where it does nothing
-    bad = subprocess.run(cmd[:cmd.index("--backend")] + ["--backend", "sampling", "--progress"], capture_output=True,
-                         text=True, env=dict(os.environ), timeout=300)
+    bad = cli_in_process(cmd[3:cmd.index("--backend")] + ["--backend", "sampling", "--progress"])
     assert bad.returncode == 2 and "--backend exact and montecarlo" in bad.stderr
 
 
@@ -173,7 +172,7 @@ def test_projection_law_equals_enumeration():
     """The FFT law of ``u = coef . T`` against all count tables (exact multinomial probabilities)."""
     from fractions import Fraction
 
-    from momentbound.moments.enumeration import count_tables, multinomial_pmf
+    from momentbound.model.enumeration import count_tables, multinomial_pmf
 
     probs = [Fraction(1, 10), Fraction(3, 10), Fraction(0), Fraction(1, 5), Fraction(2, 5)]
     coef = np.array([-3, 5, 64, 0, -64])
@@ -212,7 +211,7 @@ def test_projection_bins_have_their_exact_probabilities():
 
 def test_psd_inverse_fits_like_the_pseudo_inverse():
     """Dependent and constant columns, scales 1e-3..1e3: same least-squares fit as numpy's pinv."""
-    from momentbound.classifiers._nb_kernel import psd_inverse
+    from momentbound.estimators._nb_kernel import psd_inverse
 
     rng = np.random.default_rng(4)
     A = rng.random((500, 12)) * np.logspace(-3, 3, 12)
@@ -233,8 +232,8 @@ def test_alias_tables_hold_every_count_table_with_its_multinomial_probability():
     the exact multinomial probability (rational arithmetic)."""
     from fractions import Fraction
 
-    from momentbound.classifiers._nb_kernel import alias_tables
-    from momentbound.moments.enumeration import count_tables, multinomial_pmf
+    from momentbound.estimators._nb_kernel import alias_tables
+    from momentbound.model.enumeration import count_tables, multinomial_pmf
 
     probs = [Fraction(1, 10), Fraction(3, 10), Fraction(0), Fraction(1, 5), Fraction(2, 5)]
     n = 6
@@ -253,7 +252,7 @@ def test_alias_tables_hold_every_count_table_with_its_multinomial_probability():
 def test_alias_drawn_folds_have_the_multinomial_law():
     """Folds drawn through the alias table (small folds) against the exact cell moments of
     Multinomial(s, p): the full-data table's mean and covariance, within 5 standard errors."""
-    from momentbound.classifiers._nb_kernel import aliased
+    from momentbound.estimators._nb_kernel import aliased
 
     m = TableModel(TWO_BY_TWO, NaiveBayes(ties="first"))
     sizes = (3, 3, 2)
@@ -274,7 +273,7 @@ def test_interval_coverage_three_classes_with_all_controls():
     2,000 draws the kernel's controls and the projection bins are all in use, the folds of 3 points
     come from the alias table, and the intervals cover the exact moments at a rate consistent with 95%
     over 200 seeds."""
-    from momentbound.classifiers._nb_kernel import aliased
+    from momentbound.estimators._nb_kernel import aliased
 
     model = CellModel((3,), ["3/20", "1/10", "2/25", "1/10", "3/20", "2/25", "2/25", "1/10", "4/25"])
     clf, N, v, draws = NaiveBayes(ties="first"), 9, 3, 2000

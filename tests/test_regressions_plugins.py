@@ -1,8 +1,10 @@
 """Plug-ins load safely; plug-in and Dask errors are one line.
 
-Every hostile or careless input runs as a real ``python -m momentbound ... --json`` subprocess:
-refused inputs exit 2 (a failed fit exits 1) with nothing on stdout and one ``Error:`` line on
-stderr. The code-execution attempts write into a fresh folder and the test checks that no file
+Every hostile or careless input runs as ``momentbound ... --json``: the Dask cases, one code
+execution attempt and the seeded forest as real ``python -m momentbound`` subprocesses
+(:data:`SUBPROCESS`), the others in-process with click's CliRunner (file descriptors 1 and 2
+included). Refused inputs exit 2 (a failed fit exits 1) with nothing on stdout and one ``Error:``
+line on stderr. The code-execution attempts write into a fresh folder and the test checks that no file
 appeared (and that a file ``os.remove`` was pointed at is still there). The witnesses are
 scikit-learn itself (the message a failing fit raises, ``is_classifier``), a run with the
 reported ``random_state`` given by hand, and plain sockets on 127.0.0.1.
@@ -65,6 +67,12 @@ def _attacks(folder: Path, victim: Path) -> dict[str, list[str]]:
     }
 
 
+# Run as real subprocesses: a network client that could hang or leave threads behind, one code
+# execution attempt, and the seeded forest (its numbers are compared with a second process).
+SUBPROCESS = frozenset({"attack-os.system", "fold-fails-dask", "forest-1", "scheduler-unused-port",
+                        "scheduler-silent", "sweep-unused-port"})
+
+
 def _jobs(folder: Path, victim: Path, silent_port: int) -> dict[str, list[str]]:
     est = ["estimate", *MODEL, "--N", "10", "--json"]
     sk_tree = ["--classifier", "sklearn:sklearn.tree.DecisionTreeClassifier"]
@@ -97,7 +105,7 @@ def _jobs(folder: Path, victim: Path, silent_port: int) -> dict[str, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def runs(tmp_path_factory: pytest.TempPathFactory, cli_in_process) -> dict[str, Any]:
     folder = tmp_path_factory.mktemp("attacks")
     victim = tmp_path_factory.mktemp("victim") / "keep.txt"
     victim.write_text("keep")
@@ -113,9 +121,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         return subprocess.run([sys.executable, "-m", "momentbound", *jobs[key]], capture_output=True, text=True,
                               env=env, stdin=subprocess.DEVNULL, cwd=str(folder), timeout=300)
 
+    real = sorted(SUBPROCESS)
+    assert set(real) <= set(jobs)
     try:
         with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-            done = dict(zip(jobs, pool.map(run, jobs)))
+            started = pool.map(run, real)
+            done = {key: cli_in_process(jobs[key], cwd=folder) for key in jobs if key not in SUBPROCESS}
+            done.update(zip(real, started))
     finally:
         silent.close()
     return {"runs": done, "folder": folder, "victim": victim}

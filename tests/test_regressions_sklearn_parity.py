@@ -15,7 +15,7 @@ import pytest
 from sklearn.model_selection import StratifiedShuffleSplit as SkStratifiedShuffleSplit
 
 from momentbound.exact.shuffle_split import stratified_holdout_compositions
-from momentbound.splitters.allocation import approximate_mode_law
+from momentbound.exact.allocation import approximate_mode_law
 from momentbound.splitters.repeated import _approximate_mode
 
 
@@ -318,7 +318,7 @@ def test_ties_first_is_not_categorical_nb_on_float_decided_ties():
     assert nb.predict(even, 0) == sk(even, 0) == 0
 
 
-def test_categorical_nb_without_min_categories_is_refused_with_the_reason():
+def test_categorical_nb_without_min_categories_is_refused_with_the_reason(paper):
     """CategoricalNB() without min_categories gives NaN fold scores in cross_val_score whenever a test fold holds
     a category unseen in training (a rare category, p = 0.05, N = 20: a good share of datasets); it is refused
     with the reason, and min_categories equal to the arities is accepted (another value refused)."""
@@ -328,7 +328,6 @@ def test_categorical_nb_without_min_categories_is_refused_with_the_reason():
     from sklearn.model_selection import cross_val_score
     from sklearn.naive_bayes import CategoricalNB
 
-    from momentbound import CellModel
     from momentbound.errors import InvalidArgument
     from momentbound.estimators import estimator_moments
     from momentbound.splitters import StratifiedKFold
@@ -347,7 +346,7 @@ def test_categorical_nb_without_min_categories_is_refused_with_the_reason():
         nan_runs += bool(np.isnan(scores).any())
     assert nan_runs > 0  # scikit-learn's own NaN folds: what the exact law would have to model
 
-    model = CellModel((2,), ["1/5", "3/10", "1/5", "3/10"])
+    model = paper
     with pytest.raises(InvalidArgument, match="without min_categories.*NaN fold score.*min_categories=\\[2\\]"):
         estimator_moments(model, 6, StratifiedKFold(2), classifier=CategoricalNB(alpha=1))
     with pytest.raises(InvalidArgument, match="does not match the model's arities"):
@@ -389,7 +388,7 @@ def test_class_count_routes_refused_before_work(args):
     assert "would take about" in err and "montecarlo" in err and "limit 120 s" in err
 
 
-def test_class_count_work_estimate_grows_with_the_work():
+def test_class_count_work_estimate_grows_with_the_work(paper):
     """The estimate counts the terms the exact routes compute: more classes, inputs, repetitions or
     compositions cost more, and a small run is well under the guard."""
     from momentbound import CellModel
@@ -398,7 +397,7 @@ def test_class_count_work_estimate_grows_with_the_work():
     from momentbound.exact.stratified import stratified_seconds
     from momentbound.splitters import StratifiedKFold
 
-    one = CellModel((2,), ["1/5", "3/10", "1/5", "3/10"])
+    one = paper
     three = CellModel((4,), ["1/12"] * 12, 3)
     assert stratified_seconds(one, 12, 3) < stratified_seconds(one, 24, 3) < stratified_seconds(three, 24, 3)
     assert stratified_seconds(three, 20, 5) < stratified_seconds(three, 20, 5, repeated=True)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from momentbound import CellModel
-from momentbound.classifiers._nb_kernel import Layout, predict_tables
+from momentbound.estimators._nb_kernel import Layout, predict_tables
 from momentbound.errors import InvalidArgument
 from momentbound.estimators import estimator_moments
 from momentbound.exact import NaiveBayes

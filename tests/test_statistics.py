@@ -14,7 +14,7 @@ import momentbound.model.statistics as statistics_module
 from momentbound.errors import InvalidArgument
 from momentbound.model import CellModel, equal_cells_model, second_nb_model
 from momentbound.model.statistics import Statistic, cell_statistic, naive_bayes_statistic
-from momentbound.moments.enumeration import count_tables
+from momentbound.model.enumeration import count_tables
 
 
 def z_direct(model, counts, x, k, l):

@@ -297,10 +297,10 @@ def test_shuffle_split_validation():
         shuffle_split_moments(model, 5, 2, 0)
 
 
-def test_tail_leaves_out_only_a_reported_sliver_of_the_class_counts():
+def test_tail_leaves_out_only_a_reported_sliver_of_the_class_counts(paper):
     # float sums without the least probable class counts: within 2 * tail of the full sums,
     # also where the split itself is improbable (v = 90: P[possible] ~ 2e-11)
-    model = CellModel((2,), ["1/5", "3/10", "1/5", "3/10"])
+    model = paper
     for v in (10, 90):
         full = stratified_cv_moments(model, 100, v, classifier=NaiveBayes(), arithmetic="float", tail=0)
         cut = stratified_cv_moments(model, 100, v, classifier=NaiveBayes(), arithmetic="float", tail=1e-9)

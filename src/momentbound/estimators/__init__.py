@@ -26,7 +26,6 @@ from momentbound.splitters.bootstrap import (
     Point632,
     Point632Plus,
     Resubstitution,
-    bootstrap_extra_variance,
 )
 from momentbound.estimators.from_predictions import (
     COVARIANCE_RULES,
@@ -35,7 +34,7 @@ from momentbound.estimators.from_predictions import (
     estimator_moments,
     make_engine,
 )
-from momentbound.estimators.montecarlo import MonteCarloMoments, monte_carlo_moments
+from momentbound.estimators.montecarlo import MonteCarloMoments, bootstrap_extra_variance, monte_carlo_moments
 from momentbound.estimators.results import ErrorMoments
 from momentbound.estimators.coverage import CoverageResult, interval_coverage  # noqa: E402
 from momentbound.estimators.comparison import ComparisonResult, compare_classifiers  # noqa: E402

@@ -24,6 +24,7 @@ from momentbound.splitters.basic import (  # KFold, LeaveOneOut: used by the doc
     HoldOut,
     KFold,
     LeaveOneOut,
+    SimulatedParts,
     check_model_and_estimator,
 )
 from momentbound.intervals import Interval
@@ -74,7 +75,7 @@ def memory_estimate(n_cells: int, folds: int, draws: int) -> int:
     """Bytes of the per-draw arrays of a run (errors, coin variances, GE and controls per fold and
     draw, the full-data table and its projections, two partitions for repeated splitters) plus one
     chunk of count tables."""
-    from momentbound.classifiers._nb_kernel import n_controls
+    from momentbound.estimators._nb_kernel import n_controls
 
     q = n_controls(n_cells)
     per_draw = 8 * (2 * 3 * folds + q + n_cells + 2 * n_table_controls(n_cells) + 10)
@@ -211,7 +212,7 @@ class TableModel:
     def predictions(self, tables: np.ndarray) -> np.ndarray:
         """``g_x(y | T)`` for flat tables ``(R, cells)``: shape ``(R, inputs, K)``."""
         if tables.shape[0] and self.compiled(int(tables.sum(axis=1).max())):
-            from momentbound.classifiers._nb_kernel import predict_tables
+            from momentbound.estimators._nb_kernel import predict_tables
 
             return predict_tables(self.layout, tables)
         if self.scheduler is not None:
@@ -237,7 +238,7 @@ def _layout(model: CellModel, classifier: Any) -> Any:
 
     if type(classifier) is not NaiveBayes:
         return None
-    from momentbound.classifiers._nb_kernel import Layout
+    from momentbound.estimators._nb_kernel import Layout
 
     a = classifier.alpha_exact
     return Layout(tuple(model.arities), model.n_classes, a.numerator, a.denominator, classifier.ties)
@@ -294,7 +295,7 @@ class _Stats:
         self.z = NormalDist().inv_cdf(0.5 + confidence / 2)
         self.controls: list[tuple[slice, slice, np.ndarray, np.ndarray, _Bins | None]] | None = None
         if controls is not None:
-            from momentbound.classifiers._nb_kernel import bin_sums, gram, psd_inverse
+            from momentbound.estimators._nb_kernel import bin_sums, gram, psd_inverse
 
             fitted = []
             for (fit, use), blk in zip(_halves(R), bins):
@@ -331,7 +332,7 @@ class _Stats:
         """Mean of ``y`` minus its control part, and the standard error of that estimate."""
         if self.controls is None:
             return float(y.mean()), float(y.std(ddof=1)) / math.sqrt(self.R)
-        from momentbound.classifiers._nb_kernel import bin_sums, residuals
+        from momentbound.estimators._nb_kernel import bin_sums, residuals
 
         resid = np.empty_like(y)
         for fit, use, gram_inv, Z, blk in self.controls:
@@ -413,7 +414,7 @@ def _projection_bins(T: np.ndarray, N: int, p: np.ndarray, target: np.ndarray, f
     ``coef``: the least-squares direction of ``target`` on the tables of the draws ``fit``,
     rounded to integers; the bin edges: quantiles of ``u`` over those draws. ``None`` when
     ``target`` does not vary with the table."""
-    from momentbound.classifiers._nb_kernel import gram, psd_inverse
+    from momentbound.estimators._nb_kernel import gram, psd_inverse
 
     Tf = T[fit].astype(float)
     Tc = Tf - Tf.mean(axis=0)
@@ -534,24 +535,6 @@ def _coin(C: np.ndarray, sizes: tuple[int, ...], average: str) -> np.ndarray:
     """Per draw, the coin variance of ``CE`` given the tables (weights squared, as in :func:`_statistic`)."""
     s = np.asarray(sizes, dtype=float)
     return C.sum(axis=1) / s.sum() ** 2 if average == "pooled" else (C / s**2).sum(axis=1) / len(sizes) ** 2
-
-
-@dataclass(frozen=True)
-class SimulatedParts:
-    """What a splitter's ``simulate`` returns: interval moments and the split."""
-
-    mean: Interval
-    variance: Interval
-    ge_mean: Interval
-    ge_variance: Interval
-    train_size: int
-    test_size: int | None = None
-    folds: int | None = None
-    fold_sizes: tuple[int, ...] = ()
-    fold_variance: Interval | None = None
-    fold_covariance: Interval | None = None
-    single_variance: Interval | None = None
-    repetition_covariance: Interval | None = None
 
 
 @dataclass
@@ -746,7 +729,7 @@ class Simulation:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Independent fold tables through the compiled naive Bayes kernel, in chunks: per-fold
         errors, coin variances and GE, the kernel's controls and the full-data count tables."""
-        from momentbound.classifiers._nb_kernel import cv_draws, n_controls
+        from momentbound.estimators._nb_kernel import cv_draws, n_controls
 
         m, R = self.model, self.draws
         v = len(sizes)

@@ -44,7 +44,7 @@ from momentbound.exact.stratified import (
     term_cache,
 )
 from momentbound.model.cells import CellModel
-from momentbound.splitters.allocation import Allocation, approximate_mode_law
+from momentbound.exact.allocation import Allocation, approximate_mode_law
 
 __all__ = ["ShuffleSplitMoments", "shuffle_split_ge_joint", "shuffle_split_moments", "holdout_compositions",
            "stratified_holdout_compositions"]
@@ -94,7 +94,7 @@ def stratified_holdout_compositions(
     """Test compositions of scikit-learn's ``StratifiedShuffleSplit`` and their probabilities
     (empty when scikit-learn refuses the class counts).
 
-    The training part is :func:`~momentbound.splitters.allocation.approximate_mode_law` of the
+    The training part is :func:`~momentbound.exact.allocation.approximate_mode_law` of the
     class counts (scikit-learn's float remainders: only remainders equal as floats are broken by a
     coin); the test part is the rest (scikit-learn's second ``_approximate_mode`` call, on the
     remaining counts with ``test_size`` draws, returns them unchanged when train and test sizes add

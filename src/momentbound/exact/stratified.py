@@ -41,7 +41,7 @@ from momentbound.exact.class_terms import ClassCountTerms
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.exact.predictions import class_count_splits
 from momentbound.model.cells import CellModel
-from momentbound.splitters.allocation import Allocation, AllocationLaw
+from momentbound.exact.allocation import Allocation, AllocationLaw
 
 __all__ = [
     "AVERAGES",
@@ -68,7 +68,7 @@ class StratifiedCVMoments:
     Attributes
     ----------
     splitter:
-        The :class:`~momentbound.splitters.allocation.AllocationLaw` (or a StratifiedKFold) analysed.
+        The :class:`~momentbound.exact.allocation.AllocationLaw` (or a StratifiedKFold) analysed.
     N:
         Dataset size.
     mean, variance, std:
@@ -334,7 +334,7 @@ def stratified_cv_moments(
     N:
         Dataset size.
     folds:
-        ``v`` or a :class:`~momentbound.splitters.allocation.AllocationLaw` (or a StratifiedKFold).
+        ``v`` or a :class:`~momentbound.exact.allocation.AllocationLaw` (or a StratifiedKFold).
     classifier:
         :class:`~momentbound.exact.NaiveBayes` (default: tie rule ``"random"``, ``alpha = 0``;
         scikit-learn's ``CategoricalNB`` is ``ties="first"``).

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 
 from momentbound.errors import InvalidArgument, InvalidModel
+from momentbound.model.enumeration import count_tables, n_count_tables
 
 if TYPE_CHECKING:
     import sympy
@@ -227,8 +228,6 @@ class Statistic:
             n0 = d * N // (2 * d - 1)
             best = max((N - n) ** (d - 1) * n**d for n in (n0, n0 + 1) if 0 <= n <= N)
             return (-best, best)
-        from momentbound.moments.enumeration import count_tables, n_count_tables
-
         n_tab = n_count_tables(self.n_cells, N)
         if n_tab > SUPPORT_ENUMERATION_LIMIT:
             raise InvalidArgument(

@@ -6,7 +6,7 @@
 * :func:`compile_moments`: derive once per (statistic, order), evaluate at any ``(N, p)``.
 * :func:`symbolic_moment`: ``E[Z^k]`` as a sympy polynomial in ``N`` and the cells.
 * :mod:`momentbound.moments.bird`: the bird polynomial for joint events.
-* :mod:`momentbound.moments.enumeration`: brute force over count tables (the witness).
+* :mod:`momentbound.model.enumeration`: brute force over count tables (the witness).
 """
 
 from momentbound.moments.bird import (
@@ -29,7 +29,7 @@ from momentbound.moments.core import (
     raw_moments,
     standardized_moments,
 )
-from momentbound.moments.enumeration import (
+from momentbound.model.enumeration import (
     count_tables,
     expectation_by_enumeration,
     multinomial_pmf,

@@ -25,7 +25,7 @@ oob                         :class:`OutOfBag`                            Monte C
 ==========================  ===========================================  ==========================
 """
 
-from momentbound.splitters.allocation import (
+from momentbound.exact.allocation import (
     Allocation,
     AllocationLaw,
     first_appearance_orders,

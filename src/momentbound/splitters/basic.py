@@ -29,7 +29,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument
-from momentbound.intervals import Value, clip_nonneg, ratio_like
+from momentbound.intervals import Interval, Value, clip_nonneg, ratio_like
 
 __all__ = [
     "AVERAGES",
@@ -40,6 +40,7 @@ __all__ = [
     "ExactParts",
     "ENGINE_TERMS",
     "ProgressPlan",
+    "SimulatedParts",
     "Split",
     "Splitter",
     "SplitterDefaults",
@@ -145,6 +146,25 @@ class ExactParts:
     single_variance: Value | None = None
     repetition_covariance: Value | None = None
     split_probability: Value | None = None
+
+
+@dataclass(frozen=True)
+class SimulatedParts:
+    """What a splitter's ``simulate`` returns (the Monte Carlo counterpart of :class:`ExactParts`):
+    interval moments and the split."""
+
+    mean: Interval
+    variance: Interval
+    ge_mean: Interval
+    ge_variance: Interval
+    train_size: int
+    test_size: int | None = None
+    folds: int | None = None
+    fold_sizes: tuple[int, ...] = ()
+    fold_variance: Interval | None = None
+    fold_covariance: Interval | None = None
+    single_variance: Interval | None = None
+    repetition_covariance: Interval | None = None
 
 
 @runtime_checkable

@@ -32,7 +32,7 @@ import numpy as np
 from momentbound.guard import active, option
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument
-from momentbound.splitters.basic import ExactParts, Split, SplitterDefaults, check_size, table_law
+from momentbound.splitters.basic import ExactParts, SimulatedParts, Split, SplitterDefaults, check_size, table_law
 
 __all__ = [
     "Resubstitution",
@@ -43,7 +43,8 @@ __all__ = [
     "WEIGHT_632",
     "table_law",
     "plus_value",
-    "bootstrap_extra_variance",
+    "finite_bootstrap",
+    "simulate_extra_variance",
 ]
 
 #: the .632 weight of ``Err(1)`` (``1 - 0.368``), as an exact fraction
@@ -319,7 +320,6 @@ class OutOfBag(SplitterDefaults):
 # ----------------------------------------------------------------------------- simulation
 def _simulate_family(sim: Any, N: int, splitter: Any) -> Any:
     """Monte Carlo of the bootstrap family: draws datasets, and for finite ``B`` the bootstrap samples."""
-    from momentbound.estimators.simulation import SimulatedParts
 
     m, R, st = sim.model, sim.draws, sim.stats
     B = getattr(splitter, "B", None)
@@ -462,44 +462,18 @@ def _finite_parts(sim: Any, N: int, B: int, r: int, splitter: Any) -> tuple[np.n
     return err1, err1_coin, full
 
 
-def bootstrap_extra_variance(
-    model: Any,
-    N: int,
-    B: int,
-    *,
-    classifier: Any = None,
-    draws: int = 10_000,
-    confidence: float = 0.95,
-    rng: np.random.Generator,
-) -> Any:
-    """The variance a finite number ``B`` of bootstrap samples adds to ``Err(1)``:
-    ``Var(Err(1)_B) - Var(Err(1)_ideal)``, by Monte Carlo on paired datasets.
+def finite_bootstrap(B: object) -> Bootstrap:
+    """The leave-one-out bootstrap with a finite number ``B`` of bootstrap samples (required)."""
+    return Bootstrap(_check_B(B, required=True))
 
-    Every drawn dataset gets ``B`` bootstrap samples (the real procedure) and its ideal ``Err(1)``
-    (exact per table with one attribute, two classes and ``alpha = 0``; otherwise two independent
-    unbiased draws, whose product estimates the square); the per-draw difference of the squared
-    deviations, plus the tie coins' variance, estimates the extra variance with a confidence interval
-    (it may be negative: the finite-``B`` estimate is not the ideal one plus independent noise).
 
-    Examples
-    --------
-    >>> from momentbound import CellModel
-    >>> extra = bootstrap_extra_variance(CellModel((2,), ["1/5", "3/10", "1/5", "3/10"]), 20, 5,
-    ...                                  draws=2000, rng=np.random.default_rng(0))
-    >>> extra.lower <= extra.estimate <= extra.upper
-    True
-    """
-    from momentbound.classifiers import NaiveBayes, as_classifier
-    from momentbound.estimators.simulation import Simulation, TableModel, check_arguments
+def simulate_extra_variance(sim: Any, N: int, splitter: Bootstrap) -> Any:
+    """The Monte Carlo of :func:`momentbound.estimators.bootstrap_extra_variance` on a prepared
+    simulation ``sim`` (its model, draws, confidence and generator) of datasets of ``N`` points.
 
-    clf = as_classifier(NaiveBayes() if classifier is None else classifier, model)
-    splitter = Bootstrap(_check_B(B, required=True))
-    check_arguments(model, N, splitter, clf, draws, confidence, rng)
+    Returns the interval of ``Var(Err(1)_B) - Var(Err(1)_ideal)`` (the method is described there)."""
+    m, R = sim.model, sim.draws
     n = splitter.split(N).N
-    form = clf.exact_form(model)
-    m = TableModel(model, clf) if form is None else TableModel(form.model, form.classifier)
-    R = int(draws)
-    sim = Simulation(m, R, float(confidence), rng)
     finite, coin, ideal1, ideal2 = (np.empty(R) for _ in range(4))
     chunk = max(1, _CHUNK_ENTRIES // max(1, splitter.B * (m.p.size * 2 + n)))
     for start in range(0, R, chunk):

@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument
-from momentbound.splitters.allocation import fold_allocation
+from momentbound.exact.allocation import fold_allocation
 from momentbound.splitters.basic import (
     AVERAGE_HELP,
     ExactParts,
@@ -330,7 +330,7 @@ def _approximate_mode(counts: np.ndarray, n_draws: int, rng: np.random.Generator
     """scikit-learn's ``_approximate_mode`` for every row of ``counts`` ``(r, K)``, in its float64
     arithmetic: floors of ``n_k / N * n_draws`` plus one for the largest float remainders, only
     remainders equal as floats broken uniformly at random; absent classes take none
-    (:func:`~momentbound.splitters.allocation.approximate_mode_law` is its exact law)."""
+    (:func:`~momentbound.exact.allocation.approximate_mode_law` is its exact law)."""
     r, K = counts.shape
     total = counts.sum(axis=1, keepdims=True)
     continuous = counts / total * n_draws  # scikit-learn's operations, in its order

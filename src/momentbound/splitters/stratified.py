@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from momentbound.errors import InvalidArgument
-from momentbound.splitters.allocation import AllocationLaw, fold_allocation, size_biased_order
+from momentbound.exact.allocation import AllocationLaw, fold_allocation, size_biased_order
 from momentbound.splitters.basic import (
     AVERAGE_HELP,
     ExactParts,

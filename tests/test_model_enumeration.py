@@ -7,7 +7,7 @@ import pytest
 
 from momentbound.errors import InvalidArgument
 from momentbound.model import CellModel
-from momentbound.moments.enumeration import (
+from momentbound.model.enumeration import (
     count_tables,
     expectation_by_enumeration,
     multinomial_pmf,

@@ -1,0 +1,100 @@
+"""Shared pieces of the test suite: the models many files use, and running a command in-process
+with what reaches file descriptors 1 and 2 (so a C library writing past Python's streams is seen,
+as in a real subprocess)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import traceback
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+#: the paper's one-attribute model: two input values, prior 2/5 of class 0 (cells in order
+#: ``(x=0, y=0), (x=0, y=1), (x=1, y=0), (x=1, y=1)``)
+PAPER_CELLS = ("1/5", "3/10", "1/5", "3/10")
+
+
+def paper_model():
+    """The one-attribute model with cells :data:`PAPER_CELLS` (exact fractions)."""
+    from momentbound.model import CellModel
+
+    return CellModel((2,), list(PAPER_CELLS))
+
+
+def run_in_process(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``momentbound ARGS`` run with click's CliRunner in this process, returned as a finished
+    subprocess would be: what reaches file descriptors 1 and 2 outside Python's streams is added
+    to stdout and stderr, an uncaught exception's traceback to stderr. Warnings take Python's
+    default filters, as in a fresh interpreter (the suite turns them into errors)."""
+    from click.testing import CliRunner
+
+    from momentbound.cli import main
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
+    leaks = {fd: tempfile.TemporaryFile() for fd in (1, 2)}
+    try:
+        for fd in (1, 2):
+            os.dup2(leaks[fd].fileno(), fd)
+        with warnings.catch_warnings(), contextlib.chdir(cwd or os.getcwd()):
+            warnings.resetwarnings()
+            warnings.simplefilter("default")
+            result = CliRunner().invoke(main, args)
+    finally:
+        for fd in (1, 2):
+            os.dup2(saved[fd], fd)
+            os.close(saved[fd])
+    leaked = {}
+    for fd, f in leaks.items():
+        f.seek(0)
+        leaked[fd] = f.read().decode(errors="replace")
+        f.close()
+    stderr = result.stderr + leaked[2]
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(result.exception))
+    return subprocess.CompletedProcess(["momentbound", *args], result.exit_code, result.stdout + leaked[1], stderr)
+
+
+@pytest.fixture(scope="module")
+def cli_in_process() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """:func:`run_in_process`, for module fixtures."""
+    return run_in_process
+
+
+@pytest.fixture(scope="module")
+def paper() -> object:
+    """:func:`paper_model` (a frozen model, shared)."""
+    return paper_model()
+
+
+# ----------------------------------------------------------------------------- scheduling on workers
+#: Test files in order of their running time, longest first (measured with ``--durations``). With
+#: ``make test`` (pytest-xdist, ``--dist loadfile``) each file runs on one worker, so that its
+#: module fixtures run once; collecting the longest files first starts them first, so that no
+#: worker is left with a long file at the end while the other idles.
+LONGEST_FIRST = (
+    "test_exact_reduced_states.py",
+    "test_montecarlo_kernels.py",
+    "test_findings.py",
+    "test_regressions_statuses.py",
+    "test_cli_subprocess.py",
+    "test_regressions_plugins.py",
+    "test_estimators_bruteforce.py",
+    "test_accuracy_bruteforce.py",
+    "test_stratified_cv.py",
+    "test_splitters.py",
+    "test_exact_pairs.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: file order otherwise
