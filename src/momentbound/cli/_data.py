@@ -90,6 +90,36 @@ def posterior_fields(runs: list[dict[str, float]], plug_in: dict[str, float]) ->
     return out
 
 
+def fit_options(target_flag: str = "--target", required: bool = False, target_name: str = "data_target") -> list[Any]:
+    """The options that read a data file and fit the cells: ``--data`` and what it takes.
+
+    ``required``: the command needs the data (``advise``, ``learning-curve``); otherwise ``--data``
+    stands in place of ``--arities/--cells`` and each help says so.
+    """
+    def w(text: str) -> str:
+        return text[0].upper() + text[1:] if required else "With --data: " + text
+    return [
+        click.option("--data", required=required, default=None, metavar="FILE",
+                     help="A CSV or Parquet file of categorical data" + (
+                         "." if required else "; the model is fitted to it, in place of --arities/--cells.")),
+        click.option(target_flag, target_name, required=required, default=None, metavar="COL",
+                     help=w("the class column.")),
+        click.option("--features", default=None, metavar="A,B,C",
+                     help=w("the attribute columns, in order [default: every other column].")),
+        click.option("--bins", default=None, metavar="K|COL=K,...",
+                     help=w("quantile bins for numeric columns (a numeric column without bins is refused).")),
+        click.option("--prior", default="1/2", show_default=True,
+                     help=w("Dirichlet prior a per cell; the cells are the posterior mean (1/2: "
+                            "Jeffreys; 0 or empirical: the maximum-likelihood cells).")),
+        click.option("--count-column", default=None, metavar="COL",
+                     help=w("a frequency table, each row counting this many rows of data.")),
+        click.option("--missing", type=click.Choice(["refuse", "drop", "category"]), default="refuse",
+                     show_default=True, help=w("what to do with missing values.")),
+        click.option("--fit", type=click.Choice(["full", "factorised"]), default="full", show_default=True,
+                     help=w("one probability per cell, or class prior x independent attributes.")),
+    ]
+
+
 def data_options(func: Any = None, *, posterior: bool = False, target_flag: str = "--target",
                  model_required: bool = True) -> Any:
     """Add ``--data/--target/--features/--bins/--prior/--count-column/--missing/--fit`` (and, with
@@ -135,24 +165,7 @@ def data_options(func: Any = None, *, posterior: bool = False, target_flag: str 
         finally:
             FITTED.reset(token)
 
-    options = [
-        click.option("--data", default=None, metavar="FILE",
-                     help="Fit the model to a CSV or Parquet file of categorical data, in place of --arities/--cells."),
-        click.option(target_flag, "data_target", default=None, metavar="COL", help="With --data: the class column."),
-        click.option("--features", default=None, metavar="A,B,C",
-                     help="With --data: the attribute columns, in order [default: every other column]."),
-        click.option("--bins", default=None, metavar="K|COL=K,...",
-                     help="With --data: quantile bins for numeric columns (a numeric column without bins is refused)."),
-        click.option("--prior", default="1/2", show_default=True,
-                     help="With --data: Dirichlet prior a per cell; the cells are the posterior mean (1/2: "
-                     "Jeffreys; 0 or empirical: the maximum-likelihood cells)."),
-        click.option("--count-column", default=None, metavar="COL",
-                     help="With --data: a frequency table, each row counting this many rows of data."),
-        click.option("--missing", type=click.Choice(["refuse", "drop", "category"]), default="refuse",
-                     show_default=True, help="With --data: what to do with missing values."),
-        click.option("--fit", type=click.Choice(["full", "factorised"]), default="full", show_default=True,
-                     help="With --data: one probability per cell, or class prior x independent attributes."),
-    ]
+    options = fit_options(target_flag, required=False)
     if posterior:
         options += [
             click.option("--posterior", type=int, default=None, metavar="M",

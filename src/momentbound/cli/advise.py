@@ -7,33 +7,20 @@ from typing import Any
 import click
 
 from momentbound.cli._common import UserError, check_plot_path, emit_json, limit_options, print_table, user_errors
-from momentbound.cli._data import load_fitted
+from momentbound.cli._data import fit_options, load_fitted
 
 
 def data_arguments(func: Any) -> Any:
     """The data options of `advise` and `learning-curve` (``--data`` required)."""
     options = [
-        click.option("--data", required=True, metavar="FILE", help="A CSV or Parquet file of categorical data."),
-        click.option("--target", required=True, metavar="COL", help="The class column."),
-        click.option("--features", default=None, metavar="A,B,C",
-                     help="The attribute columns, in order [default: every other column]."),
-        click.option("--bins", default=None, metavar="K|COL=K,...",
-                     help="Quantile bins for numeric columns (a numeric column without bins is refused)."),
-        click.option("--prior", default="1/2", show_default=True,
-                     help="Dirichlet prior a per cell; the model's cells are the posterior mean (1/2: Jeffreys; "
-                     "0 or empirical: the maximum-likelihood cells)."),
-        click.option("--count-column", default=None, metavar="COL",
-                     help="A frequency table: each row counts this many rows of data."),
-        click.option("--missing", type=click.Choice(["refuse", "drop", "category"]), default="refuse",
-                     show_default=True, help="What to do with missing values."),
-        click.option("--fit", type=click.Choice(["full", "factorised"]), default="full", show_default=True,
-                     help="One probability per cell, or class prior x independent attributes (sparse tables)."),
+        *fit_options(required=True, target_name="target"),
         click.option("--N", "N", type=int, default=None, help="The dataset size to plan for [default: the data's rows]."),
         click.option("--classifier", "classifier_name", default="naive-bayes", show_default=True,
                      help="naive-bayes | histogram | majority (the exact classifiers)."),
         click.option("--alpha", default=None, help="Laplace smoothing alpha >= 0 (naive-bayes).  [default: 0]"),
         click.option("--ties", type=click.Choice(["random", "first"]), default=None,
-                     help="Tie rule: the paper's fair coin, or scikit-learn's lowest class index.  [default: random]"),
+                     help="Tie rule: the paper's fair coin, or the lowest class index among exactly tied scores.  "
+                     "[default: random]"),
         click.option("--seed", type=int, default=0, show_default=True, help="Seed of the Monte Carlo draws."),
         click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document."),
     ]
