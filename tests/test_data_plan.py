@@ -129,3 +129,15 @@ def test_cli_refusals_are_one_line(args: list[str], message: str, small_csv: Pat
     r = run(*[str(small_csv) if a == "SMALL" else a for a in args])
     assert r.returncode == 2 and r.stdout == ""
     assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_planning_size_needs_n_without_data_and_checks_it() -> None:
+    from momentbound.data.plan import planning_size
+    from momentbound.errors import InvalidArgument
+    from momentbound.model import independent_1d_model
+
+    model = independent_1d_model("2/5")
+    assert planning_size(model, 10) == 10
+    for bad in (None, 1, 2.5, True):
+        with pytest.raises(InvalidArgument, match="N "):
+            planning_size(model, bad)

@@ -153,8 +153,8 @@ def learning_curve(
         ``r``: the smallest ``n`` at which the estimator's RMS against ``GE_n`` is ``<= r``.
     """
     from momentbound.classifiers import NaiveBayes, as_classifier
-    from momentbound.data.fitting import FittedModel, bayes_error
-    from momentbound.data.plan import CANDIDATES, accuracy_row, fitted_or_model, advise
+    from momentbound.data.fitting import bayes_error
+    from momentbound.data.plan import CANDIDATES, accuracy_row, advise, fitted_or_model, planning_size
     from momentbound.estimators import make_engine
 
     start = time.perf_counter()
@@ -163,13 +163,7 @@ def learning_curve(
                                   or not math.isfinite(value)):
             raise InvalidArgument(f"{name} must be a positive number, got {value!r}")
     fitted = fitted_or_model(data, target, features, prior, model, load)
-    if N is None:
-        if not isinstance(fitted, FittedModel):
-            raise InvalidArgument("N is required with a plain CellModel (there is no data to take it from)")
-        N = fitted.n_data
-    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
-        raise InvalidArgument(f"N must be an integer >= 2, got {N!r}")
-    N = int(N)
+    N = planning_size(fitted, N)
     by_key = {c.key: c for c in CANDIDATES}
     if estimator is not None and estimator not in by_key:
         raise InvalidArgument(f"estimator must be a candidate key ({', '.join(by_key)}), got {estimator!r}")

@@ -155,6 +155,19 @@ class Advice:
         return fig
 
 
+def planning_size(fitted: Any, N: Any) -> int:
+    """The dataset size to plan for: ``N`` as given (an integer >= 2), or the rows of the fitted data."""
+    from momentbound.data.fitting import FittedModel
+
+    if N is None:
+        if not isinstance(fitted, FittedModel):
+            raise InvalidArgument("N is required with a plain CellModel (there is no data to take it from)")
+        N = fitted.n_data
+    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
+        raise InvalidArgument(f"N must be an integer >= 2 (rows of the dataset to plan for), got {N!r}")
+    return int(N)
+
+
 def fitted_or_model(data: Any, target: str | None, features: Any, prior: Any, model_form: str,
                     load: dict[str, Any]) -> Any:
     """A cell model as given, or the model fitted to data (:func:`~momentbound.data.fit_cells`)."""
@@ -317,13 +330,7 @@ def advise(
     fitted = fitted_or_model(data, target, features, prior, model, load)
     if posterior and not isinstance(fitted, FittedModel):
         raise InvalidArgument("posterior draws need data (a fitted model), not a plain CellModel")
-    if N is None:
-        if not isinstance(fitted, FittedModel):
-            raise InvalidArgument("N is required with a plain CellModel (there is no data to take it from)")
-        N = fitted.n_data
-    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
-        raise InvalidArgument(f"N must be an integer >= 2 (rows of the dataset to plan for), got {N!r}")
-    N = int(N)
+    N = planning_size(fitted, N)
     by_key = {c.key: c for c in CANDIDATES}
     keys = list(by_key) if candidates is None else list(candidates)
     for k in keys:
