@@ -194,14 +194,20 @@ def _point_law(result: Any, backend: Any) -> list[Any]:
     return [v if isinstance(v, Fraction) else float(v) for v in list(result)]
 
 
+def _mass(model: CellModel, x: tuple[int, ...]) -> Any:
+    return sum((model.p(x, k) for k in range(model.n_classes)), 0 * model.cells[0])
+
+
 def _form_inputs(form_model: CellModel, model: CellModel) -> list[tuple[int, ...]]:
     """For each input of ``model``, the input of the classifier's naive Bayes form that predicts as
-    it does: the same index, or the single input carrying all the mass of a classifier that ignores
-    ``x`` (the two shapes of :class:`~momentbound.classifiers.base.ExactForm`)."""
+    it does (the two shapes of :class:`~momentbound.classifiers.base.ExactForm`): the same index when
+    the form keeps every input's probability, else the single input carrying all the mass (a
+    classifier that ignores ``x``)."""
     inputs = list(form_model.inputs())
-    if form_model.n_inputs == model.n_inputs:
+    if form_model.n_inputs == model.n_inputs and all(
+            _mass(form_model, z) == _mass(model, x) for z, x in zip(inputs, model.inputs())):
         return inputs
-    heavy = [z for z in inputs if any(form_model.p(z, k) for k in range(form_model.n_classes))]
+    heavy = [z for z in inputs if _mass(form_model, z) > 0]
     if len(heavy) != 1:  # pragma: no cover - ExactForm documents only these two shapes
         raise InvalidArgument("the classifier's exact form maps inputs in a way the decomposition cannot follow")
     return heavy * model.n_inputs
