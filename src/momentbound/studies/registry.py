@@ -137,7 +137,7 @@ STUDIES: dict[str, StudySpec] = {
             f"{_S}.bias_variance:bias_variance_study",
             (("sizes", (5, 10, 15, 20, 30, 50, 75, 100, 150, 200)),
              ("alphas", ("0", "1/4", "1/2", "1", "2", "4", "8", "16")), ("alpha_n", 30)),
-            (("sizes", (5, 10, 20, 40)), ("alphas", ("0", "1", "4")), ("alpha_n", 20)),
+            (("sizes", (5, 15, 30)), ("alphas", ("0", "1")), ("alpha_n", 15)),
         ),
         StudySpec(
             "tables",
