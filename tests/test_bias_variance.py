@@ -94,6 +94,19 @@ def test_curve_over_sizes_and_alphas() -> None:
     assert rs[0].totals()["n"] == 3 and set(rs[0].totals()) >= {"bias", "variance", "noise_term", "variance_term"}
 
 
+def test_public_names_and_docstring_examples() -> None:
+    import doctest
+    import importlib
+
+    import momentbound
+
+    module = importlib.import_module("momentbound.estimators.bias_variance")
+
+    assert momentbound.bias_variance is bias_variance and "BiasVariance" in momentbound.__all__
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted >= 2
+
+
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
