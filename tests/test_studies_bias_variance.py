@@ -62,6 +62,9 @@ def test_claim_checks_follow_the_numbers(study) -> None:
     if fails:  # the check says where the claim fails
         assert "fails at x=" + ", ".join(str(n) for n in fails[:5]) in larger_variance.evidence
     assert "exactly (Fractions) at" in study.notes[0]
+    both = [n for n in nb.index if h.loc[n, "bias"] < nb.loc[n, "bias"] and h.loc[n, "variance"] > nb.loc[n, "variance"]]
+    missing = [str(n) for n in nb.index if n not in both]
+    assert study.notes[1].endswith(f"it fails at n = {', '.join(missing)}") if missing else "every n of" in study.notes[1]
 
 
 def test_figure(study) -> None:

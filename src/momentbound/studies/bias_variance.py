@@ -215,10 +215,18 @@ def bias_variance_study(
                  lw=1.2, label="E[GE] - E[GE] at alpha = 0")
     axes[2].set_xscale("symlog", linthresh=0.25)
     label(axes[2], title=f"naive Bayes against alpha, n = {alpha_n}", xlabel="smoothing alpha", ylabel="term")
+    trade = (h_n["bias"] < nb_n["bias"]) & (h_n["variance"] > nb_n["variance"])
+    fails = [int(n) for n, ok in zip(nb_n["n"], trade) if not ok]
+    tail = [int(n) for i, n in enumerate(nb_n["n"]) if trade.iloc[i:].all()]
+    both = "the histogram rule has both the lower bias and the larger variance (Domingos)"
+    trade_note = (f"{both} at every n of the grid" if not fails else
+                  f"{both} at every n >= {tail[0]} of the grid; it fails at n = {', '.join(map(str, fails))}" if tail else
+                  f"the claim that {both} fails at n = {', '.join(map(str, fails))}, the largest n included")
     exact = [r for r in results if r.exact]
-    note = (f"c1 x noise + bias + net variance and noise + bias^2 + variance both give E[GE_n]: exactly (Fractions) "
-            f"at {sum(_residual(r) == 0 for r in exact)} of the {len(exact)} exact points, within "
-            f"{fmt(max(_residual(r) for r in results))} at the {len(results)} points in all")
+    worst = fmt(max(_residual(r) for r in results))
+    note = "c1 x noise + bias + net variance and noise + bias^2 + variance both give E[GE_n]: " + (
+        f"exactly (Fractions) at {sum(_residual(r) == 0 for r in exact)} of the {len(exact)} exact points, within "
+        f"{worst} at the {len(results)} points in all" if exact else f"within {worst} at the {len(results)} points (floats)")
     sources = (
         CurveSource("naive-bayes", backend, "exact", f"NaiveBayes(ties={ties!r}); per-input prediction laws"),
         CurveSource("histogram", backend, "exact", f"HistogramRule(ties={hist.ties!r}); per-input prediction laws"),
@@ -233,5 +241,5 @@ def bias_variance_study(
         sources=sources,
         checks=tuple(checks),
         seconds=seconds,
-        notes=(note,),
+        notes=(note, trade_note),
     )
