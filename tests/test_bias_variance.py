@@ -13,7 +13,7 @@ from fractions import Fraction
 import pytest
 
 from momentbound.classifiers import HistogramRule, MajorityRule, NaiveBayes
-from momentbound.errors import InvalidArgument, InvalidModel, UnknownMethod
+from momentbound.errors import InvalidArgument, InvalidModel, UnknownMethod, WorkLimitExceeded
 from momentbound.estimators import GE, estimator_moments
 from momentbound.estimators.bias_variance import DECOMPOSITIONS, bias_variance, bias_variance_curve
 from momentbound.model import CellModel
@@ -122,6 +122,9 @@ def test_public_names_and_docstring_examples() -> None:
          "alphas needs a classifier with a smoothing alpha"),
         (lambda: bias_variance_curve(TWO, (3,), alphas=()), InvalidArgument, "alphas must hold"),
         (lambda: bias_variance_curve(TWO, (3,), alphas=(-1,)), InvalidArgument, "alpha must be >= 0"),
+        (lambda: bias_variance(TWO, 2000), WorkLimitExceeded, r"at n = 2000 would take about .*max_seconds=None"),
+        (lambda: bias_variance_curve(TWO, (300, 400), max_seconds=1), WorkLimitExceeded,
+         r"at n = 300, 400 would take about"),
     ],
 )
 def test_refusals_name_the_argument(call, error, match) -> None:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from momentbound import guard
 from momentbound._validate import as_int, as_sequence
 from momentbound.errors import InvalidArgument, InvalidModel
 from momentbound.estimators.from_predictions import exact_form_of, resolve_backend
@@ -51,6 +52,9 @@ DECOMPOSITIONS = ("domingos", "kohavi-wolpert")
 
 #: largest training size accepted (the exact backends refuse far earlier, by their work estimate)
 MAX_N = 10**7
+
+#: seconds per ``(n + 1)^(D + 1)`` of one single term of the exact backend (see ``_Plan.seconds``)
+SINGLE_SECONDS = 2e-7
 
 
 @dataclass(frozen=True)
@@ -219,12 +223,46 @@ def _prepare(model: object, classifier: Any, backend: Any, decomposition: object
     return _check_decomposition(decomposition), resolve_backend(backend)
 
 
-def _decompose(model: CellModel, n: int, classifier: Any, resolved: Any, decomposition: str) -> BiasVariance:
+@dataclass(frozen=True)
+class _Plan:
+    """One decomposition to compute: the classifier's naive Bayes form and where each input predicts."""
+
+    n: int
+    form_model: CellModel
+    form_classifier: Any
+    classifier: Any
+    form_inputs: tuple[tuple[int, ...], ...]
+
+    def seconds(self, backend: Any) -> float:
+        """Rough seconds of the exact backend's single terms: ``SINGLE_SECONDS (n + 1)^(D + 1)`` per distinct
+        input, ``D`` the free count components of the input (measured on one loaded core: two binary
+        attributes 0.3-2.2 s at n = 200 and 0.9-11 s at n = 400; three, 3-23 s at n = 50-100)."""
+        if backend.name != "exact":
+            return 0.0
+        from momentbound.exact.predictions import ComponentSpace
+
+        return sum(SINGLE_SECONDS * (self.n + 1) ** (ComponentSpace(self.form_model.arities, (z,)).dim + 1)
+                   for z in set(self.form_inputs))
+
+
+def _plan(model: CellModel, n: int, classifier: Any, resolved: Any) -> _Plan:
     form_model, form_clf, clf = exact_form_of(model, classifier, str(resolved.name))
+    return _Plan(n, form_model, form_clf, clf, tuple(_form_inputs(form_model, model)))
+
+
+def _check_seconds(plans: Sequence[_Plan], resolved: Any, max_seconds: float | None) -> None:
+    sizes = sorted({p.n for p in plans})
+    guard.check(f"the exact prediction laws at n = {', '.join(map(str, sizes))}",
+                seconds=sum(p.seconds(resolved) for p in plans), max_seconds=max_seconds,
+                fix=f"use a smaller {guard.option('n')} (the work grows like a power of n)")
+
+
+def _decompose(model: CellModel, plan: _Plan, resolved: Any, decomposition: str) -> BiasVariance:
+    n, form_model, form_clf, clf = plan.n, plan.form_model, plan.form_classifier, plan.classifier
     K = model.n_classes
     cells: list[tuple[tuple[int, ...], Any, list[Any], list[Any]]] = []
     laws: dict[tuple[int, ...], list[Any]] = {}
-    for x, z in zip(model.inputs(), _form_inputs(form_model, model)):
+    for x, z in zip(model.inputs(), plan.form_inputs):
         joint = [model.p(x, k) for k in range(K)]
         weight = sum(joint[1:], joint[0])
         if weight == 0:  # P[Y | X = x] is undefined and x carries no loss
@@ -275,6 +313,7 @@ def bias_variance(
     classifier: Any = None,
     backend: Any = "exact",
     decomposition: str = "domingos",
+    max_seconds: float | None = guard.DEFAULT_SECONDS,
 ) -> BiasVariance:
     """Noise, bias and variance of the 0-1 loss of a classifier trained on ``n`` iid points.
 
@@ -292,6 +331,9 @@ def bias_variance(
         exact model and small ``n``, floats beyond) or ``"series"``.
     decomposition:
         ``"domingos"`` (default) or ``"kohavi-wolpert"``.
+    max_seconds:
+        Refuse (``WorkLimitExceeded``) before any work when the exact backend's prediction laws
+        would take longer by a rough estimate; ``None`` lifts the limit.
 
     Returns
     -------
@@ -310,7 +352,9 @@ def bias_variance(
     n = as_int(n, "n", minimum=0)
     if n > MAX_N:
         raise InvalidArgument(f"n must be at most {MAX_N}, got {n}; the exact prediction laws are out of reach there")
-    return _decompose(model, n, classifier, resolved, decomposition)
+    plan = _plan(model, n, classifier, resolved)
+    _check_seconds([plan], resolved, max_seconds)
+    return _decompose(model, plan, resolved, decomposition)
 
 
 def bias_variance_curve(
@@ -321,10 +365,12 @@ def bias_variance_curve(
     alphas: Sequence[Any] | None = None,
     backend: Any = "exact",
     decomposition: str = "domingos",
+    max_seconds: float | None = guard.DEFAULT_SECONDS,
 ) -> tuple[BiasVariance, ...]:
     """:func:`bias_variance` for every training size in ``sizes`` and, when ``alphas`` is given,
     every smoothing ``alpha`` of the classifier (alpha-major order: all sizes of the first alpha,
-    then the next). ``alphas`` needs a classifier with an ``alpha`` parameter (naive Bayes).
+    then the next). ``alphas`` needs a classifier with an ``alpha`` parameter (naive Bayes);
+    ``max_seconds`` limits the whole curve, checked before any work.
 
     Examples
     --------
@@ -352,4 +398,6 @@ def bias_variance_curve(
             raise InvalidArgument(f"alphas needs a classifier with a smoothing alpha (naive Bayes), "
                                   f"got {clf.describe()}; drop alphas")
         classifiers = [dataclasses.replace(clf, alpha=a) for a in values]  # validated by the classifier
-    return tuple(_decompose(model, n, c, resolved, decomposition) for c in classifiers for n in grid)
+    plans = [_plan(model, n, c, resolved) for c in classifiers for n in grid]
+    _check_seconds(plans, resolved, max_seconds)
+    return tuple(_decompose(model, p, resolved, decomposition) for p in plans)
