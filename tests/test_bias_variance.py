@@ -87,6 +87,21 @@ def test_float_model_gives_floats_that_still_add_up() -> None:
     assert r.variance == pytest.approx(float(exact.variance), abs=1e-12)
 
 
+def test_series_backend_approximates_the_exact_terms() -> None:
+    import warnings
+
+    from momentbound.bounds.series import SeriesWarning
+
+    clf = NaiveBayes("random", 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SeriesWarning)  # clipped tails of the expansion, reported elsewhere
+        approx = bias_variance(TWO, 60, classifier=clf, backend="series")
+    exact = bias_variance(TWO, 60, classifier=clf)
+    assert approx.backend == "series" and not approx.exact
+    for name in ("expected_error", "noise_term", "bias", "variance", "variance_term"):
+        assert getattr(approx, name) == pytest.approx(float(getattr(exact, name)), abs=2e-3), name
+
+
 def test_curve_over_sizes_and_alphas() -> None:
     rs = bias_variance_curve(TWO, (3, 5), classifier=NaiveBayes("first"), alphas=(0, "1/2"))
     assert [(r.n, r.alpha) for r in rs] == [(3, 0), (5, 0), (3, Fraction(1, 2)), (5, Fraction(1, 2))]

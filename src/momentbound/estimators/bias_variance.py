@@ -120,7 +120,7 @@ class BiasVariance:
         """The same prediction laws decomposed the other way (``"domingos"`` or ``"kohavi-wolpert"``),
         without computing them again."""
         decomposition = _check_decomposition(decomposition)
-        rows = [input_terms(r.x, r.weight, r.conditional, r.predictions, decomposition) for r in self.inputs]
+        rows = [_input_terms(r.x, r.weight, r.conditional, r.predictions, decomposition) for r in self.inputs]
         return _assemble(self.n, self.classifier, self.alpha, self.backend, self.exact, rows, decomposition)
 
     def totals(self) -> dict[str, Any]:
@@ -157,7 +157,7 @@ def _safe_ratio(num: Any, den: Any) -> Any:
     return num / den if den else 0 * num
 
 
-def input_terms(x: tuple[int, ...], weight: Any, q: Sequence[Any], p: Sequence[Any], decomposition: str) -> InputTerms:
+def _input_terms(x: tuple[int, ...], weight: Any, q: Sequence[Any], p: Sequence[Any], decomposition: str) -> InputTerms:
     """The decomposition at one input from its class law ``q`` and prediction law ``p``."""
     K = len(q)
     one = 1 + 0 * (q[0] + p[0])  # 1 in the arithmetic of the laws
@@ -272,7 +272,7 @@ def _decompose(model: CellModel, plan: _Plan, resolved: Any, decomposition: str)
         cells.append((x, weight, [v / weight for v in joint], laws[z]))
     exact = model.is_exact and all(isinstance(v, Fraction) for law in laws.values() for v in law)
     cast = (lambda v: v) if exact else float
-    rows = [input_terms(x, cast(w), [cast(v) for v in q], [cast(v) for v in p], decomposition)
+    rows = [_input_terms(x, cast(w), [cast(v) for v in q], [cast(v) for v in p], decomposition)
             for x, w, q, p in cells]
     alpha = getattr(clf, "alpha_exact", None)
     return _assemble(n, clf.describe(), alpha, str(getattr(resolved, "label", resolved.name)), exact, rows,
