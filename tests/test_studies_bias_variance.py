@@ -79,3 +79,12 @@ def test_reproduce_finds_the_study_and_writes_its_files(study, tmp_path) -> None
     assert doc["name"] == "bias_variance"
     assert [c["verdict"] for c in doc["checks"]] == [c.verdict.value for c in study.checks]
     assert (tmp_path / "o" / "bias_variance.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_reproduce_help_lists_every_study() -> None:
+    from momentbound.studies import study_names
+
+    result = run_in_process(["reproduce", "--help"])
+    assert result.returncode == 0
+    listed = " ".join(result.stdout.split()).split("Studies: ")[1].split(".")[0]
+    assert listed.split(", ") == list(study_names())
