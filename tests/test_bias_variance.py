@@ -228,8 +228,11 @@ def _brute(model: CellModel, laws: dict, decomposition: str) -> dict:
             bias = sum((q[k] - p[k]) ** 2 for k in range(K)) / 2
             var = (1 - sum(v * v for v in p)) / 2
         else:
-            star = min(k for k in range(K) if q[k] == max(q))
-            mode = star if p[star] == max(p) else min(k for k in range(K) if p[k] == max(p))
+            best = {k for k in range(K) if q[k] == max(q)}
+            modes = {k for k in range(K) if p[k] == max(p)}
+            star = mode = min(best & modes) if best & modes else None
+            if star is None:
+                star, mode = min(best), min(modes)
             noise, bias, var = 1 - q[star], Fraction(int(mode != star)), 1 - p[mode]
         rows[x] = (px, p, loss, noise, bias, var)
     return rows

@@ -17,8 +17,9 @@ prediction, so the expected loss at ``x`` is ``L(x) = 1 - sum_k p_x(k) q_x(k)`` 
 * **Kohavi & Wolpert (1996)**: noise ``(1 - sum q^2)/2``, squared bias ``sum (q - p)^2 / 2``,
   variance ``(1 - sum p^2)/2``, which sum to ``L`` by construction.
 
-Tie rules: ``y*`` is the lowest-index class of largest ``q_x``; ``y_m`` is ``y*`` when ``y*`` is
-one of the most probable predictions, else the lowest-index most probable prediction. With exact
+Tie rule: when a class is both one of the most probable classes and one of the most probable
+predictions, ``y* = y_m`` is the lowest-index such class (no bias is charged for predicting one
+of several equally good classes); otherwise each is the lowest-index maximum of its law. With exact
 (Fraction) laws these are exact ties; float laws are compared as computed.
 
 References
@@ -145,12 +146,13 @@ class BiasVariance:
         return pd.DataFrame(rows)
 
 
-def _mode(law: Sequence[Any], prefer: int | None = None) -> int:
-    """Lowest index of the largest entry, or ``prefer`` when it is one of the largest."""
-    top = max(law)
-    if prefer is not None and law[prefer] == top:
-        return prefer
-    return next(k for k, v in enumerate(law) if v == top)
+def _optimal_and_main(q: Sequence[Any], p: Sequence[Any]) -> tuple[int, int]:
+    """``(y*, y_m)``: the lowest-index class that is both a most probable class and a most probable
+    prediction when there is one (then ``y* = y_m``); else the lowest-index of each."""
+    best = [k for k, v in enumerate(q) if v == max(q)]
+    modes = [k for k, v in enumerate(p) if v == max(p)]
+    both = [k for k in best if k in modes]
+    return (both[0], both[0]) if both else (best[0], modes[0])
 
 
 def _safe_ratio(num: Any, den: Any) -> Any:
@@ -161,8 +163,7 @@ def _input_terms(x: tuple[int, ...], weight: Any, q: Sequence[Any], p: Sequence[
     """The decomposition at one input from its class law ``q`` and prediction law ``p``."""
     K = len(q)
     one = 1 + 0 * (q[0] + p[0])  # 1 in the arithmetic of the laws
-    optimal = _mode(q)
-    main = _mode(p, optimal)
+    optimal, main = _optimal_and_main(q, p)
     loss = one - sum((p[k] * q[k] for k in range(K)), 0 * one)
     if decomposition == "kohavi-wolpert":
         noise = (one - sum((v * v for v in q), 0 * one)) / 2

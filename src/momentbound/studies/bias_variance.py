@@ -1,10 +1,11 @@
 """Bias and variance of the 0-1 loss: naive Bayes against the histogram rule, against N and alpha.
 
 One model with two attributes of three values each (9 inputs, ``P[X = x] = 1/9``, two classes)
-whose class probability is nearly additive in the two attributes but not quite: naive Bayes,
-which can only draw additive log-odds boundaries, keeps a bias on two inputs however much data it
-sees, while the histogram rule (the majority of each input's cell, any boundary) converges to the
-Bayes classifier. Both decide ties as scikit-learn does (``ties="first"``). For each training
+whose class probability is nearly additive in the two attributes but not quite (class 0 is slightly
+favoured on the diagonal inputs (1, 1) and (2, 2)): naive Bayes, whose log-odds are additive in the
+attributes, predicts class 1 there however much data it sees (bias on two of the nine inputs),
+while the histogram rule (the majority of each input's cell, any boundary) converges to the Bayes
+classifier. Both decide ties as scikit-learn does (``ties="first"``). For each training
 size ``n`` the exact prediction law at every input gives Domingos' decomposition (noise term,
 bias, variance, net variance) and Kohavi-Wolpert's (noise, squared bias, variance),
 docs/mathematics.md, section 'Bias and variance of the 0-1 loss'; then naive Bayes at one ``n``
@@ -36,7 +37,7 @@ from momentbound.studies.result import ClaimCheck, CurveSource, StudyResult, Ver
 __all__ = ["bias_variance_study", "interaction_model", "CLASS_ZERO"]
 
 #: ``P[Y = 0 | X = (a, b)]`` of :func:`interaction_model`, row ``a``, column ``b``
-CLASS_ZERO = (("9/10", "7/10", "3/5"), ("7/10", "1/2", "3/10"), ("3/5", "3/10", "1/2"))
+CLASS_ZERO = (("9/10", "7/10", "3/5"), ("7/10", "11/20", "3/10"), ("3/5", "3/10", "11/20"))
 
 _NOTES = "Duda, Hart & Stork, Sec. 9.3"
 
