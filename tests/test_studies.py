@@ -42,7 +42,7 @@ TOL = 1e-9
 # ----------------------------------------------------------------------------- the studies
 def test_registry_names_and_unknown_study() -> None:
     assert study_names() == ("fig1", "holdout", "cv", "size", "nb_holdout", "nb_cv", "nb_size", "stratified",
-                             "estimators", "tables")
+                             "estimators", "bias_variance", "tables")
     with pytest.raises(UnknownMethod, match="unknown study 'fig99'"):
         run_study("fig99")
 

@@ -78,6 +78,8 @@ _EXPORTS: dict[str, str] = {
     "KFold": "momentbound.estimators",
     "LeaveOneOut": "momentbound.estimators",
     "sweep": "momentbound.estimators",
+    "bias_variance": "momentbound.estimators",
+    "BiasVariance": "momentbound.estimators",
     "run_study": "momentbound.studies",
     "study_names": "momentbound.studies",
     "StudyResult": "momentbound.studies",

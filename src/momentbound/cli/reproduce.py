@@ -43,7 +43,7 @@ def command(name: str, out: Path, quick: bool, as_json: bool, progress: bool | N
             force: bool) -> None:
     """Reproduce the paper's study NAME (or `all`): data as CSV, figure as PNG, claim checks.
 
-    Studies: fig1, holdout, cv, size, nb_holdout, nb_cv, nb_size, tables.
+    Studies: fig1, holdout, cv, size, nb_holdout, nb_cv, nb_size, stratified, estimators, bias_variance, tables.
 
     --out must be empty or new (or pass --force); manifest.json, written last, lists every
     file of a finished run with its size and SHA-256.

@@ -1,5 +1,5 @@
 """Moments of GE, hold-out, v-fold CV and leave-one-out (docs/mathematics.md, sections
-'Generalization error' to 'Cross-validation')."""
+'Generalization error' to 'Cross-validation'), and the bias-variance decomposition of the 0-1 loss."""
 
 from momentbound.intervals import Interval
 from momentbound.splitters import (
@@ -40,6 +40,7 @@ from momentbound.estimators.coverage import CoverageResult, interval_coverage  #
 from momentbound.estimators.comparison import ComparisonResult, compare_classifiers  # noqa: E402
 from momentbound.estimators.symmetry import input_symmetries
 from momentbound.estimators.sweep import SWEEP_AXES, SweepResult, sweep, sweep_estimators
+from momentbound.estimators.bias_variance import BiasVariance, bias_variance, bias_variance_curve
 
 __all__ = [
     "SPLITTERS",
@@ -84,4 +85,7 @@ __all__ = [
     "interval_coverage",
     "ComparisonResult",
     "compare_classifiers",
+    "BiasVariance",
+    "bias_variance",
+    "bias_variance_curve",
 ]

@@ -131,6 +131,15 @@ STUDIES: dict[str, StudySpec] = {
             (("N", 20), ("holdout_sizes", (5, 10)), ("draws", 2000), ("seed", 1)),
         ),
         StudySpec(
+            "bias_variance",
+            "Bias and variance",
+            "noise, bias and variance of the 0-1 loss of naive Bayes and the histogram rule against n and alpha",
+            f"{_S}.bias_variance:bias_variance_study",
+            (("sizes", (5, 10, 15, 20, 30, 50, 75, 100, 150, 200)),
+             ("alphas", ("0", "1/4", "1/2", "1", "2", "4", "8", "16")), ("alpha_n", 30)),
+            (("sizes", (5, 15, 30)), ("alphas", ("0", "1")), ("alpha_n", 15)),
+        ),
+        StudySpec(
             "tables",
             "Tables 4-6",
             "every cdf method on P[Z > 0] of the equal-cells 2x2x2 model, 6 moments",
