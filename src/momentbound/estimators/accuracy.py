@@ -333,6 +333,7 @@ def estimator_accuracy(
     confidence: float = 0.95,
     rng: np.random.Generator | None = None,
     engine: Any = None,
+    scoring: str | None = None,
 ) -> EstimatorAccuracy:
     """Bias, variance of the deviation, RMS and correlation of an error estimate against ``GE_N``.
 
@@ -358,6 +359,11 @@ def estimator_accuracy(
         (required for ``"montecarlo"``).
     engine:
         Exact only: a :class:`~momentbound.estimators.MomentEngine` to share caches across calls.
+    scoring:
+        ``None`` (default): the error rate against ``GE_N``. A scikit-learn scorer name: the mean
+        fold score of ``cross_val_score`` against the population value of that metric for the
+        classifier trained on all ``N`` points (``backend="montecarlo"``; a
+        :class:`~momentbound.estimators.scoring.ScoreMoments` with the same accuracy fields).
 
     Returns
     -------
@@ -377,6 +383,11 @@ def estimator_accuracy(
     """
     start = time.perf_counter()
     check_model_and_estimator(model, estimator)
+    if scoring is not None:
+        from momentbound.estimators.scoring import scored_moments
+
+        return scored_moments(model, N, estimator, scoring, classifier=classifier, backend=backend,  # type: ignore[return-value]
+                              engine=engine, options={"draws": draws, "confidence": confidence, "rng": rng})
     if backend not in ACCURACY_BACKENDS:
         raise UnknownMethod(f"backend must be one of {', '.join(map(repr, ACCURACY_BACKENDS))}, got {backend!r}")
     from momentbound.bounds.result import Kind

@@ -55,7 +55,7 @@ from momentbound.model.cells import CellModel
 __all__ = [
     "SCORINGS", "ScoreMoments", "RocBand", "check_scoring", "confusion_scores", "rank_scores",
     "naive_bayes_proba", "population_scores", "monte_carlo_scores", "roc_band", "fold_scores", "full_scores",
-    "scoring_setup", "population_roc",
+    "scoring_setup", "population_roc", "scored_moments",
 ]
 
 #: scikit-learn's scorer names offered by ``scoring=``
@@ -508,6 +508,32 @@ def monte_carlo_scores(
         undefined=undefined, undefined_draws=R - used, folds=v, draws=R, confidence=float(confidence),
         kind=Kind.ESTIMATE, seconds=time.perf_counter() - start,
     )
+
+
+def scored_moments(model: CellModel, N: int, estimator: Any, scoring: object, *, classifier: Any, backend: Any,
+                   covariance: str = "exact", engine: Any = None, max_seconds: float | None = 120.0,
+                   options: dict[str, Any]) -> ScoreMoments:
+    """The ``scoring=`` route of ``estimator_moments`` and ``estimator_accuracy``: checks the backend
+    and the options, then :func:`monte_carlo_scores`."""
+    from momentbound._validate import as_seed
+
+    name = check_scoring(scoring)
+    if not (isinstance(backend, str) and backend == "montecarlo"):
+        if name == "accuracy":
+            raise InvalidArgument(
+                f"scoring='accuracy' with backend={backend!r} is one minus the error estimate: omit scoring= for "
+                "the exact error moments (mean accuracy = 1 - mean error, the same variance), or use "
+                "backend='montecarlo' for the simulated fold scores")
+        raise InvalidArgument(f"scoring={name!r} is computed by simulation: use backend='montecarlo' "
+                              f"(with rng=np.random.default_rng(seed)), not backend={backend!r}")
+    if covariance != "exact" or engine is not None:
+        raise InvalidArgument("scoring= simulates the real procedure: use covariance='exact' and engine=None")
+    unknown = sorted(set(options) - {"draws", "confidence", "rng"})
+    if unknown:
+        raise InvalidArgument(f"unknown option(s) {unknown} with scoring=; it takes draws, confidence and rng")
+    kwargs = {k: options[k] for k in ("draws", "confidence") if k in options}
+    return monte_carlo_scores(model, N, estimator, scoring=name, classifier=classifier,
+                              rng=as_seed(options.get("rng"), "rng"), max_seconds=max_seconds, **kwargs)
 
 
 # ----------------------------------------------------------------------------- the ROC band
