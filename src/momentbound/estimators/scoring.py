@@ -196,13 +196,13 @@ def naive_bayes_proba(tables: np.ndarray, arities: tuple[int, ...], K: int,
     inputs = list(np.ndindex(*arities))
     jll = np.zeros((n, len(inputs), K))
     d = len(arities)
-    for j in range(d):
-        axes = tuple(1 + i for i in range(d) if i != j)
-        marg = shaped.sum(axis=axes) if axes else shaped  # (n, a_j, K)
-        values = np.array([x[j] for x in inputs])
-        feature = log_smoothed[marg] - log_class[j][totals][:, None, :]  # (n, a_j, K)
-        jll = jll + feature[:, values, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # a class absent from training: never a column
+        for j in range(d):
+            axes = tuple(1 + i for i in range(d) if i != j)
+            marg = shaped.sum(axis=axes) if axes else shaped  # (n, a_j, K)
+            values = np.array([x[j] for x in inputs])
+            feature = log_smoothed[marg] - log_class[j][totals][:, None, :]  # (n, a_j, K)
+            jll = jll + feature[:, values, :]
         jll = jll + (log_count[totals] - log_count[N_all][:, None])[:, None, :]
     fitted = totals > 0
     proba = np.zeros_like(jll)
@@ -346,6 +346,10 @@ def _setup(model: CellModel, N: int, estimator: Any, classifier: Any, draws: obj
         raise InvalidArgument(f"{'roc_band' if scoring is None else f'scoring={scoring!r}'} ranks the classifier's probabilities, which momentbound "
                               f"computes for naive Bayes (and CategoricalNB); {clf.describe()} has none: "
                               "use a prediction scorer such as 'balanced_accuracy' or 'f1'")
+    if (scoring is None or scoring in RANK_SCORINGS) and nb.alpha_exact == 0:
+        raise InvalidArgument(f"{'roc_band' if scoring is None else f'scoring={scoring!r}'} ranks naive Bayes "
+                              "probabilities, which need alpha > 0 (with alpha = 0 an input unseen in training has "
+                              "probability 0/0 in every class): use e.g. NaiveBayes('sklearn', 1), CategoricalNB's default")
     split = estimator.split(N)
     folds = len(split.fold_sizes)
     if int(draws) < MIN_DRAWS:  # pragma: no cover - check_arguments refuses it
@@ -613,11 +617,34 @@ def roc_band(
     mean and pointwise quantiles of the true positive rate on a grid of false positive rates, and the
     moments of the population AUC (two classes, class 1 positive).
 
+    Parameters
+    ----------
+    model:
+        A two-class :class:`~momentbound.model.cells.CellModel`.
+    N:
+        Dataset size (the classifier is trained on all ``N`` points).
+    classifier:
+        Naive Bayes with ``alpha > 0`` (or ``CategoricalNB``); its scores are the probabilities of
+        class 1 as ``CategoricalNB.predict_proba`` computes them.
+    draws:
+        Number of datasets (``>= 200``).
+    quantiles:
+        Levels in ``[0, 1]`` of the pointwise quantiles of the true positive rate.
+    points:
+        Grid points of the false positive rate, from 0 to 1.
+    confidence, rng, max_seconds:
+        Interval level of the AUC moments, the ``numpy.random.Generator``, the work guard.
+
+    Returns
+    -------
+    RocBand
+
     Examples
     --------
     >>> from momentbound import CellModel
-    >>> band = roc_band(CellModel((3,), ["1/5", "1/10", "1/10", "1/10", "1/10", "2/5"]), 20, draws=500,
-    ...                 rng=np.random.default_rng(0), points=5)
+    >>> from momentbound.classifiers import NaiveBayes
+    >>> band = roc_band(CellModel((3,), ["1/5", "1/10", "1/10", "1/10", "1/10", "2/5"]), 20,
+    ...                 NaiveBayes("sklearn", 1), draws=500, rng=np.random.default_rng(0), points=5)
     >>> band.fpr.tolist(), bool(band.tpr_mean[-1] == 1.0)
     ([0.0, 0.25, 0.5, 0.75, 1.0], True)
     """
