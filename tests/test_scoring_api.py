@@ -160,3 +160,12 @@ def test_roc_band_refusals(kwargs, words):
 def test_roc_band_refuses_three_classes():
     with pytest.raises(InvalidArgument, match="two classes"):
         roc_band(THREE, 10, NaiveBayes("sklearn", 1), draws=200, rng=np.random.default_rng(0))
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import momentbound.estimators.scoring as module
+
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0

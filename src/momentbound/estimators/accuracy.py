@@ -40,6 +40,7 @@ import numpy as np
 from momentbound.errors import InvalidArgument, UnknownMethod
 from momentbound.splitters.basic import Splitter, check_model_and_estimator, splitter_member
 from momentbound.intervals import Interval
+from momentbound.estimators.simulation import correlation_interval
 from momentbound.model.cells import CellModel
 
 __all__ = ["Approximation", "EstimatorAccuracy", "estimator_accuracy", "ACCURACY_BACKENDS", "ACCURACY_FIELDS"]
@@ -274,7 +275,7 @@ def _montecarlo(
         "mean_square": msq,
         "rms": _sqrt_interval(msq),
         "covariance_with_ge": cov,
-        "correlation_with_ge": _corr_interval(cov, parts.variance, gvar),
+        "correlation_with_ge": correlation_interval(cov, parts.variance, gvar),
         "classifier": clf,
         "draws": R,
         "confidence": float(confidence),
@@ -295,30 +296,13 @@ def _montecarlo(
             deviation_variance_train=st.combined(rec.var_c, d_tr),
             rms_train=_sqrt_interval(st.combined(rec.var_c + 2 * tb * (c - T) - tb * tb, d_tr)),
             covariance_with_train_ge=tcov,
-            correlation_with_train_ge=_corr_interval(tcov, parts.variance, tvar),
+            correlation_with_train_ge=correlation_interval(tcov, parts.variance, tvar),
         )
     return out
 
 
 def _sqrt_interval(v: Interval) -> Interval:
     return Interval(math.sqrt(max(v.lower, 0.0)), math.sqrt(max(v.upper, 0.0)), math.sqrt(max(v.estimate, 0.0)))
-
-
-def _corr_interval(cov: Interval, va: Interval, vb: Interval) -> Interval | None:
-    """The correlation's point estimate with the image of the three intervals (conservative)."""
-    if va.estimate <= 0 or vb.estimate <= 0:
-        return None
-    est = max(-1.0, min(1.0, cov.estimate / math.sqrt(va.estimate * vb.estimate)))
-    lo_den = math.sqrt(max(va.lower, 0.0) * max(vb.lower, 0.0))
-    hi_den = math.sqrt(va.upper * vb.upper)
-    cands = [cov.lower / hi_den, cov.upper / hi_den]
-    if lo_den > 0:
-        cands += [cov.lower / lo_den, cov.upper / lo_den]
-    else:
-        cands += [-1.0 if cov.lower < 0 else 0.0, 1.0 if cov.upper > 0 else 0.0]
-    lo = max(-1.0, min(min(cands), est))
-    hi = min(1.0, max(max(cands), est))
-    return Interval(lo, hi, est)
 
 
 # ----------------------------------------------------------------------------- public entry

@@ -416,21 +416,18 @@ def _chunk_scores(setup: _Setup, N: int, scoring: str, r: int,
 
 def _stats_fields(score: np.ndarray, pop: np.ndarray, confidence: float) -> dict[str, Any]:
     """The moments of the scores and of their deviation from the population values, with intervals."""
-    from momentbound.estimators.accuracy import _corr_interval, _sqrt_interval
-    from momentbound.estimators.simulation import _Stats
+    from momentbound.estimators.simulation import (correlation_interval, draw_covariance, draw_mean, draw_variance,
+                                                   interval_sqrt)
 
-    st = _Stats(score.size, confidence)
-    dc, dG = score - score.mean(), pop - pop.mean()
-    variance = st.variance(score)
-    gvar = st.variance(pop)
-    bias = st.mean(score - pop, -1.0, 1.0)
-    cov = st.combined(np.zeros(score.size), dc * dG, nonneg=False)
+    variance, gvar = draw_variance(score, confidence), draw_variance(pop, confidence)
+    cov = draw_covariance(score, pop, confidence)
+    msq = draw_mean((score - pop) ** 2, confidence)
     return {
-        "mean": st.mean(score), "variance": variance, "std": _sqrt_interval(variance),
-        "ge_full_mean": st.mean(pop), "ge_full_variance": gvar, "bias": bias,
-        "deviation_variance": st.variance(score - pop),
-        "mean_square": (msq := st.mean((score - pop) ** 2, 0.0, 1.0)), "rms": _sqrt_interval(msq),
-        "covariance_with_ge": cov, "correlation_with_ge": _corr_interval(cov, variance, gvar),
+        "mean": draw_mean(score, confidence), "variance": variance, "std": interval_sqrt(variance),
+        "ge_full_mean": draw_mean(pop, confidence), "ge_full_variance": gvar,
+        "bias": draw_mean(score - pop, confidence, -1.0, 1.0),
+        "deviation_variance": draw_variance(score - pop, confidence), "mean_square": msq, "rms": interval_sqrt(msq),
+        "covariance_with_ge": cov, "correlation_with_ge": correlation_interval(cov, variance, gvar),
     }
 
 
@@ -503,9 +500,9 @@ def monte_carlo_scores(
         raise InvalidArgument(
             f"{scoring!r} was undefined (a nan fold in cross_val_score) on {R - used} of {R} datasets of "
             f"N = {N} points: there is nothing to average; use a larger N or fewer folds")
-    from momentbound.estimators.simulation import _Stats
+    from momentbound.estimators.simulation import draw_mean
 
-    undefined = _Stats(R, float(confidence)).mean((~defined).astype(float))
+    undefined = draw_mean((~defined).astype(float), float(confidence))
     return ScoreMoments(
         scoring=scoring, estimator=estimator, N=N, classifier=clf,
         **_stats_fields(score[defined], pop[defined], float(confidence)),
@@ -649,8 +646,7 @@ def roc_band(
     ([0.0, 0.25, 0.5, 0.75, 1.0], True)
     """
     from momentbound import guard
-    from momentbound.estimators.simulation import _Stats
-
+    from momentbound.estimators.simulation import draw_mean, draw_variance
     from momentbound.splitters.basic import GE
 
     start = time.perf_counter()
@@ -668,9 +664,8 @@ def roc_band(
     proba, _ = naive_bayes_proba(T, m.arities, 2, setup.nb.alpha_exact)
     tpr = population_roc(m.p, proba[..., 1], fpr)
     auc = population_scores(m.p, 2, "roc_auc", None, proba)  # type: ignore[arg-type]
-    st = _Stats(R, float(confidence))
     return RocBand(N=estimator.split(N).N, classifier=clf, fpr=fpr, tpr_mean=tpr.mean(axis=0), quantiles=q,
-                   tpr_quantiles=np.quantile(tpr, q, axis=0), auc_mean=st.mean(auc), auc_variance=st.variance(auc),
+                   tpr_quantiles=np.quantile(tpr, q, axis=0), auc_mean=draw_mean(auc, float(confidence)), auc_variance=draw_variance(auc, float(confidence)),
                    draws=R, confidence=float(confidence), seconds=time.perf_counter() - start)
 
 
