@@ -66,7 +66,7 @@ BINARY_SCORINGS = ("recall", "precision", "f1", "roc_auc")
 #: the scorers of the classifier's probabilities (the others use its predictions)
 RANK_SCORINGS = ("roc_auc", "roc_auc_ovr")
 
-# fold tables times inputs times classes squared per chunk of datasets (bounds one chunk's memory)
+# fold tables times cells times classes (or input pairs) per chunk of datasets (bounds one chunk's memory)
 _CHUNK_ENTRIES = 4_000_000
 # measured on the naive Bayes kernels: about this many seconds per dataset, fold and cell
 _SECONDS_PER_CELL = 3e-6
@@ -486,7 +486,8 @@ def monte_carlo_scores(
     N = estimator.split(N).N
     R = int(draws)
     v = len(estimator.split(N).fold_sizes)
-    per = max(1, v * setup.table.p.size * setup.table.K)
+    inputs = setup.table.p.size // setup.table.K  # the AUC compares every pair of inputs of a fold
+    per = max(1, v * max(setup.table.p.size * setup.table.K, inputs * inputs))
     chunk = max(1, _CHUNK_ENTRIES // per)
     scores, pops = [], []
     for lo in range(0, R, chunk):
