@@ -169,3 +169,21 @@ def test_docstring_examples_run():
 
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_naive_bayes_proba_is_categorical_nb_bit_for_bit_with_two_attributes():
+    from sklearn.naive_bayes import CategoricalNB
+
+    model = CellModel((3, 2), ["1/24", "1/8"] * 6)
+    K, ar = 2, (3, 2)
+    inputs = np.array(list(np.ndindex(*ar)))
+    rng = np.random.default_rng(0)
+    tables = rng.multinomial(9, [float(c) for c in model.cells], size=60)
+    for alpha in (1, 0.5):
+        proba, fitted = naive_bayes_proba(tables, ar, K, alpha)
+        for t, pr, f in zip(tables, proba, fitted):
+            X = np.repeat(np.repeat(inputs, K, axis=0), t, axis=0)
+            y = np.repeat(np.tile(np.arange(K), len(inputs)), t)
+            clf = CategoricalNB(alpha=alpha, force_alpha=True, min_categories=list(ar)).fit(X, y)
+            assert np.array_equal(clf.classes_, np.flatnonzero(f))
+            assert np.array_equal(clf.predict_proba(inputs), pr[:, f])
