@@ -657,7 +657,7 @@ def roc_band(
     estimator, clf, setup = _setup(model, N, GE(), classifier, draws, confidence, rng, None, max_seconds)
     if model.n_classes != 2:
         raise InvalidArgument(f"roc_band needs a model with two classes (class 1 positive), got {model.n_classes}")
-    guard.check(f"{int(draws)} ROC curves at {int(points)} points", seconds=2e-5 * int(draws),
+    guard.check(f"{int(draws)} ROC curves at {int(points)} points", seconds=3e-4 * int(draws),
                 max_seconds=max_seconds, fix=f"use fewer {guard.option('draws')}")
     m, R = setup.table, int(draws)
     fpr = np.linspace(0.0, 1.0, int(points))
