@@ -187,3 +187,10 @@ def test_naive_bayes_proba_is_categorical_nb_bit_for_bit_with_two_attributes():
             clf = CategoricalNB(alpha=alpha, force_alpha=True, min_categories=list(ar)).fit(X, y)
             assert np.array_equal(clf.classes_, np.flatnonzero(f))
             assert np.array_equal(clf.predict_proba(inputs), pr[:, f])
+
+
+def test_huge_n_is_refused_before_any_work():
+    from momentbound.errors import MemoryLimitExceeded
+
+    with pytest.raises(MemoryLimitExceeded, match="counts up to N = 10000000000"):
+        roc_band(ROC_MODEL, 10**10, NaiveBayes("sklearn", 1), draws=200, rng=np.random.default_rng(0))

@@ -352,8 +352,10 @@ def _setup(model: CellModel, N: int, estimator: Any, classifier: Any, draws: obj
                               "probability 0/0 in every class): use e.g. NaiveBayes('sklearn', 1), CategoricalNB's default")
     split = estimator.split(N)
     folds = len(split.fold_sizes)
-    if int(draws) < MIN_DRAWS:  # pragma: no cover - check_arguments refuses it
-        raise InvalidArgument(f"draws must be >= {MIN_DRAWS}")
+    if scoring is None or scoring in RANK_SCORINGS or getattr(nb, "ties", None) == "sklearn":
+        # CategoricalNB's logarithms of every count up to N
+        guard.check(f"naive Bayes probabilities for counts up to N = {split.N}",
+                    memory=8.0 * (split.N + 1) * (2 + len(model.arities)), fix=f"use a smaller {guard.option('N')}")
     seconds = _SECONDS_PER_CELL * int(draws) * folds * table.p.size
     if table.layout is None:  # a scikit-learn fit per training table (milliseconds each)
         seconds += 2e-3 * int(draws) * folds
