@@ -44,12 +44,13 @@ def _sklearn_scores(model: CellModel, N: int, v: int, datasets: int, names: list
     p = np.array([float(c) for c in model.cells])
     rng = np.random.default_rng(11)
     cv = SkStratifiedKFold(v)
+    inputs = np.array(list(np.ndindex(*model.arities)))  # the attribute values of every input
     cache: dict[tuple, dict[str, float]] = {}
     out: dict[str, list[float]] = {name: [] for name in names}
     drawn = 0
     while drawn < datasets:
         seq = rng.choice(C, size=N, p=p)
-        X, y = (seq // K)[:, None], seq % K
+        X, y = inputs[seq // K], seq % K
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:

@@ -579,25 +579,30 @@ def population_roc(p: np.ndarray, proba1: np.ndarray, fpr: np.ndarray) -> np.nda
     """True positive rates at the false positive rates ``fpr`` of the population ROC curves of the
     scores ``proba1 (n, inputs)`` (two classes, flat cell probabilities ``p``): ``(n, len(fpr))``.
 
-    The curve joins the points ``(P[s >= t | Y = 0], P[s >= t | Y = 1])`` of the score levels ``t``
-    (from the top, as ``sklearn.metrics.roc_curve``) by segments; where it is vertical the upper
-    end is taken."""
+    The curve joins ``(0, 0)`` and the points ``(P[s >= t | Y = 0], P[s >= t | Y = 1])`` of the score
+    levels ``t`` (as ``sklearn.metrics.roc_curve``) by segments; where it is vertical the upper end
+    is taken."""
     cells = np.asarray(p, dtype=float).reshape(-1, 2)
     neg, pos = cells[:, 0] / cells[:, 0].sum(), cells[:, 1] / cells[:, 1].sum()
-    out = np.empty((proba1.shape[0], fpr.size))
-    for i, s in enumerate(proba1):
-        levels = np.unique(s)[::-1]
-        x = np.concatenate([[0.0], [neg[s >= t].sum() for t in levels]])
-        y = np.concatenate([[0.0], [pos[s >= t].sum() for t in levels]])
-        x[-1] = y[-1] = 1.0
-        ux, first = np.unique(x, return_index=True)
-        last = np.searchsorted(x, ux, side="right") - 1
-        j = np.clip(np.searchsorted(ux, fpr, side="right") - 1, 0, ux.size - 1)
-        nxt = np.minimum(j + 1, ux.size - 1)
-        top, low_next = y[last[j]], y[first[nxt]]
-        width = ux[nxt] - ux[j]
-        frac = np.where(width > 0, (fpr - ux[j]) / np.where(width > 0, width, 1), 0.0)
-        out[i] = np.where(fpr == ux[j], top, top + frac * (low_next - top))
+    s = np.asarray(proba1, dtype=float)
+    n = s.shape[0]
+    above = (s[:, None, :] >= s[:, :, None]).astype(float)  # [r, level of input x, input x']
+    F = np.concatenate([np.zeros((n, 1)), above @ neg], axis=1)
+    T = np.concatenate([np.zeros((n, 1)), above @ pos], axis=1)
+    F[F > 1 - 1e-12], T[T > 1 - 1e-12] = 1.0, 1.0  # the lowest level: every point (rounding of the sum)
+    order = np.lexsort((T, F))
+    F, T = np.take_along_axis(F, order, axis=1), np.take_along_axis(T, order, axis=1)
+    out = np.empty((n, fpr.size))
+    step = max(1, 2_000_000 // max(1, fpr.size * F.shape[1]))
+    for lo in range(0, n, step):
+        f, t = F[lo:lo + step], T[lo:lo + step]
+        count = (f[:, None, :] <= fpr[None, :, None]).sum(axis=2)  # points at or left of each grid value
+        j, nxt = count - 1, np.minimum(count, f.shape[1] - 1)
+        fj, tj = np.take_along_axis(f, j, axis=1), np.take_along_axis(t, j, axis=1)
+        fn, tn = np.take_along_axis(f, nxt, axis=1), np.take_along_axis(t, nxt, axis=1)
+        width = fn - fj
+        frac = np.where(width > 0, (fpr - fj) / np.where(width > 0, width, 1), 0.0)
+        out[lo:lo + step] = np.where(fj == fpr, tj, tj + frac * (tn - tj))
     return out
 
 
