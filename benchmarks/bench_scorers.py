@@ -95,7 +95,7 @@ SIM_MODELS = {  # model, N, folds
 
 
 def simulate(D: int) -> None:
-    from test_scoring_simulation import _sklearn_scores, _z
+    from test_scoring_simulation import _sklearn_scores, _z, _z_fraction
 
     for label, (model, N, v) in SIM_MODELS.items():
         names = [s for s in SCORINGS if model.n_classes == 2 or s not in ("recall", "precision", "f1", "roc_auc")]
@@ -115,7 +115,7 @@ def simulate(D: int) -> None:
             q = 1 - ok.mean()
             xs = x[ok]
             n = xs.size
-            z_nan = _z(q, math.sqrt(q * (1 - q) / x.size), r.undefined.estimate, se(r.undefined))
+            z_nan = _z_fraction(q, x.size, r.undefined.estimate, r.draws)
             z_mean = _z(xs.mean(), xs.std(ddof=1) / math.sqrt(n), r.mean.estimate, se(r.mean))
             dev = (xs - xs.mean()) ** 2
             z_var = _z(xs.var(ddof=1), dev.std(ddof=1) / math.sqrt(n), r.variance.estimate, se(r.variance))

@@ -33,6 +33,14 @@ CASES = {  # model, N, folds, datasets (three cells each: few distinct folds for
 }
 
 
+def _z_fraction(q1: float, n1: int, q2: float, n2: int) -> float:
+    """The pooled two-proportion z statistic (its plug-in form fails for rare events: a fraction
+    observed as 0 would have standard error 0)."""
+    pooled = (q1 * n1 + q2 * n2) / (n1 + n2)
+    se = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
+    return 0.0 if se == 0 else (q1 - q2) / se
+
+
 def _z(a: float, se_a: float, b: float, se_b: float) -> float:
     """The z statistic of two independent estimates (0 when both are exact and equal)."""
     se = math.hypot(se_a, se_b)
@@ -92,7 +100,7 @@ def test_cross_val_score_simulation_agrees(case):
             return (interval.upper - interval.lower) / 2 / 1.959964
 
         q = 1 - ok.mean()
-        z_nan = _z(q, math.sqrt(q * (1 - q) / x.size), r.undefined.estimate, se(r.undefined))
+        z_nan = _z_fraction(q, x.size, r.undefined.estimate, r.draws)
         xs = x[ok]
         n = xs.size
         z_mean = _z(xs.mean(), xs.std(ddof=1) / math.sqrt(n), r.mean.estimate, se(r.mean))
