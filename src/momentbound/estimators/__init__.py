@@ -36,6 +36,7 @@ from momentbound.estimators.from_predictions import (
 )
 from momentbound.estimators.montecarlo import MonteCarloMoments, bootstrap_extra_variance, monte_carlo_moments
 from momentbound.estimators.results import ErrorMoments
+from momentbound.estimators.scoring import SCORINGS, RocBand, ScoreMoments, monte_carlo_scores, roc_band
 from momentbound.estimators.coverage import CoverageResult, interval_coverage  # noqa: E402
 from momentbound.estimators.comparison import ComparisonResult, compare_classifiers  # noqa: E402
 from momentbound.estimators.symmetry import input_symmetries
@@ -88,4 +89,9 @@ __all__ = [
     "BiasVariance",
     "bias_variance",
     "bias_variance_curve",
+    "SCORINGS",
+    "RocBand",
+    "ScoreMoments",
+    "monte_carlo_scores",
+    "roc_band",
 ]

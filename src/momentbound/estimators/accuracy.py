@@ -40,6 +40,7 @@ import numpy as np
 from momentbound.errors import InvalidArgument, UnknownMethod
 from momentbound.splitters.basic import Splitter, check_model_and_estimator, splitter_member
 from momentbound.intervals import Interval
+from momentbound.estimators.simulation import correlation_interval
 from momentbound.model.cells import CellModel
 
 __all__ = ["Approximation", "EstimatorAccuracy", "estimator_accuracy", "ACCURACY_BACKENDS", "ACCURACY_FIELDS"]
@@ -274,7 +275,7 @@ def _montecarlo(
         "mean_square": msq,
         "rms": _sqrt_interval(msq),
         "covariance_with_ge": cov,
-        "correlation_with_ge": _corr_interval(cov, parts.variance, gvar),
+        "correlation_with_ge": correlation_interval(cov, parts.variance, gvar),
         "classifier": clf,
         "draws": R,
         "confidence": float(confidence),
@@ -295,30 +296,13 @@ def _montecarlo(
             deviation_variance_train=st.combined(rec.var_c, d_tr),
             rms_train=_sqrt_interval(st.combined(rec.var_c + 2 * tb * (c - T) - tb * tb, d_tr)),
             covariance_with_train_ge=tcov,
-            correlation_with_train_ge=_corr_interval(tcov, parts.variance, tvar),
+            correlation_with_train_ge=correlation_interval(tcov, parts.variance, tvar),
         )
     return out
 
 
 def _sqrt_interval(v: Interval) -> Interval:
     return Interval(math.sqrt(max(v.lower, 0.0)), math.sqrt(max(v.upper, 0.0)), math.sqrt(max(v.estimate, 0.0)))
-
-
-def _corr_interval(cov: Interval, va: Interval, vb: Interval) -> Interval | None:
-    """The correlation's point estimate with the image of the three intervals (conservative)."""
-    if va.estimate <= 0 or vb.estimate <= 0:
-        return None
-    est = max(-1.0, min(1.0, cov.estimate / math.sqrt(va.estimate * vb.estimate)))
-    lo_den = math.sqrt(max(va.lower, 0.0) * max(vb.lower, 0.0))
-    hi_den = math.sqrt(va.upper * vb.upper)
-    cands = [cov.lower / hi_den, cov.upper / hi_den]
-    if lo_den > 0:
-        cands += [cov.lower / lo_den, cov.upper / lo_den]
-    else:
-        cands += [-1.0 if cov.lower < 0 else 0.0, 1.0 if cov.upper > 0 else 0.0]
-    lo = max(-1.0, min(min(cands), est))
-    hi = min(1.0, max(max(cands), est))
-    return Interval(lo, hi, est)
 
 
 # ----------------------------------------------------------------------------- public entry
@@ -333,6 +317,7 @@ def estimator_accuracy(
     confidence: float = 0.95,
     rng: np.random.Generator | None = None,
     engine: Any = None,
+    scoring: str | None = None,
 ) -> EstimatorAccuracy:
     """Bias, variance of the deviation, RMS and correlation of an error estimate against ``GE_N``.
 
@@ -358,6 +343,11 @@ def estimator_accuracy(
         (required for ``"montecarlo"``).
     engine:
         Exact only: a :class:`~momentbound.estimators.MomentEngine` to share caches across calls.
+    scoring:
+        ``None`` (default): the error rate against ``GE_N``. A scikit-learn scorer name: the mean
+        fold score of ``cross_val_score`` against the population value of that metric for the
+        classifier trained on all ``N`` points (``backend="montecarlo"``; a
+        :class:`~momentbound.estimators.scoring.ScoreMoments` with the same accuracy fields).
 
     Returns
     -------
@@ -377,6 +367,11 @@ def estimator_accuracy(
     """
     start = time.perf_counter()
     check_model_and_estimator(model, estimator)
+    if scoring is not None:
+        from momentbound.estimators.scoring import scored_moments
+
+        return scored_moments(model, N, estimator, scoring, classifier=classifier, backend=backend,  # type: ignore[return-value]
+                              engine=engine, options={"draws": draws, "confidence": confidence, "rng": rng})
     if backend not in ACCURACY_BACKENDS:
         raise UnknownMethod(f"backend must be one of {', '.join(map(repr, ACCURACY_BACKENDS))}, got {backend!r}")
     from momentbound.bounds.result import Kind

@@ -445,6 +445,7 @@ def estimator_moments(
     covariance: str = "exact",
     engine: MomentEngine | None = None,
     max_seconds: float | None = MAX_SECONDS,
+    scoring: str | None = None,
     **montecarlo: Any,
 ) -> EstimatorMoments:
     """Mean and variance of an error estimator of a classifier, without simulation.
@@ -490,6 +491,14 @@ def estimator_moments(
         result (a :class:`~momentbound.estimators.montecarlo.MonteCarloMoments` of
         confidence intervals).
 
+    scoring:
+        ``None`` (default): the error rate. A scikit-learn scorer name (``"accuracy"``,
+        ``"balanced_accuracy"``, ``"recall"``, ``"precision"``, ``"f1"``, their ``"_macro"`` forms,
+        ``"roc_auc"``, ``"roc_auc_ovr"``): the moments of ``cross_val_score(..., scoring=...).mean()``
+        with ``backend="montecarlo"`` and ``KFold``, ``StratifiedKFold`` or ``HoldOut``
+        (:func:`~momentbound.estimators.scoring.monte_carlo_scores`, a
+        :class:`~momentbound.estimators.scoring.ScoreMoments`; options ``draws``, ``confidence``, ``rng``).
+
     Returns
     -------
     EstimatorMoments
@@ -519,6 +528,11 @@ def estimator_moments(
 
     estimator = as_splitter(estimator)
     check_arguments(model, estimator, covariance)
+    if scoring is not None:
+        from momentbound.estimators.scoring import scored_moments
+
+        return scored_moments(model, N, estimator, scoring, classifier=classifier, backend=backend,  # type: ignore[return-value]
+                              covariance=covariance, engine=engine, max_seconds=max_seconds, options=montecarlo)
     if isinstance(backend, str) and backend == "montecarlo":
         from momentbound.estimators.montecarlo import monte_carlo_moments
 

@@ -33,6 +33,7 @@ from momentbound.progress import check_progress
 
 __all__ = [
     "DEFAULT_TIMEOUT", "Draws", "Simulation", "SimulatedParts", "TableModel", "check_arguments", "check_scheduler",
+    "correlation_interval", "draw_covariance", "draw_mean", "draw_variance",
     "fit_scheduler", "interval_plus", "interval_sqrt", "memory_estimate",
     "DEFAULT_DRAWS", "MIN_DRAWS", "MAX_MEMORY", "SCHEDULERS",
 ]
@@ -454,6 +455,39 @@ def n_table_controls(n_cells: int) -> int:
 def _interval(est: float, lo: float, hi: float, floor: float, ceil: float) -> Interval:
     est = min(max(est, floor), ceil)
     return Interval(min(max(lo, floor), est), max(min(hi, ceil), est), est)
+
+
+def draw_mean(s: np.ndarray, confidence: float, lo: float = 0.0, hi: float = 1.0) -> Interval:
+    """The mean of independent per-draw values with its CLT interval (clipped to ``[lo, hi]``)."""
+    return _Stats(s.size, confidence).mean(s, lo, hi)
+
+
+def draw_variance(s: np.ndarray, confidence: float) -> Interval:
+    """The unbiased variance of independent per-draw values with its delta-method interval."""
+    return _Stats(s.size, confidence).variance(s)
+
+
+def draw_covariance(a: np.ndarray, b: np.ndarray, confidence: float) -> Interval:
+    """The unbiased covariance of paired per-draw values with its delta-method interval."""
+    return _Stats(a.size, confidence).combined(np.zeros(a.size), (a - a.mean()) * (b - b.mean()), nonneg=False)
+
+
+def correlation_interval(cov: Interval, va: Interval, vb: Interval) -> Interval | None:
+    """The correlation's point estimate with the image of the three intervals (conservative);
+    ``None`` when a variance estimate is 0."""
+    if va.estimate <= 0 or vb.estimate <= 0:
+        return None
+    est = max(-1.0, min(1.0, cov.estimate / math.sqrt(va.estimate * vb.estimate)))
+    lo_den = math.sqrt(max(va.lower, 0.0) * max(vb.lower, 0.0))
+    hi_den = math.sqrt(va.upper * vb.upper)
+    cands = [cov.lower / hi_den, cov.upper / hi_den]
+    if lo_den > 0:
+        cands += [cov.lower / lo_den, cov.upper / lo_den]
+    else:
+        cands += [-1.0 if cov.lower < 0 else 0.0, 1.0 if cov.upper > 0 else 0.0]
+    lo = max(-1.0, min(min(cands), est))
+    hi = min(1.0, max(max(cands), est))
+    return Interval(lo, hi, est)
 
 
 def interval_sqrt(v: Interval) -> Interval:

@@ -230,6 +230,10 @@ class SplitterDefaults:
     #: its estimate is a hold-out: the accuracy report also compares it with the GE of the classifier
     #: trained on its training part
     single_training_set: ClassVar[bool] = False
+    #: ``score_folds(p, K, N, r, rng) -> (test, train, full)``: ``r`` draws of the fold test and training
+    #: count tables ``(r, folds, cells)`` and the full table ``(r, cells)`` of ``N`` i.i.d. points (the
+    #: Monte Carlo ``scoring=`` route); ``None``: the splitter offers no such sampler
+    score_folds: ClassVar[Any] = None
 
     def cross_folds(self, N: int, covariance: str) -> tuple[int, ...]:
         """Test-set sizes of the folds whose exact cross terms (``engine.fold_pair``) ``assemble`` asks
@@ -268,6 +272,13 @@ class SplitterDefaults:
     def approximation(self, engine: Any, N: int) -> tuple[Any, Any] | None:
         """An approximate ``(mean, variance)`` reported beside the exact ones; default ``None``."""
         return None
+
+
+def folds_and_training(test: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(test, train, full)`` from the fold test tables ``(r, v, cells)`` of a partition: each
+    fold is trained on the other folds."""
+    full = test.sum(axis=1)
+    return test, full[:, None, :] - test, full
 
 
 def splitter_member(splitter: Any, name: str) -> Any:
@@ -488,6 +499,15 @@ class HoldOut(SplitterDefaults):
         (ns,) = self.split(N).fold_sizes
         return sim.holdout(N - ns, ns)
 
+    def score_folds(self, p: np.ndarray, K: int, N: int, r: int,
+                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``r`` draws of (test tables ``(r, 1, cells)``, training tables ``(r, 1, cells)``, full
+        tables ``(r, cells)``) of ``N`` i.i.d. points with flat cell probabilities ``p``."""
+        (ns,) = self.split(N).fold_sizes
+        test = rng.multinomial(ns, p, size=(r, 1))
+        train = rng.multinomial(N - ns, p, size=(r, 1))
+        return test, train, (test + train)[:, 0]
+
 
 @dataclass(frozen=True)
 class KFold(SplitterDefaults):
@@ -553,6 +573,14 @@ class KFold(SplitterDefaults):
     def simulate(self, sim: Any, N: int) -> Any:
         sizes = self.split(N).fold_sizes
         return sim.folds(sizes, sim.iid_folds(sizes), average=self.average)
+
+    def score_folds(self, p: np.ndarray, K: int, N: int, r: int,
+                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``r`` draws of (test tables ``(r, v, cells)``, training tables ``(r, v, cells)``, full
+        tables ``(r, cells)``) of ``N`` i.i.d. points (scikit-learn's unshuffled folds: independent
+        multinomial fold tables)."""
+        test = np.stack([rng.multinomial(s, p, size=r) for s in self.split(N).fold_sizes], axis=1)
+        return folds_and_training(test)
 
 
 @dataclass(frozen=True)

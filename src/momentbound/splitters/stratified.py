@@ -39,6 +39,7 @@ from momentbound.splitters.basic import (
     average_note,
     check_average,
     check_size,
+    folds_and_training,
     kfold_sizes,
 )
 
@@ -196,3 +197,9 @@ class StratifiedKFold(SplitterDefaults):
         p, K, v = sim.p, sim.K, self.v
         parts = sim.folds(sizes, lambda r, rng: stratified_fold_tables(p, K, N, v, r, rng), average=self.average)
         return sim.with_iid_ge(parts)  # GE of i.i.d. training sets, as the exact backend reports
+
+    def score_folds(self, p: np.ndarray, K: int, N: int, r: int,
+                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``r`` draws of (test tables ``(r, v, cells)``, training tables ``(r, v, cells)``, full
+        tables ``(r, cells)``) of ``N`` i.i.d. points that scikit-learn can split."""
+        return folds_and_training(stratified_fold_tables(p, K, N, self.v, r, rng))
