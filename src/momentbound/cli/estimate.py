@@ -33,6 +33,35 @@ ACCURACY_FIELDS = ("mean", "variance", "ge_full_mean", "ge_full_variance", "bias
                    "rms", "covariance_with_ge", "correlation_with_ge")
 
 
+SCORE_FIELDS = ("mean", "variance", "std", "ge_full_mean", "ge_full_variance", "bias", "deviation_variance",
+                "mean_square", "rms", "covariance_with_ge", "correlation_with_ge", "undefined")
+
+
+def _scores(model: Any, N: int, est: Any, classifier: Any, scoring: str, options: dict[str, Any],
+            as_json: bool) -> None:
+    """``--scoring NAME``: the moments of ``cross_val_score(..., scoring=NAME).mean()`` and of the
+    population value of the same metric for the classifier trained on all N points (simulation)."""
+    from momentbound.estimators import estimator_moments
+
+    r = estimator_moments(model, N, est, classifier=classifier, backend="montecarlo", scoring=scoring,
+                          rng=options.get("rng"), draws=options.get("draws", 10_000))
+    doc: dict[str, Any] = {"N": N, "backend": r.backend, "kind": getattr(r.kind, "name", str(r.kind)).lower(),
+                           "description": est.describe(), "scoring": r.scoring, "folds": r.folds,
+                           "draws": r.draws, "undefined_draws": r.undefined_draws, "confidence": float(r.confidence),
+                           "seconds": float(r.seconds), **plugin_fields(est, r.classifier)}
+    for name in SCORE_FIELDS:
+        doc.update(moment_fields(name, getattr(r, name)))
+    if as_json:
+        emit_json(doc)
+        return
+    rows = [(name.replace("_", " ").replace("ge full", f"population value (n={N})"), fmt(getattr(r, name)))
+            for name in SCORE_FIELDS]
+    rows += [("datasets with an undefined fold", f"{r.undefined_draws} of {r.draws}"),
+             ("backend / kind", f"{r.backend} / {getattr(r.kind, 'name', r.kind)}"), ("seconds", f"{r.seconds:.3g}")]
+    print_table(f"{r.scoring} of {est.describe()} at N={N} against the population value, {r.classifier.describe()}",
+                ["quantity", "value"], rows)
+
+
 def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covariance: str,
               options: dict[str, Any], as_json: bool) -> None:
     """``--against ge-full``: how well the splitter's estimate tracks GE_N."""
@@ -71,6 +100,12 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
 @click.option("--against", type=click.Choice(["ge-full"]), default=None,
               help="ge-full: also how well the estimate tracks GE_N, the error of the classifier trained on "
               "all N points (bias, RMS, covariance and correlation).")
+@click.option("--scoring", default=None, metavar="NAME",
+              help="A scikit-learn scorer (accuracy, balanced_accuracy, recall, precision, f1, recall_macro, "
+              "precision_macro, f1_macro, roc_auc, roc_auc_ovr): the moments of cross_val_score(..., scoring=NAME) "
+              "averaged over the folds, and how far it is from the population value of the metric for the "
+              "classifier trained on all N points. By simulation: needs --backend montecarlo; splitters cv, "
+              "stratified-cv and holdout.")
 @click.option("--draws", type=int, default=None,
               help="Number of sampled table draws for --backend montecarlo (default 10000).")
 @click.option("--scheduler", default=None, metavar="local|threads|processes|ADDRESS",
@@ -92,7 +127,7 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
 def command(
     arities: str, cells: str, n_classes: int | None, classifier_name: str, params: tuple[str, ...], ties: str,
     alpha: str, backend: str, seed: int | None, covariance: str, N: int, splitter: tuple[str, dict[str, str]],
-    against: str | None, draws: int | None,
+    against: str | None, scoring: str | None, draws: int | None,
     scheduler: str | None, workers: int | None, timeout: float | None, progress: bool | None, as_json: bool,
 ) -> None:
     """Mean, variance and fold covariance of a splitter's error estimate, without simulation.
@@ -107,6 +142,13 @@ def command(
     if (scheduler is not None or workers is not None) and backend != "montecarlo":
         raise click.UsageError("--scheduler and --workers only apply to --backend montecarlo")
     check_dask_options(scheduler, workers, timeout)
+    if scoring is not None:
+        if backend != "montecarlo":
+            raise UserError(f"--scoring {scoring} is computed by simulating the real procedure: add --backend "
+                            "montecarlo (with --draws and --seed)")
+        if scheduler is not None or workers is not None or progress is not None or covariance != "exact":
+            raise click.UsageError("--scoring takes --draws and --seed; drop --scheduler, --workers, --progress "
+                                   "and --covariance")
     if progress is not None and backend not in ("exact", "montecarlo"):
         raise click.UsageError(f"--progress/--no-progress apply to --backend exact and montecarlo, not {backend}")
     model = build_model(arities, cells, n_classes)
@@ -126,6 +168,9 @@ def command(
         options["progress"] = progress
     elif as_json and against is None and backend in ("exact", "montecarlo"):
         options["progress"] = False  # --json: no bar unless --progress asks for one (docs/cli.md)
+    if scoring is not None:
+        _scores(model, N, est, classifier, scoring, options, as_json)
+        return
     if against is not None:
         _accuracy(model, N, est, classifier, backend, covariance, options, as_json)
         return
