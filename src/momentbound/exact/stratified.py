@@ -801,6 +801,7 @@ class TermWork:
         self._spent = 0.0
         self._seen: set = set()
         self.cells_by_term: dict[str, float] = {}
+        self._grids: dict[tuple[int, ...], tuple[float, float]] = {}
         self._pair_n = [-1] * self.K
         self._zero = Fraction(0) if self.exact else 0.0
         self._zero_table = np.full((self.K, self.K), self._zero, dtype=object if self.exact else float)
@@ -827,9 +828,12 @@ class TermWork:
         units = self.all_units()
         return sum(units[k] * per_unit[k] for k in self.KINDS)
 
-    def _grid(self, m: Sequence[int]) -> tuple[float, float]:
-        sides = [(c + 1.0) ** self.d for c in m]
-        return math.prod(sides), sum(sides)
+    def _grid(self, m: tuple[int, ...]) -> tuple[float, float]:
+        """``(P(m), S(m))``: the product and the sum of the agreement grid sizes of composition ``m``."""
+        if m not in self._grids:
+            sides = [(c + 1.0) ** self.d for c in m]
+            self._grids[m] = (math.prod(sides), sum(sides))
+        return self._grids[m]
 
     def _add(self, ops: float, cells: float, term: str) -> None:
         self.cells_by_term[term] = self.cells_by_term.get(term, 0.0) + cells
