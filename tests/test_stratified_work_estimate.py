@@ -7,15 +7,15 @@ recomputing the price. No wall-clock time is asserted.
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.exact.class_terms import ClassCountTerms
 from momentbound.exact.shuffle_split import shuffle_split_moments
-from momentbound.exact.stratified import (DRY_RUN_LIMIT, PER_UNIT, TermWork, auto_arithmetic,
-                                          repeated_stratified_cv_moments, stratified_cv_moments)
+from momentbound.errors import InvalidArgument
+from momentbound.estimators import estimator_moments
+from momentbound.exact.stratified import (DRY_RUN_LIMIT, PER_UNIT, AtLeast, TermWork, auto_arithmetic,
+                                          dry_run_budget, repeated_stratified_cv_moments, stratified_cv_moments)
 from momentbound.model.cells import CellModel
 from momentbound.splitters.repeated import RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit
 from momentbound.splitters.stratified import StratifiedKFold
@@ -75,8 +75,13 @@ def test_units_follow_the_grid_sizes():
 
 def test_hopeless_runs_are_refused_from_a_short_dry_run():
     """RepeatedStratifiedKFold on three classes and two binary attributes at N = 20 (a run of many
-    minutes): the dry run stops at DRY_RUN_LIMIT of counted work, far above the guard's 120 s."""
+    minutes): the dry run stops at its budget (DRY_RUN_LIMIT, or the guard's limit inside
+    estimator_moments), and the refusal says the run takes more than that."""
     m = CellModel((2, 2), ["1/12"] * 12)
-    seconds = RepeatedStratifiedKFold(5, 10).estimated_seconds(m, 20)
-    assert seconds >= DRY_RUN_LIMIT > 120
-    assert math.isfinite(seconds)
+    with dry_run_budget(30):
+        seconds = RepeatedStratifiedKFold(5, 10).estimated_seconds(m, 20)
+    assert isinstance(seconds, AtLeast) and 30 < seconds < 31 and DRY_RUN_LIMIT > 120
+    with pytest.raises(InvalidArgument, match=r"would take more than 1.2e\+02 s \(limit 120 s\).*montecarlo"):
+        estimator_moments(m, 20, RepeatedStratifiedKFold(5, 10))
+    small = StratifiedKFold(3).estimated_seconds(TWO, 9)  # a full count, not a bound
+    assert not isinstance(small, AtLeast) and 0 < small < 1

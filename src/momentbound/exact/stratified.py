@@ -29,7 +29,9 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Union
@@ -909,9 +911,10 @@ class TermWork:
 #: and two attributes, N = 12-40 (benchmarks/bench_stratified_work.py, table in benchmarks/RESULTS.md):
 #: the least-squares costs of 16 runs, scaled by 1.28 to centre measured / estimated (0.54-1.87)
 PER_UNIT = {"ops": 7.8e-6, "cells": 8.6e-11, "cells_rational": 1.75e-8, "calls": 1.38e-5}
-#: the dry run stops once the work it has counted passes this many seconds: the estimate is then a
-#: lower bound (at least this much), enough for the work guard to refuse at its usual limits; the dry
-#: run itself costs about the route's bookkeeping (``calls``), a few percent of the estimate
+#: the dry run stops once the work it has counted passes this many seconds (or the guard's own
+#: limit, :func:`dry_run_budget`): the estimate is then a lower bound (:class:`AtLeast`), enough to
+#: refuse; the dry run itself costs about the route's bookkeeping (``calls``), a few percent of the
+#: estimate
 DRY_RUN_LIMIT = 300.0
 
 
@@ -920,18 +923,38 @@ def auto_arithmetic(model: CellModel, N: int, rational_max_n: int = 12) -> str:
     return "rational" if model.is_exact and N <= rational_max_n else "float"
 
 
+class AtLeast(float):
+    """An estimate from a dry run stopped at its budget: the work is more than this many seconds."""
+
+
+_BUDGET: ContextVar[float] = ContextVar("momentbound_dry_run_budget", default=DRY_RUN_LIMIT)
+
+
+@contextmanager
+def dry_run_budget(seconds: float | None) -> Iterator[None]:
+    """Inside the block, the dry runs of :func:`route_seconds` stop once they have counted more than
+    ``seconds`` of work (a guard's limit: past it the run is refused whatever the rest adds), and
+    return :class:`AtLeast`; ``None`` keeps :data:`DRY_RUN_LIMIT`."""
+    token = _BUDGET.set(DRY_RUN_LIMIT if seconds is None else min(float(seconds), DRY_RUN_LIMIT))
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
 def route_seconds(model: CellModel, N: int, route: Callable[[TermWork], object]) -> float:
     """Estimated CPU seconds of an exact class-count route: ``route(work)`` runs it with a
     :class:`TermWork` in place of the term cache (a dry run: the route's loops, no term computed),
-    and the units counted are priced with :data:`PER_UNIT`. 0 when no dataset can be split."""
+    and the units counted are priced with :data:`PER_UNIT`. 0 when no dataset can be split; an
+    :class:`AtLeast` when the dry run passed its budget (:func:`dry_run_budget`)."""
     mode = auto_arithmetic(model, N)
     per_unit = {"ops": PER_UNIT["ops"], "calls": PER_UNIT["calls"],
                 "cells": PER_UNIT["cells_rational" if mode == "rational" else "cells"]}
-    work = TermWork(model, NaiveBayes(), mode, DRY_RUN_LIMIT, per_unit)
+    work = TermWork(model, NaiveBayes(), mode, _BUDGET.get(), per_unit)
     try:
         route(work)
     except WorkLimitReached:
-        return max(work.seconds(per_unit), DRY_RUN_LIMIT)
+        return AtLeast(work.seconds(per_unit))
     except ImpossibleSplit:
         return 0.0
     return work.seconds(per_unit)
