@@ -1,7 +1,9 @@
-"""Bounds from a sample (``sample_problem``): coverage and width of the moment boxes and of the
-bounds, the previous default (``auto`` intervals: the narrower of Hoeffding and empirical
-Bernstein, from 2 moments) against the betting intervals (``betting``) from 2 and from 4 moments
-(the default now), on the same samples.
+"""Bounds from a sample (``sample_bound``): coverage and width of the bounds, the previous default
+(``auto`` intervals: the narrower of Hoeffding and empirical Bernstein, from 2 moments, the
+moment bound alone) against the moment bound of the betting intervals from 4 moments and the
+combined bound (the betting box of 4 moments at ``1 - (1 - confidence) / 2`` intersected with
+the Clopper-Pearson interval of the count of draws in the event at the same level: the default
+now), on the same samples.
 
 Five laws, each with an event whose true probability is known exactly:
 
@@ -12,15 +14,18 @@ Five laws, each with an event whose true probability is known exactly:
 * a skewed discrete law, ``P(X = k)`` proportional to ``2^-k`` on ``grid:0:10``, ``P(X >= 4)``.
 
 For each law and replication: draw ``n`` values, build the box of the first ``K`` moments at
-``confidence`` for each configuration ``method:K``, bound the event with ``sos`` (the worst case over the box),
+``confidence`` for each configuration ``method:K[:how]`` (``how`` = ``moments``, the default, or
+``combined``), bound the event with ``sos`` (the worst case over the box), intersect with the count
+interval when combined,
 and record whether every true moment lies in its interval (simultaneous coverage), whether
-the bound contains the truth, the interval widths and the bound's width; ratios are to the
+the bound contains the truth (an empty combined bound counts as a miss), how often the moment
+bound narrows the count interval (combined), the interval widths and the bound's width; ratios are to the
 first configuration.  The floor is the width of the sharp bound from the exact moments: no box
 of the same ``K`` moments can do better.  For comparison, the last lines give the Clopper-Pearson interval of the count of draws
 in the event at the same confidence (it uses the sample directly, not its moments).
 
 Usage: ``python benchmarks/bench_sample_bounds.py [--reps 250] [--n 400]
-[--configs auto:2,betting:2,betting:4] [--confidence 0.95] [--seed 0] [--laws beta,uniform,...]``
+[--configs auto:2,betting:4,betting:4:combined] [--confidence 0.95] [--seed 0] [--laws beta,uniform,...]``
 """
 
 from __future__ import annotations
@@ -36,8 +41,7 @@ import numpy as np
 from momentbound.bounds import Event, MomentProblem, Support, bound
 from momentbound.bounds.problem import SupportKind
 from momentbound.bounds.sampling import clopper_pearson, event_mask
-from momentbound.bounds.uncertain import moment_box_from_sample
-
+from momentbound.bounds.uncertain import sample_bound
 
 
 @dataclass(frozen=True)
@@ -90,11 +94,11 @@ def run_law(law: Law, reps: int, n: int, configs: list[tuple[str, int]], confide
     support = Support.parse(law.support)
     truth = float(law.truth)
     floors = {}
-    for _, order in configs:
+    for _, order, _ in configs:
         r = bound(MomentProblem((Fraction(1), *law.moments[:order]), support, law.event),
                   "lp" if support.kind is SupportKind.GRID else "sdp")
         floors[order] = r.upper - r.lower
-    stats = {c: {"cover": 0, "moments": 0, "width": [], "upper": [], "lower": [], "box": [], "seconds": 0.0}
+    stats = {c: {"cover": 0, "moments": 0, "width": [], "upper": [], "lower": [], "box": [], "seconds": 0.0, "empty": 0, "cut": 0}
              for c in configs}
     count = {"cover": 0, "width": []}
     for _ in range(reps):
@@ -103,19 +107,21 @@ def run_law(law: Law, reps: int, n: int, configs: list[tuple[str, int]], confide
         count["cover"] += c_lo <= truth <= c_hi
         count["width"].append(c_hi - c_lo)
         seed = int(rng.integers(2**32))
-        for method, order in configs:
+        for method, order, how in configs:
             true_m = [float(v) for v in law.moments[:order]]
             start = time.perf_counter()
-            box = moment_box_from_sample(x, support, order, confidence, method, rng=seed)
-            r = bound(MomentProblem.from_box(box.lo, box.hi, support, law.event), "sos")
-            s = stats[(method, order)]
+            sb = sample_bound(x, support, law.event, order, confidence, method, rng=seed, how=how)
+            s = stats[(method, order, how)]
             s["seconds"] += time.perf_counter() - start
-            s["cover"] += bool(r.certified and r.lower <= truth <= r.upper)
-            s["moments"] += all(float(lo) <= m <= float(hi) for lo, m, hi in zip(box.lo, true_m, box.hi))
-            s["width"].append(r.upper - r.lower)
-            s["upper"].append(r.upper)
-            s["lower"].append(r.lower)
-            s["box"].append([float(hi - lo) for lo, hi in zip(box.lo, box.hi)])
+            s["cover"] += bool(not sb.empty and sb.lower <= truth <= sb.upper)
+            s["moments"] += all(float(lo) <= m <= float(hi) for (lo, hi), m in zip(sb.moment_box, true_m))
+            lower, upper = (math.nan, math.nan) if sb.empty else (sb.lower, sb.upper)
+            s["empty"] += sb.empty
+            s["cut"] += how == "combined" and not sb.empty and (sb.lower, sb.upper) != sb.count_interval
+            s["width"].append(0.0 if sb.empty else upper - lower)
+            s["upper"].append(upper)
+            s["lower"].append(lower)
+            s["box"].append([float(hi - lo) for lo, hi in sb.moment_box])
     return {"floors": floors, "stats": stats, "count": count}
 
 
@@ -123,31 +129,32 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=250)
     ap.add_argument("--n", type=int, default=400)
-    ap.add_argument("--configs", default="auto:2,betting:2,betting:4")
+    ap.add_argument("--configs", default="auto:2,betting:4,betting:4:combined")
     ap.add_argument("--confidence", type=float, default=0.95)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--laws", default=",".join(laws()))
     args = ap.parse_args()
     table = laws()
     rng = np.random.default_rng(args.seed)
-    configs = [(c.split(":")[0], int(c.split(":")[1])) for c in args.configs.split(",")]
+    configs = [(c.split(":")[0], int(c.split(":")[1]), (c.split(":") + ["moments"])[2]) for c in args.configs.split(",")]
     print(f"n = {args.n}, confidence {args.confidence}, {args.reps} samples per law, seed {args.seed}")
-    print("| law | truth | method | bound covers | moments cover | mean lower | mean upper | mean width "
+    print("| law | truth | method | bound covers | moments cover | empty | box cuts the count | mean lower | mean upper | mean width "
           "| width / first | exact-moment width | mean box widths (k = 1..K) | box / first (same k) | s per sample |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     counts = []
     for key in args.laws.split(","):
         law = table[key]
         out = run_law(law, args.reps, args.n, configs, args.confidence, rng)
         counts.append((law.name, out["count"]))
         before = out["stats"][configs[0]]
-        for method, order in configs:
-            s = out["stats"][(method, order)]
+        for method, order, how in configs:
+            s = out["stats"][(method, order, how)]
             box = np.mean(s["box"], axis=0)
             box_before = np.mean(before["box"], axis=0)[:order]
             k = min(order, box_before.size)
-            print(f"| {law.name} | {float(law.truth):.6g} | {method}:{order} | {s['cover']}/{args.reps} "
-                  f"| {s['moments']}/{args.reps} | {np.mean(s['lower']):.4f} | {np.mean(s['upper']):.4f} "
+            print(f"| {law.name} | {float(law.truth):.6g} | {method}:{order}:{how} | {s['cover']}/{args.reps} "
+                  f"| {s['moments']}/{args.reps} | {s['empty']} | {s['cut']} | {np.nanmean(s['lower']):.4f} "
+                  f"| {np.nanmean(s['upper']):.4f} "
                   f"| {np.mean(s['width']):.4f} | {np.mean(s['width']) / np.mean(before['width']):.2f} "
                   f"| {out['floors'][order]:.4f} | {', '.join(f'{w:.4g}' for w in box)} "
                   f"| {', '.join(f'{w:.2f}' for w in box[:k] / box_before[:k])} | {s['seconds'] / args.reps:.3f} |",

@@ -227,21 +227,26 @@ def _cli_json(args):
 
 
 def test_cli_sample_bound_is_tighter_and_reports_its_box(tmp_path):
-    """`bound --sample FILE --confidence 0.95`: the bound holds, the JSON names the moment box it
+    """`bound --sample FILE --confidence 0.95 --sample-bound moments`: the bound holds, the JSON names the moment box it
     came from (the library's box of 4 moments for the same file and seed) and the draws' own
     binomial interval, and the bound is narrower than the previous default's (auto intervals,
     2 moments) on the same file."""
     f = tmp_path / "beta.txt"
     f.write_text("\n".join(repr(float(v)) for v in np.random.default_rng(0).beta(2, 5, 400)))
-    common = ["--sample", str(f), "--support", "interval:0:1", "--event", "ge:0.5", "--confidence", "0.95"]
+    common = ["--sample", str(f), "--support", "interval:0:1", "--event", "ge:0.5", "--confidence", "0.95",
+              "--sample-bound", "moments"]
     new = _cli_json(common)
     old = _cli_json([*common, "--sample-intervals", "auto", "--sample-moments", "2"])  # the previous default
     (row,), (old_row,) = new["results"], old["results"]
     assert row["method"] == "sos" and row["certified"] and row["lower"] <= 7 / 64 <= row["upper"]
     box = moment_box_from_sample(read_sample(f), Support.interval(0, 1), 4, 0.95, "betting", rng=0)
     count = new["sample"].pop("count")
-    assert new["sample"] == {"confidence": 0.95, "intervals": "betting", "seed": 0,
+    assert new["sample"] == {"bound": "moments", "confidence": 0.95, "intervals": "betting", "seed": 0,
+                             "lower": row["lower"], "upper": row["upper"], "empty": False,
+                             "split": {"moment_box": 0.95, "count": None},
+                             "moment_bound": {"lower": row["lower"], "upper": row["upper"], "confidence": 0.95},
                              "moment_box": [[float(lo), float(hi)] for lo, hi in zip(box.lo, box.hi)]}
+    assert count["confidence"] == 0.95 and count["in_bound"] is False
     # the draws' own count, with scipy's exact binomial interval as the witness
     hits = int(np.sum(read_sample(f) >= 0.5))
     ci = stats.binomtest(hits, 400).proportion_ci(0.95, method="exact")

@@ -28,10 +28,26 @@ total error probability ``1 - confidence`` is split evenly over the ``K`` moment
 least that probability.  The intervals are clipped to ``[l_k, h_k]`` and widened outward by
 ``1e-12 R_k`` to cover the rounding of the floating-point sample means.
 
+The draws also bound ``P(X in E)`` directly: the count of draws in ``E`` is binomial, and its
+exact (Clopper-Pearson) interval holds at its own level.  The *combined* sample bound (the
+default of :func:`sample_bound` and of ``bound --sample``) treats the indicator ``1{X in E}`` as
+one more bounded statistic of the sample: the error probability ``1 - confidence`` is split
+(Bonferroni), a share ``s`` (default ``COUNT_SHARE = 1/2``) to the binomial interval of the count
+and ``1 - s`` to the moment box, so the box and the count interval hold together with
+probability at least ``confidence``.  On that event the true law lies in the box and its
+``P(X in E)`` in the count interval, so the bound is the moment bound of the box (every law in
+the box has its ``P(X in E)`` in it) intersected with the count interval; the set of laws in
+the box is convex and ``P(X in E)`` linear in the law, so this is also the sharp bound of the
+problem with ``P(X in E)`` constrained to the count interval.  It is valid at level
+``confidence`` for every ``n``.  When the two parts do not meet, no law is consistent with both
+at that level (an event of probability at most ``1 - confidence`` when the support is right),
+and the bound is reported as empty.  The *moments* bound spends the whole budget on the box.
+
 References
 ----------
 W. Hoeffding, J. Amer. Statist. Assoc. 58 (1963); A. Maurer and M. Pontil, "Empirical
-Bernstein bounds and sample variance penalization", COLT 2009; I. Waudby-Smith and A. Ramdas,
+Bernstein bounds and sample variance penalization", COLT 2009; C. J. Clopper and E. S. Pearson,
+Biometrika 26 (1934); I. Waudby-Smith and A. Ramdas,
 "Estimating means of bounded random variables by betting", J. R. Stat. Soc. B 86 (2024),
 section 4 and appendix B.
 """
@@ -50,7 +66,9 @@ from momentbound.errors import InvalidArgument
 
 from .problem import Event, MomentProblem, Support
 
-__all__ = ["MomentBox", "INTERVALS", "betting_interval", "moment_box_from_sample", "read_sample", "sample_problem"]
+__all__ = ["MomentBox", "INTERVALS", "SAMPLE_BOUNDS", "COUNT_SHARE", "SampleBound", "betting_interval",
+           "moment_box_from_sample", "read_sample", "sample_bound", "sample_problem", "split_confidence",
+           "combine_with_count"]
 
 INTERVALS = ("betting", "auto", "hoeffding", "bernstein")
 
@@ -297,3 +315,137 @@ def sample_problem(
     """
     box = moment_box_from_sample(sample, support, order, confidence, method, rng)
     return MomentProblem.from_box((1, *box.lo), (1, *box.hi), support, event, **kwargs)  # type: ignore[arg-type]
+
+
+#: How a bound from a sample is made: the moment box intersected with the count's binomial
+#: interval, or the moment box alone (module notes).
+SAMPLE_BOUNDS = ("combined", "moments")
+#: Share of the error probability ``1 - confidence`` the combined bound gives to the count interval.
+COUNT_SHARE = 0.5
+
+
+def split_confidence(confidence: float, how: str = "combined", count_share: float = COUNT_SHARE
+                     ) -> tuple[float, float | None]:
+    """The levels of the moment box and of the count interval (``None``: not part of the bound).
+
+    Example
+    -------
+    >>> split_confidence(0.95)
+    (0.975, 0.975)
+    >>> split_confidence(0.95, "moments")
+    (0.95, None)
+    """
+    if not 0 < confidence < 1:
+        raise InvalidArgument(f"confidence must be in (0, 1), got {confidence!r}")
+    if how not in SAMPLE_BOUNDS:
+        raise InvalidArgument(f"the sample bound must be one of {SAMPLE_BOUNDS}, got {how!r}")
+    if how == "moments":
+        return confidence, None
+    if not 0 < count_share < 1:
+        raise InvalidArgument(f"count_share (the share of 1 - confidence given to the count interval) must be in "
+                              f"(0, 1), got {count_share!r}; e.g. 0.5")
+    alpha = 1 - confidence
+    return 1 - alpha * (1 - count_share), 1 - alpha * count_share
+
+
+@dataclass(frozen=True)
+class SampleBound:
+    """A bound on ``P(X in E)`` from a sample, with the parts it is made of.
+
+    ``lower``/``upper`` is the headline: for ``how == "combined"`` the moment bound intersected
+    with the count interval (``None`` when they do not meet), for ``"moments"`` the moment bound.
+    The moment bound holds when the box (at ``moment_confidence``) holds, the count interval at
+    ``count_confidence``; together they hold with probability at least ``confidence``.
+    """
+
+    how: str
+    confidence: float
+    lower: float | None
+    upper: float | None
+    moment_bound: tuple[float, float]
+    moment_confidence: float
+    moment_box: tuple[tuple[Fraction, Fraction], ...]
+    hits: int
+    n: int
+    count_interval: tuple[float, float]
+    count_confidence: float
+    count_share: float | None
+
+    @property
+    def empty(self) -> bool:
+        """The two parts exclude each other: no law in the box has its probability in the count interval."""
+        return self.lower is None
+
+    def summary(self) -> dict[str, object]:
+        """JSON-ready fields naming both parts, the split and the headline."""
+        return {
+            "bound": self.how, "confidence": self.confidence, "lower": self.lower, "upper": self.upper,
+            "empty": self.empty,
+            "split": {"moment_box": self.moment_confidence,
+                      "count": self.count_confidence if self.how == "combined" else None},
+            "moment_bound": {"lower": self.moment_bound[0], "upper": self.moment_bound[1],
+                             "confidence": self.moment_confidence},
+            "moment_box": [[float(lo), float(hi)] for lo, hi in self.moment_box],
+            "count": {"hits": self.hits, "n": self.n, "clopper_pearson": list(self.count_interval),
+                      "confidence": self.count_confidence, "in_bound": self.how == "combined"},
+        }
+
+
+def combine_with_count(
+    moment_bound: tuple[float, float], moment_box: Sequence[tuple[Fraction, Fraction]], sample: Sequence[float] | np.ndarray,
+    event: Event, confidence: float = 0.95, how: str = "combined", count_share: float = COUNT_SHARE,
+) -> SampleBound:
+    """Join the moment bound of a box made at ``split_confidence(confidence, how, count_share)[0]``
+    with the exact binomial interval of the count of ``sample`` in ``event``.
+
+    With ``how="moments"`` the count interval is computed at ``confidence`` for reference only.
+
+    Example
+    -------
+    >>> x = np.tile([0.0, 0.5, 1.0, 1.0], 100)
+    >>> sb = combine_with_count((0.0, 0.9), [], x, Event.ge(1), 0.95)
+    >>> sb.how, sb.hits, sb.lower < 0.5 < sb.upper <= 0.9
+    ('combined', 200, True)
+    """
+    from .sampling import clopper_pearson, event_mask
+
+    moment_conf, count_conf = split_confidence(confidence, how, count_share)
+    x = np.asarray(sample, dtype=float).ravel()
+    hits = int(np.count_nonzero(event_mask(event, x)))
+    count = clopper_pearson(hits, int(x.size), confidence if count_conf is None else count_conf)
+    lo, hi = float(moment_bound[0]), float(moment_bound[1])
+    if how == "combined":
+        lo, hi = max(lo, count[0]), min(hi, count[1])
+        if lo > hi:
+            lo = hi = None  # type: ignore[assignment]
+    return SampleBound(how, confidence, lo, hi, (float(moment_bound[0]), float(moment_bound[1])), moment_conf,
+                       tuple(moment_box), hits, int(x.size), count,
+                       confidence if count_conf is None else count_conf, count_share if how == "combined" else None)
+
+
+def sample_bound(
+    sample: Sequence[float] | np.ndarray, support: Support, event: Event, order: int = 4, confidence: float = 0.95,
+    method: str = "betting", rng: np.random.Generator | int | None = 0, how: str = "combined",
+    count_share: float = COUNT_SHARE, bound_method: str = "sos", **bound_options: object,
+) -> SampleBound:
+    """Bound ``P(X in E)`` from i.i.d. draws of a bounded ``X``, valid at level ``confidence`` for every ``n``.
+
+    ``how="combined"`` (default): the moment box of ``order`` moments at ``1 - (1 - confidence)(1 -
+    count_share)`` bounded with ``bound_method`` (worst case over the box), intersected with the
+    Clopper-Pearson interval of the count at ``1 - (1 - confidence) count_share`` (module notes).
+    ``how="moments"``: the moment bound of the box at ``confidence`` alone.
+
+    Example
+    -------
+    >>> rng = np.random.default_rng(0)
+    >>> sb = sample_bound(rng.beta(2, 5, 400), Support.interval(0, 1), Event.ge("0.5"))
+    >>> sb.lower <= 0.109375 <= sb.upper, sb.upper - sb.lower < 0.1      # the true P(X >= 0.5) of Beta(2, 5)
+    (True, True)
+    """
+    from .api import bound
+
+    moment_conf, _ = split_confidence(confidence, how, count_share)
+    problem = sample_problem(sample, support, event, order, moment_conf, method, rng)
+    r = bound(problem, bound_method, **bound_options)
+    moment = (r.lower, r.upper) if r.certified else (0.0, 1.0)
+    return combine_with_count(moment, problem.moment_box, sample, event, confidence, how, count_share)

@@ -115,7 +115,7 @@ def _model_problem(model: Any, N: int, x: tuple[int, ...], order: int, ev: Any) 
 def _moment_problem(
     moments: str | None, support: str | None, event: str, shape: str | None, mode_: str | None,
     moments_lo: str | None, moments_hi: str | None, sample: str | None, confidence: float, sample_moments: int,
-    sample_intervals: str = "betting", seed: int | None = None,
+    sample_intervals: str = "betting", seed: int | None = None, sample_bound: str = "combined",
 ) -> Any:
     """The MomentProblem of the moments form: exact moments, a moment box, or a sample."""
     from momentbound.bounds import Event, MomentProblem, Shape, Support
@@ -146,7 +146,10 @@ def _moment_problem(
         if not 1 <= sample_moments <= MAX_SAMPLE_MOMENTS:
             raise UserError(f"--sample-moments must be an integer in 1..{MAX_SAMPLE_MOMENTS}, got {sample_moments}; "
                             "more moments only split the error probability further")
-        return sample_problem(read_sample(sample), sup, ev, sample_moments, confidence, sample_intervals,
+        from momentbound.bounds.uncertain import split_confidence
+
+        return sample_problem(read_sample(sample), sup, ev, sample_moments,
+                              split_confidence(confidence, sample_bound)[0], sample_intervals,
                               0 if seed is None else seed, shape=form)
     if moments_lo is None or moments_hi is None:
         raise click.UsageError("--moments-lo and --moments-hi go together")
@@ -177,7 +180,12 @@ def _moment_problem(
 @click.option("--sample", "sample", default=None, type=click.Path(dir_okay=False),
               help="File with one observation per line: bound from moment confidence intervals.")
 @click.option("--confidence", type=float, default=0.95, show_default=True,
-              help="With --sample: joint coverage probability of the moment intervals.")
+              help="With --sample: probability that the bound from the sample holds.")
+@click.option("--sample-bound", "sample_bound", default="combined", show_default=True,
+              type=click.Choice(["combined", "moments"]),
+              help="With --sample: combined = the moment bound intersected with the exact binomial interval of the "
+                   "count of draws in the event, each at half of 1 - confidence (Bonferroni); moments = the "
+                   "moment bound alone, its box at the full confidence.")
 @click.option("--sample-moments", type=int, default=4, show_default=True,
               help="With --sample: number of moments estimated from the sample.")
 @click.option("--sample-intervals", default="betting", show_default=True,
@@ -205,7 +213,7 @@ def _moment_problem(
 def command(
     moments: str | None, support: str | None, event: str, shape: str | None, mode_: str | None,
     moments_lo: str | None, moments_hi: str | None, sample: str | None, confidence: float, sample_moments: int,
-    sample_intervals: str, method: str, arities: str | None, cells: str | None,
+    sample_intervals: str, sample_bound: str, method: str, arities: str | None, cells: str | None,
     N: int | None, at: str | None, order: int | None, draws: int | None, seed: int | None, solver: str | None,
     as_json: bool,
 ) -> None:
@@ -218,7 +226,8 @@ def command(
         from click.core import ParameterSource
 
         ctx = click.get_current_context()
-        given = [f"--{name.replace('_', '-')}" for name in ("confidence", "sample_moments", "sample_intervals")
+        given = [f"--{name.replace('_', '-')}" for name in ("confidence", "sample_moments", "sample_intervals",
+                                                               "sample_bound")
                  if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)]
         if given:
             raise click.UsageError(f"{', '.join(given)} only appl{'ies' if len(given) == 1 else 'y'} to bounds from "
@@ -266,7 +275,7 @@ def command(
                     raise click.UsageError(f"{flag} belongs to the model form; with --moments the number of "
                                            f"moments is the length of the list")
             problem = _moment_problem(moments, support, event, shape, mode_, moments_lo, moments_hi, sample,
-                                      confidence, sample_moments, sample_intervals, seed)
+                                      confidence, sample_moments, sample_intervals, seed, sample_bound)
             options = {}
         if solver is not None:
             options["solver"] = solver
@@ -275,8 +284,10 @@ def command(
         _check_work(problem, method, options, model_form)
         if model_form and with_exact:
             exact_row = _exact_row(model, N, x, ev)  # type: ignore[arg-type]
+        results: list[Any] = []
         if method == "all":
-            rows = [_row(r) for r in bound(problem, "all", **options)]  # type: ignore[union-attr]
+            results = list(bound(problem, "all", **options))  # type: ignore[arg-type]
+            rows = [_row(r) for r in results]
         elif not (model_form and method == "exact"):
             inst = get_method(method)
             reason = inst.unsupported(problem)
@@ -291,22 +302,21 @@ def command(
                     raise UserError(f"method {method!r} does not apply here, and {no_method_reason(problem)}")
                 raise UserError(f"method {method!r} does not apply here: {reason}; methods that apply: {usable}")
             mine = {k: v for k, v in options.items() if k in inst.options}
-            rows = [_row(bound(problem, method, **mine))]
+            results = [bound(problem, method, **mine)]
+            rows = [_row(r) for r in results]
     except MomentboundError as exc:
         raise library_error(exc) from exc
     if exact_row is not None:
         rows.append(exact_row)
     sample_box = None
-    if sample is not None:  # the bounds hold with the probability that the whole moment box holds
-        from momentbound.bounds.sampling import clopper_pearson, event_mask
-        from momentbound.bounds.uncertain import read_sample
+    if sample is not None:  # the headline: the moment bound of the box, with the count interval when combined
+        from momentbound.bounds.uncertain import combine_with_count, read_sample
 
-        draws_in = read_sample(sample)
-        hits = int(event_mask(problem.event, draws_in).sum())
-        sample_box = {"confidence": confidence, "intervals": sample_intervals, "seed": 0 if seed is None else seed,
-                      "moment_box": [[float(lo), float(hi)] for lo, hi in problem.moment_box],
-                      "count": {"hits": hits, "n": int(draws_in.size),
-                                "clopper_pearson": list(clopper_pearson(hits, int(draws_in.size), confidence))}}
+        certified = [r for r in results if r.certified and r.kind.value == "bound"]
+        moment = (max((r.lower for r in certified), default=0.0), min((r.upper for r in certified), default=1.0))
+        joined = combine_with_count(moment, problem.moment_box, read_sample(sample), problem.event, confidence,
+                                    sample_bound)
+        sample_box = {**joined.summary(), "intervals": sample_intervals, "seed": 0 if seed is None else seed}
     if as_json:
         doc = {"results": rows, "exact": None if exact_row is None else exact_row["lower"]}
         if sample_box is not None:
@@ -317,11 +327,28 @@ def command(
     table = [[fmt(r[c]) for c in cols] for r in rows]
     title = f"P(X in {problem.event}) from {problem.order} moments on {problem.support}"
     if sample_box is not None:
-        title += f"  (moment intervals from the sample, jointly at confidence {confidence:g}: {sample_intervals})"
+        title += (f"  (moment intervals from the sample, jointly at confidence {joined.moment_confidence:g}: "
+                  f"{sample_intervals})")
     if exact_row is not None:
         title += f"  (exact: {exact_row['lower']:.6g})"
-    print_table(title, cols, table)
     if sample_box is not None:
-        lo, hi = sample_box["count"]["clopper_pearson"]
-        click.echo(f"The draws themselves: {hits} of {draws_in.size} in the event, Clopper-Pearson interval "
-                   f"[{lo:.6g}, {hi:.6g}] at confidence {confidence:g} (exact binomial, without the moments).")
+        _echo_sample_bound(joined)
+    print_table(title, cols, table)
+
+
+def _echo_sample_bound(sb: Any) -> None:
+    """The bound from the sample and the parts it is made of, in words."""
+    m_lo, m_hi = sb.moment_bound
+    c_lo, c_hi = sb.count_interval
+    count = (f"the draws themselves: {sb.hits} of {sb.n} in the event, exact binomial (Clopper-Pearson) interval "
+             f"[{c_lo:.6g}, {c_hi:.6g}] at confidence {sb.count_confidence:g}")
+    moments = f"moment bound [{m_lo:.6g}, {m_hi:.6g}] (box at confidence {sb.moment_confidence:g})"
+    if sb.how == "moments":
+        click.echo(f"Bound from the sample (moments, confidence {sb.confidence:g}): {moments}. For reference, "
+                   f"not part of the bound: {count}.")
+    elif sb.empty:
+        click.echo(f"Bound from the sample (combined, confidence {sb.confidence:g}): empty - the {moments} and "
+                   f"{count} exclude each other (at this confidence the draws contradict the support).")
+    else:
+        click.echo(f"Bound from the sample (combined, confidence {sb.confidence:g}): [{sb.lower:.6g}, {sb.upper:.6g}]"
+                   f" = {moments} intersected with {count} (error probability split evenly, Bonferroni).")

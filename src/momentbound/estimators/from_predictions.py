@@ -592,10 +592,14 @@ def estimator_moments(
                     f"Carlo, confidence intervals), a smaller N, or {option('max_seconds', None)} to run it anyway"
                 )
     if max_seconds is not None and getattr(engine.backend, "name", None) == "exact":
-        seconds = splitter_member(estimator, "estimated_seconds")(engine.model, split.N)  # its own route
+        from momentbound.exact.stratified import AtLeast, dry_run_budget
+
+        with dry_run_budget(max_seconds):  # a dry run of the route stops once past the limit
+            seconds = splitter_member(estimator, "estimated_seconds")(engine.model, split.N)  # its own route
         if seconds is not None and seconds > max_seconds:
+            about = "more than" if isinstance(seconds, AtLeast) else "about"
             raise InvalidArgument(
-                f"the exact {estimator.describe()} at N={split.N} would take about {seconds:.2g} s (limit "
+                f"the exact {estimator.describe()} at N={split.N} would take {about} {seconds:.2g} s (limit "
                 f"{max_seconds:g} s); use backend='montecarlo' (conditional Monte Carlo, confidence intervals), "
                 "a smaller N, or max_seconds=None to run it anyway"
             )

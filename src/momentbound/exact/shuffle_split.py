@@ -277,12 +277,10 @@ def shuffle_split_ge_joint(
 
 
 def shuffle_split_seconds(model: CellModel, N: int, test_size: int, *, stratified: bool = False) -> float:
-    """Estimated seconds of :func:`shuffle_split_moments`: every test composition's terms and the overlap
-    terms of every pair of compositions (:func:`~momentbound.exact.stratified.class_terms_units`)."""
-    from momentbound.exact.stratified import SECONDS_PER_UNIT, class_terms_units
+    """Estimated seconds of :func:`shuffle_split_moments`: a dry run of the route that counts the work of
+    every term it computes (:func:`~momentbound.exact.stratified.route_seconds`)."""
+    from momentbound.exact.stratified import route_seconds
 
-    def cuts(counts: tuple[int, ...]) -> list[list[tuple[int, ...]]]:
-        comps = [a for a, _ in _compositions(counts, test_size, stratified)]
-        return [[a] for a in comps]
-
-    return class_terms_units(model, N, cuts, between=True) * SECONDS_PER_UNIT
+    return route_seconds(model, N, lambda work: shuffle_split_moments(
+        model, N, test_size, math.inf, classifier=work.clf, arithmetic=work.mode, terms=work,  # type: ignore[arg-type]
+        stratified=stratified))

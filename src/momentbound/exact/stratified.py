@@ -29,7 +29,9 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Union
@@ -293,7 +295,7 @@ def term_cache(
     model: CellModel, N: int, clf: NaiveBayes, arithmetic: str, rational_max_n: int, terms: ClassCountTerms | None
 ) -> ClassCountTerms:
     """The term cache for the arithmetic (``auto``: rational for exact models up to ``rational_max_n``)."""
-    mode = ("rational" if model.is_exact and N <= rational_max_n else "float") if arithmetic == "auto" else arithmetic
+    mode = auto_arithmetic(model, N, rational_max_n) if arithmetic == "auto" else arithmetic
     if terms is None:
         return ClassCountTerms(model, clf, mode)
     if terms.model != model or terms.clf != clf or terms.mode != mode:
@@ -760,60 +762,212 @@ def repeated_stratified_cv_moments(
     )
 
 
-# ----------------------------------------------------------------------------- work estimate
-#: seconds per work unit of the class-count terms (:func:`class_terms_units`), measured on this code:
-#: StratifiedKFold, RepeatedStratifiedKFold, ShuffleSplit and StratifiedShuffleSplit with attributes
-#: (2,), (4,), (2, 2), (2, 2, 2), two or three classes, N = 8-12 (28 runs on a shared two-core machine:
-#: measured / estimated between 0.37 and 3.7, geometric mean 1)
-SECONDS_PER_UNIT = 2.0e-4
+# ----------------------------------------------------------------------------- work count
+class WorkLimitReached(Exception):
+    """Raised inside a dry run once its count passes the limit (the estimate is then at least the limit)."""
 
 
-def term_units(model: CellModel, counts: Sequence[int]) -> float:
-    """Work units of one class-count term: one pass over every pair of inputs and every class
-    (``n_inputs^2 K``). At the sizes the guard decides, the time of a term follows the number of
-    per-input steps more closely than the size of the agreement grids (which the measured constant
-    absorbs); the estimate is for refusing hopeless runs, not for timing short ones."""
-    return float(model.n_inputs**2 * model.n_classes)
+class TermWork:
+    """Stands in for :class:`~momentbound.exact.class_terms.ClassCountTerms` in a dry run of a route:
+    it records each distinct term the route asks for (the real run's cache misses) and the work it
+    costs, and returns zeros, so the route's own loops run as they do for real.
 
+    A term is a loop over inputs or pairs of inputs, each step a few numpy operations on arrays the
+    size of the agreement grids, so its work is counted in two units: ``ops``, the numpy operations
+    (each costs a fixed overhead), and ``cells``, the array entries they touch. With ``G_c = (n_c +
+    1)^d`` the agreement grid of ``n_c`` class-``c`` points, ``P = prod_c G_c``, ``S = sum_c G_c``,
+    ``I`` inputs and ``K`` classes:
 
-def _overlaps(n: Sequence[int], a: Sequence[int], b: Sequence[int]) -> int:
-    return math.prod(min(a[c], b[c]) - max(0, a[c] + b[c] - n[c]) + 1 for c in range(len(n)))
-
-
-def class_terms_units(model: CellModel, N: int, compositions: Callable[[tuple[int, ...]], list[list[tuple[int, ...]]]],
-                      *, between: bool) -> float:
-    """Work units of the exact class-count route over every class-count vector of ``N`` points.
-
-    ``compositions(counts)`` lists, for each way the splitter can cut the data (a stratified
-    allocation, or the test compositions of a shuffle-split), the distinct test compositions it uses;
-    each composition costs its one- and two-point terms, each pair of compositions in one cut a cross
-    term, and with ``between`` (repeated splitters) each pair of compositions of two independent cuts
-    its overlap terms (five two-set terms per overlap vector).
+    * the decisions of a training composition ``m`` (once per ``m``): ``I`` steps of ``d K P(m)`` cells;
+    * ``err1(m)``: ``I`` steps of ``K`` operations and ``K P(m)`` cells;
+    * ``err2(m)``: ``I (I + 1) / 2`` input pairs of ``K + 4`` operations and ``K P(m) (S(m) + K)`` cells;
+    * ``two_sets`` (a shared part ``c``, training sets ``m_1``, ``m_2``): ``I^2`` input pairs (``I``
+      for one shared point) of ``K^2 + 2 K`` operations and ``K^2 P(c) (S(c) + 1)`` cells, and the
+      averages over the private parts, ``2 K I 2^d`` of ``K + 1`` operations and
+      ``K (P(m_1) + P(m_2)) S(c)`` cells;
+    * the laws of agreement pairs, per class built once up to the largest count used: ``I^2`` pairs,
+      ``n`` steps of ``min(I, 4^d)`` operations and ``sum_{j <= n} (j + 1)^(2 d)`` cells each;
+    * ``calls``: every call of a term (cached or not), the route's own bookkeeping.
     """
-    total = 0.0
-    for counts, _ in class_count_splits(model, N, "float"):
-        cuts = compositions(counts)
-        if not cuts:
-            continue
-        unit = term_units(model, counts)
-        calls = 0
-        for comps in cuts:
-            g = len(comps)
-            calls += 2 * g + g * (g + 1) // 2
-        if between:
-            every = sorted({a for comps in cuts for a in comps})
-            calls += 5 * sum(_overlaps(counts, a, b) for a in every for b in every)
-        total += calls * unit
-    return total
+
+    KINDS = ("ops", "cells", "calls")
+
+    def __init__(self, model: CellModel, clf: NaiveBayes, mode: str, limit: float = math.inf,
+                 per_unit: dict[str, float] | None = None) -> None:
+        self.model, self.clf, self.mode = model, clf, mode
+        self.exact = mode == "rational"
+        self.K, self.d, self.n_in = model.n_classes, model.d, model.n_inputs
+        self.units = dict.fromkeys(self.KINDS, 0.0)
+        self._per_unit = per_unit
+        self._limit = limit
+        self._spent = 0.0
+        self._seen: set = set()
+        self.cells_by_term: dict[str, float] = {}
+        self._grids: dict[tuple[int, ...], tuple[float, float]] = {}
+        self._pair_n = [-1] * self.K
+        self._zero = Fraction(0) if self.exact else 0.0
+        self._zero_table = np.full((self.K, self.K), self._zero, dtype=object if self.exact else float)
+        self._zero_table.flags.writeable = False  # the route only reads the terms
+
+    def all_units(self) -> dict[str, float]:
+        """The units counted so far, with those of the pair laws."""
+        units = dict(self.units)
+        sig = min(self.n_in, 4**self.d)
+        for n in self._pair_n:
+            units["ops"] += self.n_in**2 * (n + 1) * sig
+            units["cells"] += self.n_in**2 * sig * sum((j + 1.0) ** (2 * self.d) for j in range(n + 1))
+        return units
+
+    def distinct(self) -> dict[str, int]:
+        """How many distinct terms of each kind the route computed (the real cache's entries)."""
+        kinds = {"decide": 0, "err1": 0, "err2": 0, "two_sets": 0}
+        for key in self._seen:
+            kinds[key[0] if isinstance(key[0], str) else "two_sets"] += 1
+        return kinds
+
+    def seconds(self, per_unit: dict[str, float]) -> float:
+        """The units counted, priced with ``per_unit`` (seconds per unit of each of :attr:`KINDS`)."""
+        units = self.all_units()
+        return sum(units[k] * per_unit[k] for k in self.KINDS)
+
+    def _grid(self, m: tuple[int, ...]) -> tuple[float, float]:
+        """``(P(m), S(m))``: the product and the sum of the agreement grid sizes of composition ``m``."""
+        if m not in self._grids:
+            sides = [(c + 1.0) ** self.d for c in m]
+            self._grids[m] = (math.prod(sides), sum(sides))
+        return self._grids[m]
+
+    def _add(self, ops: float, cells: float, term: str) -> None:
+        self.cells_by_term[term] = self.cells_by_term.get(term, 0.0) + cells
+        self.units["ops"] += ops
+        self.units["cells"] += cells
+        if self._per_unit is not None:
+            self._spent += ops * self._per_unit["ops"] + cells * self._per_unit["cells"]
+            if self._spent > self._limit:
+                raise WorkLimitReached
+
+    def _call(self) -> None:
+        self.units["calls"] += 1
+        if self._per_unit is not None:
+            self._spent += self._per_unit["calls"]
+
+    def _new(self, key: tuple) -> bool:
+        self._call()
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+    def _decide(self, m: tuple[int, ...]) -> None:
+        if ("decide", m) not in self._seen:
+            self._seen.add(("decide", m))
+            self._add(self.n_in * 4, self.n_in * self.d * self.K * self._grid(m)[0], "decide")
+
+    def err1(self, m: Sequence[int]) -> tuple:
+        m = tuple(int(c) for c in m)
+        if self._new(("err1", m)):
+            self._decide(m)
+            self._add(self.n_in * self.K, self.n_in * self.K * self._grid(m)[0], "err1")
+        return (self._zero,) * self.K
+
+    def err2(self, m: Sequence[int]) -> np.ndarray:
+        m = tuple(int(c) for c in m)
+        if self._new(("err2", m)):
+            self._decide(m)
+            self._pair_n = [max(a, b) for a, b in zip(self._pair_n, m)]
+            prod, side = self._grid(m)
+            pairs = self.n_in * (self.n_in + 1) / 2
+            self._add(pairs * (self.K + 4), pairs * self.K * prod * (side + self.K), "err2")
+        return self._zero_table
+
+    def cross(self, common: Sequence[int], fold_i: Sequence[int], fold_j: Sequence[int]) -> np.ndarray:
+        return self.two_sets(common, fold_j, fold_i, u_in_1=True, t_in_2=True)
+
+    def two_sets(self, common: Sequence[int], base1: Sequence[int], base2: Sequence[int], *, u_in_1: bool,
+                 t_in_2: bool, same_point: bool = False) -> np.ndarray:
+        key = (tuple(common), tuple(base1), tuple(base2), u_in_1, t_in_2, same_point)
+        swapped = (key[0], key[2], key[1], key[4], key[3], key[5])
+        if swapped in self._seen:
+            self._call()
+        elif self._new(key):
+            cc, b1, b2 = key[:3]
+            m1 = tuple(c + b for c, b in zip(cc, b1))
+            m2 = tuple(c + b for c, b in zip(cc, b2))
+            self._decide(m1)
+            self._decide(m2)
+            self._pair_n = [max(a, b) for a, b in zip(self._pair_n, cc)]
+            prod, side = self._grid(cc)
+            K, pairs = self.K, (self.n_in if same_point else self.n_in**2)
+            averages = 2 * K * self.n_in * 2**self.d
+            self._add(pairs * (K * K + 2 * K), pairs * K * K * prod * (side + 1), "two_sets")
+            self._add(averages * (K + 1), averages / 2 * K * (self._grid(m1)[0] + self._grid(m2)[0]) * side, "averages")
+        return self._zero_table
+
+
+# ----------------------------------------------------------------------------- work estimate
+#: seconds per work unit of :class:`TermWork` (process CPU time, one BLAS thread, float arithmetic;
+#: ``cells_rational`` replaces ``cells`` in rational arithmetic), measured on StratifiedKFold,
+#: RepeatedStratifiedKFold, ShuffleSplit and StratifiedShuffleSplit with two and three classes, one
+#: and two attributes, N = 12-40 (benchmarks/bench_stratified_work.py, table in benchmarks/RESULTS.md):
+#: the least-squares costs of 16 runs, scaled by 1.28 to centre measured / estimated (0.54-1.87)
+PER_UNIT = {"ops": 7.8e-6, "cells": 8.6e-11, "cells_rational": 1.75e-8, "calls": 1.38e-5}
+#: the dry run stops once the work it has counted passes this many seconds (or the guard's own
+#: limit, :func:`dry_run_budget`): the estimate is then a lower bound (:class:`AtLeast`), enough to
+#: refuse; the dry run itself costs about the route's bookkeeping (``calls``), a few percent of the
+#: estimate
+DRY_RUN_LIMIT = 300.0
+
+
+def auto_arithmetic(model: CellModel, N: int, rational_max_n: int = 12) -> str:
+    """The arithmetic of ``arithmetic="auto"``: rational for exact models up to ``rational_max_n`` points."""
+    return "rational" if model.is_exact and N <= rational_max_n else "float"
+
+
+class AtLeast(float):
+    """An estimate from a dry run stopped at its budget: the work is more than this many seconds."""
+
+
+_BUDGET: ContextVar[float] = ContextVar("momentbound_dry_run_budget", default=DRY_RUN_LIMIT)
+
+
+@contextmanager
+def dry_run_budget(seconds: float | None) -> Iterator[None]:
+    """Inside the block, the dry runs of :func:`route_seconds` stop once they have counted more than
+    ``seconds`` of work (a guard's limit: past it the run is refused whatever the rest adds), and
+    return :class:`AtLeast`; ``None`` keeps :data:`DRY_RUN_LIMIT`."""
+    token = _BUDGET.set(DRY_RUN_LIMIT if seconds is None else min(float(seconds), DRY_RUN_LIMIT))
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def route_seconds(model: CellModel, N: int, route: Callable[[TermWork], object]) -> float:
+    """Estimated CPU seconds of an exact class-count route: ``route(work)`` runs it with a
+    :class:`TermWork` in place of the term cache (a dry run: the route's loops, no term computed),
+    and the units counted are priced with :data:`PER_UNIT`. 0 when no dataset can be split; an
+    :class:`AtLeast` when the dry run passed its budget (:func:`dry_run_budget`)."""
+    mode = auto_arithmetic(model, N)
+    per_unit = {"ops": PER_UNIT["ops"], "calls": PER_UNIT["calls"],
+                "cells": PER_UNIT["cells_rational" if mode == "rational" else "cells"]}
+    work = TermWork(model, NaiveBayes(), mode, _BUDGET.get(), per_unit)
+    try:
+        route(work)
+    except WorkLimitReached:
+        return AtLeast(work.seconds(per_unit))
+    except ImpossibleSplit:
+        return 0.0
+    return work.seconds(per_unit)
 
 
 def stratified_seconds(model: CellModel, N: int, v: int, *, repeated: bool = False) -> float:
     """Estimated seconds of :func:`stratified_cv_moments` (``repeated``: :func:`repeated_stratified_cv_moments`)."""
-    law = AllocationLaw(v)
 
-    def cuts(counts: tuple[int, ...]) -> list[list[tuple[int, ...]]]:
-        if not law.possible(counts):
-            return []
-        return [[row for row, _ in alloc.groups] for alloc in law.allocations(counts)]
+    def route(work: TermWork) -> object:
+        if repeated:
+            return repeated_stratified_cv_moments(model, N, v, math.inf, classifier=work.clf, arithmetic=work.mode,
+                                                  terms=work)  # type: ignore[arg-type]
+        return stratified_cv_moments(model, N, v, classifier=work.clf, arithmetic=work.mode,
+                                     terms=work)  # type: ignore[arg-type]
 
-    return class_terms_units(model, N, cuts, between=repeated) * SECONDS_PER_UNIT
+    return route_seconds(model, N, route)
