@@ -512,7 +512,9 @@ class _Buffers:
     def give(self, arr: np.ndarray | None) -> None:
         while arr is not None and arr.base is not None:
             arr = arr.base
-        if arr is not None and arr.size == self.size:
+        # only the flat buffers handed out by take() come back: a slice built elsewhere (the
+        # generic decision of the top level) can have the same size but not the flat shape
+        if arr is not None and arr.ndim == 1 and arr.size == self.size:
             self.free.append(arr)
 
 
