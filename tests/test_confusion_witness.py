@@ -21,6 +21,7 @@ from sklearn.model_selection import train_test_split
 from momentbound import CellModel
 from momentbound.classifiers import NaiveBayes
 from momentbound.estimators import GE, HoldOut, KFold, LeaveOneOut, estimator_accuracy, estimator_moments
+from momentbound.estimators import make_engine
 from momentbound.estimators.confusion import confusion_moments
 from momentbound.estimators.metrics import LinearMetric
 
@@ -152,21 +153,22 @@ def test_metrics_and_accuracy_equal_the_enumeration(case):
     model, N, est, clf, (m1, m2, g1, g2, joint) = case
     K = model.n_classes
     costs = [[(a * 3 + k) % 4 if a != k else 0 for k in range(K)] for a in range(K)]
+    engine = make_engine(model, classifier=clf)  # one set of prediction probabilities for every metric
     for metric, weights in ((LinearMetric(costs, name="costs"), [Fraction(costs[a][k]) for a in range(K) for k in range(K)]),
                             (LinearMetric.class_error(1), [Fraction(int(a == 1 != k)) for a in range(K) for k in range(K)])):
         w = np.array(weights, dtype=object)
         mean, second = w.dot(m1), w.dot(m2).dot(w)
-        r = estimator_moments(model, N, est, classifier=clf, metric=metric)
+        r = estimator_moments(model, N, est, classifier=clf, metric=metric, engine=engine)
         assert (r.mean, r.variance, r.metric) == (mean, second - mean * mean, metric.name)
-        acc = estimator_accuracy(model, N, est, classifier=clf, metric=metric)
+        acc = estimator_accuracy(model, N, est, classifier=clf, metric=metric, engine=engine)
         gm, gs = w.dot(g1), w.dot(g2).dot(w)
         assert acc.ge_full_mean == gm and acc.ge_full_variance == gs - gm * gm
         assert acc.bias == mean - gm
     # the population rates of GE: balanced error and recall, from the enumerated entries
     prior = [model.prior(a) for a in range(K)]
     bal = sum(g1[a * K + k] / (K * prior[a]) for a in range(K) for k in range(K) if a != k)
-    ge = estimator_moments(model, N, GE(), classifier=clf, metric="balanced_error")
+    ge = estimator_moments(model, N, GE(), classifier=clf, metric="balanced_error", engine=engine)
     assert ge.mean == bal
-    rec = estimator_moments(model, N, GE(), classifier=clf, metric=LinearMetric.recall(0))
+    rec = estimator_moments(model, N, GE(), classifier=clf, metric=LinearMetric.recall(0), engine=engine)
     assert rec.mean == g1[0] / prior[0]
     assert rec.variance == (g2[0, 0] - g1[0] ** 2) / prior[0] ** 2

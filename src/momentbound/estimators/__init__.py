@@ -39,6 +39,8 @@ from momentbound.estimators.results import ErrorMoments
 from momentbound.estimators.coverage import CoverageResult, interval_coverage  # noqa: E402
 from momentbound.estimators.comparison import ComparisonResult, compare_classifiers  # noqa: E402
 from momentbound.estimators.symmetry import input_symmetries
+from momentbound.estimators.metrics import LinearMetric
+from momentbound.estimators.confusion import ConfusionMoments, confusion_moments
 from momentbound.estimators.sweep import SWEEP_AXES, SweepResult, sweep, sweep_estimators
 
 __all__ = [
@@ -84,4 +86,7 @@ __all__ = [
     "interval_coverage",
     "ComparisonResult",
     "compare_classifiers",
+    "LinearMetric",
+    "ConfusionMoments",
+    "confusion_moments",
 ]
