@@ -172,3 +172,53 @@ def test_metrics_and_accuracy_equal_the_enumeration(case):
     rec = estimator_moments(model, N, GE(), classifier=clf, metric=LinearMetric.recall(0), engine=engine)
     assert rec.mean == g1[0] / prior[0]
     assert rec.variance == (g2[0, 0] - g1[0] ** 2) / prior[0] ** 2
+
+
+def test_random_ties_with_every_coin_enumerated():
+    """The paper's tie rule (a fair coin among tied classes, one coin per test point): every ordered
+    dataset and every coin outcome, each pooled confusion matrix from scikit-learn's KFold and
+    ``confusion_matrix``; the GE_N rates average the full-data classifier's coin at a fresh point."""
+    model, N, K, clf = TWO, 5, 2, NaiveBayes()
+    p = [Fraction(c) for c in model.cells]
+    folds = list(SkKFold(n_splits=2).split(np.zeros(N)))
+    cache: dict[tuple[int, ...], np.ndarray] = {}
+
+    def g(data: tuple[int, ...], idx) -> np.ndarray:
+        table = tuple(int(v) for v in np.bincount(np.asarray(data)[idx], minlength=len(p)))
+        if table not in cache:
+            cache[table] = np.array([[Fraction(v).limit_denominator(K) for v in row]
+                                     for row in clf.predict_tables(model, np.array([table]))[0]], dtype=object)
+        return cache[table]
+
+    @lru_cache(maxsize=None)
+    def matrix(y_true: tuple[int, ...], y_pred: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(int(v) for v in confusion_matrix(y_true, y_pred, labels=list(range(K))).ravel())
+
+    order = [int(i) for _, test in folds for i in test]
+    merged: dict[tuple[Any, ...], Fraction] = {}  # (pooled counts, GE_N rates) -> probability
+    g1 = np.zeros(K * K, dtype=object) * Fraction(0)
+    for data in itertools.product(range(len(p)), repeat=N):
+        prob = math.prod(p[c] for c in data)
+        x, y = [c // K for c in data], [c % K for c in data]
+        rows = {int(i): g(data, train)[x[int(i)]] for train, test in folds for i in test}
+        full = g(data, np.arange(N))
+        G = tuple(sum((p[xx * K + a] * full[xx][b] for xx in range(model.n_inputs)), Fraction(0))
+                  for a in range(K) for b in range(K))
+        g1 += prob * np.array(G, dtype=object)
+        choices = [[k for k in range(K) if rows[i][k]] for i in order]
+        for preds in itertools.product(*choices):
+            coin = math.prod(rows[i][k] for i, k in zip(order, preds))
+            key = (matrix(tuple(y[i] for i in order), preds), G)
+            merged[key] = merged.get(key, Fraction(0)) + prob * coin
+    m1 = np.zeros(K * K, dtype=object) * Fraction(0)
+    m2 = np.zeros((K * K, K * K), dtype=object) * Fraction(0)
+    joint = m1.copy()
+    for (cm, G), w in merged.items():
+        C, Gv = np.array([Fraction(v, N) for v in cm], dtype=object), np.array(G, dtype=object)
+        m1 += w * C
+        m2 += w * np.outer(C, C)
+        joint += w * C * Gv
+    r = confusion_moments(model, N, KFold(2, average="pooled"), classifier=clf)
+    assert [v for row in r.mean for v in row] == list(m1)
+    assert [list(row) for row in r.covariance] == [list(row) for row in m2 - np.outer(m1, m1)]
+    assert [v for row in r.covariance_with_ge for v in row] == list(joint - m1 * g1)
