@@ -24,6 +24,7 @@ from momentbound.estimators import GE, HoldOut, KFold, LeaveOneOut, estimator_ac
 from momentbound.estimators import make_engine
 from momentbound.estimators.confusion import confusion_moments
 from momentbound.estimators.metrics import LinearMetric
+from momentbound.splitters.bootstrap import Resubstitution
 
 TWO = CellModel((2,), ["1/5", "3/10", "7/20", "3/20"])
 THREE = CellModel((2,), ["1/6", "1/12", "1/4", "1/8", "1/4", "1/8"])
@@ -124,6 +125,8 @@ CASES = [
      NaiveBayes(ties="first")),
     ("three-holdout", THREE, 5, HoldOut(test_fraction=0.4), holdout(2), lambda N: [Fraction(1, 2)],
      NaiveBayes(ties="sklearn", alpha=1)),
+    ("two-resubstitution", TWO, 6, Resubstitution(), lambda N: [(np.arange(N), np.arange(N))],
+     lambda N: [Fraction(1, N)], NaiveBayes(ties="first")),
 ]
 
 
@@ -174,13 +177,17 @@ def test_metrics_and_accuracy_equal_the_enumeration(case):
     assert rec.variance == (g2[0, 0] - g1[0] ** 2) / prior[0] ** 2
 
 
-def test_random_ties_with_every_coin_enumerated():
+@pytest.mark.parametrize("estimator, splits", [
+    (KFold(2, average="pooled"), lambda N: list(SkKFold(n_splits=2).split(np.zeros(N)))),
+    (Resubstitution(), lambda N: [(np.arange(N), np.arange(N))]),
+], ids=["2fold", "resubstitution"])
+def test_random_ties_with_every_coin_enumerated(estimator, splits):
     """The paper's tie rule (a fair coin among tied classes, one coin per test point): every ordered
-    dataset and every coin outcome, each pooled confusion matrix from scikit-learn's KFold and
-    ``confusion_matrix``; the GE_N rates average the full-data classifier's coin at a fresh point."""
+    dataset and every coin outcome, each pooled confusion matrix from scikit-learn's KFold (or the
+    training points themselves) and ``confusion_matrix``; the GE_N rates average the full-data classifier's coin at a fresh point."""
     model, N, K, clf = TWO, 5, 2, NaiveBayes()
     p = [Fraction(c) for c in model.cells]
-    folds = list(SkKFold(n_splits=2).split(np.zeros(N)))
+    folds = splits(N)
     cache: dict[tuple[int, ...], np.ndarray] = {}
 
     def g(data: tuple[int, ...], idx) -> np.ndarray:
@@ -218,7 +225,7 @@ def test_random_ties_with_every_coin_enumerated():
         m1 += w * C
         m2 += w * np.outer(C, C)
         joint += w * C * Gv
-    r = confusion_moments(model, N, KFold(2, average="pooled"), classifier=clf)
+    r = confusion_moments(model, N, estimator, classifier=clf)
     assert [v for row in r.mean for v in row] == list(m1)
     assert [list(row) for row in r.covariance] == [list(row) for row in m2 - np.outer(m1, m1)]
     assert [v for row in r.covariance_with_ge for v in row] == list(joint - m1 * g1)

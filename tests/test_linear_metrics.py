@@ -22,7 +22,7 @@ from momentbound.estimators import (
     make_engine,
 )
 from momentbound.probability.exact_backend import ExactBackend
-from momentbound.splitters.bootstrap import Resubstitution
+from momentbound.splitters.bootstrap import Bootstrap
 
 MODEL = CellModel((2,), ["1/5", "3/10", "7/20", "3/20"])
 #: two attributes: the float exact backend serves the error's cross terms by the reduced-state kernels
@@ -58,7 +58,7 @@ def test_a_class_beyond_the_model_is_refused() -> None:
         (KFold(2), LinearMetric.recall(0), "backend='montecarlo'"),
         (KFold(2), "balanced_error", "not linear"),
         (StratifiedKFold(2), LinearMetric.confusion_entry(0, 1), "backend='montecarlo'"),
-        (Resubstitution(), LinearMetric.class_error(0), "no exact route"),
+        (Bootstrap(), LinearMetric.class_error(0), "no exact route"),
         (KFold(2), "precision", "not linear"),
     ],
 )

@@ -233,15 +233,22 @@ class TableLaw:
         """``e_c(T)`` for every table of size ``n`` and cell ``c``: ``(count, cells)``."""
         return 1 - self.level(n).g
 
-    def resubstitution(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(r(T), v(T))``: conditional mean and tie-coin variance of the training error."""
-        key = ("resub", n)
+    def resubstitution(self, n: int, loss: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(r(T), v(T))``: conditional mean and tie-coin variance of the training error (of the
+        linear statistic of a ``K x K`` ``loss``: per point of cell ``c``, mean ``l_c(T)`` and variance
+        ``sum_k g_{x_c}(k | T) L[y_c, k]^2 - l_c(T)^2``)."""
+        key = ("resub", n) if loss is None else ("resub", n, loss)
         if key not in self._cache:
             lv = self.level(n)
-            e = 1 - lv.g
             t = lv.tables
+            if loss is None:
+                e = 1 - lv.g
+                coin = e * lv.g
+            else:
+                e = self.point_losses(n, loss)
+                coin = self.point_losses(n, tuple(tuple(v * v for v in row) for row in loss)) - e * e
             r = (t * e).sum(axis=1) / n
-            v = (t * e * lv.g).sum(axis=1) / (n * n)
+            v = (t * coin).sum(axis=1) / (n * n)
             if self.exact:
                 r = np.array([Fraction(x) for x in r], dtype=object)
                 v = np.array([Fraction(x) for x in v], dtype=object)
