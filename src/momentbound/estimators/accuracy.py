@@ -372,7 +372,7 @@ def estimator_accuracy(
     metric:
         Exact only: a :class:`~momentbound.estimators.metrics.LinearMetric` (``None``: the 0-1 error), compared
         with its population counterpart ``GE_N`` (e.g. a confusion entry against ``P[Y = a, g_N(X) = b]``),
-        for ``GE``, ``HoldOut``, ``KFold`` and ``LeaveOneOut``; others raise ``InvalidArgument``.
+        for ``GE``, ``HoldOut``, ``KFold``, ``LeaveOneOut`` and ``Resubstitution``; others raise ``InvalidArgument``.
 
     Returns
     -------

@@ -97,7 +97,7 @@ def confusion_moments(
     model, N, estimator, classifier, backend, covariance, max_seconds:
         As :func:`~momentbound.estimators.estimator_moments`; the splitters whose exact terms are the
         engine's: ``GE()``, ``HoldOut(...)``, ``KFold(v)`` (``average="pooled"`` for the pooled matrix
-        over ``N``), ``LeaveOneOut()``. Others raise ``InvalidArgument`` naming ``backend="montecarlo"``.
+        over ``N``), ``LeaveOneOut()``, ``Resubstitution()`` (the full-data classifier on its own points). Others raise ``InvalidArgument`` naming ``backend="montecarlo"``.
 
     Returns
     -------

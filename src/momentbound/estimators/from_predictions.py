@@ -537,7 +537,7 @@ def estimator_moments(
         The statistic: ``None`` or ``"error"`` (the 0-1 error), or a
         :class:`~momentbound.estimators.metrics.LinearMetric` (a loss matrix: a confusion entry, the errors
         on one class, costs) for the splitters whose exact terms are the engine's (``GE``, ``HoldOut``,
-        ``KFold``, ``LeaveOneOut``); population rates weighted by the class priors (recall, balanced
+        ``KFold``, ``LeaveOneOut``, ``Resubstitution``); population rates weighted by the class priors (recall, balanced
         error) with ``GE()`` only. Others raise ``InvalidArgument`` naming ``backend="montecarlo"``
         (docs/mathematics.md, "Linear statistics of the confusion matrix").
     **montecarlo:
