@@ -125,7 +125,7 @@ CASES = [
      NaiveBayes(ties="first")),
     ("three-holdout", THREE, 5, HoldOut(test_fraction=0.4), holdout(2), lambda N: [Fraction(1, 2)],
      NaiveBayes(ties="sklearn", alpha=1)),
-    ("two-resubstitution", TWO, 6, Resubstitution(), lambda N: [(np.arange(N), np.arange(N))],
+    ("two-resubstitution", TWO, 5, Resubstitution(), lambda N: [(np.arange(N), np.arange(N))],
      lambda N: [Fraction(1, N)], NaiveBayes(ties="first")),
 ]
 
@@ -185,7 +185,7 @@ def test_random_ties_with_every_coin_enumerated(estimator, splits):
     """The paper's tie rule (a fair coin among tied classes, one coin per test point): every ordered
     dataset and every coin outcome, each pooled confusion matrix from scikit-learn's KFold (or the
     training points themselves) and ``confusion_matrix``; the GE_N rates average the full-data classifier's coin at a fresh point."""
-    model, N, K, clf = TWO, 5, 2, NaiveBayes()
+    model, N, K, clf = TWO, 4, 2, NaiveBayes()
     p = [Fraction(c) for c in model.cells]
     folds = splits(N)
     cache: dict[tuple[int, ...], np.ndarray] = {}

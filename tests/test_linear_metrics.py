@@ -87,12 +87,14 @@ def test_the_error_metric_is_the_default_path_bit_for_bit() -> None:
 
 def test_a_non_indicator_loss_uses_its_squares_on_one_point() -> None:
     """With L = 2 (1 - I) every moment scales: mean by 2, variance by 4 (the same-point term uses L^2)."""
+    engine = make_engine(MODEL)
+    twice = LinearMetric([[0, 2], [2, 0]])
     for est in (GE(), KFold(3), LeaveOneOut()):
-        one = estimator_moments(MODEL, 6, est)
-        two = estimator_moments(MODEL, 6, est, metric=LinearMetric([[0, 2], [2, 0]]))
+        one = estimator_moments(MODEL, 6, est, engine=engine)
+        two = estimator_moments(MODEL, 6, est, metric=twice, engine=engine)
         assert two.mean == 2 * one.mean and two.variance == 4 * one.variance
-        acc1 = estimator_accuracy(MODEL, 6, est)
-        acc2 = estimator_accuracy(MODEL, 6, est, metric=LinearMetric([[0, 2], [2, 0]]))
+        acc1 = estimator_accuracy(MODEL, 6, est, engine=engine)
+        acc2 = estimator_accuracy(MODEL, 6, est, metric=twice, engine=engine)
         assert acc2.covariance_with_ge == 4 * acc1.covariance_with_ge and acc2.metric == "custom"
 
 
