@@ -70,6 +70,8 @@ _EXPORTS: dict[str, str] = {
     "estimate_probability": "momentbound.bounds.sampling",
     "get_backend": "momentbound.probability",
     "estimator_moments": "momentbound.estimators",
+    "LinearMetric": "momentbound.estimators",
+    "confusion_moments": "momentbound.estimators",
     "monte_carlo_moments": "momentbound.estimators",
     "MonteCarloMoments": "momentbound.estimators",
     "EstimatorMoments": "momentbound.estimators",

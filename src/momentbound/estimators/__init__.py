@@ -40,6 +40,8 @@ from momentbound.estimators.scoring import SCORINGS, RocBand, ScoreMoments, mont
 from momentbound.estimators.coverage import CoverageResult, interval_coverage  # noqa: E402
 from momentbound.estimators.comparison import ComparisonResult, compare_classifiers  # noqa: E402
 from momentbound.estimators.symmetry import input_symmetries
+from momentbound.estimators.metrics import LinearMetric
+from momentbound.estimators.confusion import ConfusionMoments, confusion_moments
 from momentbound.estimators.sweep import SWEEP_AXES, SweepResult, sweep, sweep_estimators
 from momentbound.estimators.bias_variance import BiasVariance, bias_variance, bias_variance_curve
 
@@ -94,4 +96,7 @@ __all__ = [
     "ScoreMoments",
     "monte_carlo_scores",
     "roc_band",
+    "LinearMetric",
+    "ConfusionMoments",
+    "confusion_moments",
 ]

@@ -116,6 +116,9 @@ class EstimatorAccuracy:
         Monte Carlo only: number of draws and interval level.
     seconds:
         Wall-clock time.
+    metric:
+        The statistic (``"error"`` or a :class:`~momentbound.estimators.metrics.LinearMetric`'s name):
+        ``GE_N`` is then its population counterpart for the classifier trained on all ``N`` points.
     """
 
     estimator: Splitter
@@ -145,6 +148,7 @@ class EstimatorAccuracy:
     approximation: Approximation | None = None
     draws: int | None = None
     confidence: float | None = None
+    metric: str = "error"
 
     def as_row(self) -> dict[str, Any]:
         """A flat row: names, then every number as a float (intervals as ``_lower``/``_upper``)."""
@@ -185,11 +189,17 @@ def _corr(cov: Any, a: Any, b: Any) -> float | None:
     return max(-1.0, min(1.0, float(cov) / math.sqrt(float(a) * float(b))))
 
 
-def _exact(model: CellModel, N: int, estimator: Splitter, classifier: Any, engine: Any) -> dict[str, Any]:
+def _exact(model: CellModel, N: int, estimator: Splitter, classifier: Any, engine: Any,
+           metric: Any = None) -> dict[str, Any]:
     from momentbound.estimators.from_predictions import check_cross_memory, make_engine
+    from momentbound.estimators.metrics import metric_loss
 
     if engine is None:
         engine = make_engine(model, classifier=classifier, backend="exact")
+    if metric is not None:
+        loss = metric_loss(metric, engine.model)
+        if loss != engine.loss:  # the statistic's weights on the same prediction probabilities
+            engine = engine.with_loss(loss)
     check_cross_memory(engine, estimator.split(N), estimator, "exact")  # before any work
     # splitters that can refuse a dataset condition the GE_N moments on a split; the joint term comes
     # first: it refuses intractable table sums before other work
@@ -318,6 +328,7 @@ def estimator_accuracy(
     rng: np.random.Generator | None = None,
     engine: Any = None,
     scoring: str | None = None,
+    metric: Any = None,
 ) -> EstimatorAccuracy:
     """Bias, variance of the deviation, RMS and correlation of an error estimate against ``GE_N``.
 
@@ -348,6 +359,10 @@ def estimator_accuracy(
         fold score of ``cross_val_score`` against the population value of that metric for the
         classifier trained on all ``N`` points (``backend="montecarlo"``; a
         :class:`~momentbound.estimators.scoring.ScoreMoments` with the same accuracy fields).
+    metric:
+        Exact only: a :class:`~momentbound.estimators.metrics.LinearMetric` (``None``: the 0-1 error), compared
+        with its population counterpart ``GE_N`` (e.g. a confusion entry against ``P[Y = a, g_N(X) = b]``),
+        for ``GE``, ``HoldOut``, ``KFold``, ``LeaveOneOut`` and ``Resubstitution``; others raise ``InvalidArgument``.
 
     Returns
     -------
@@ -365,15 +380,21 @@ def estimator_accuracy(
     ----------
     Braga-Neto & Dougherty, Pattern Recognition 38 (2005) and Pattern Recognition Letters 31 (2010).
     """
+    from momentbound.estimators.metrics import check_metric
+
     start = time.perf_counter()
     check_model_and_estimator(model, estimator)
     if scoring is not None:
+        if metric is not None:
+            raise InvalidArgument("give scoring= (a scikit-learn scorer, by simulation) or metric= (an exact linear "
+                                  "statistic), not both")
         from momentbound.estimators.scoring import scored_moments
 
         return scored_moments(model, N, estimator, scoring, classifier=classifier, backend=backend,  # type: ignore[return-value]
                               engine=engine, options={"draws": draws, "confidence": confidence, "rng": rng})
     if backend not in ACCURACY_BACKENDS:
         raise UnknownMethod(f"backend must be one of {', '.join(map(repr, ACCURACY_BACKENDS))}, got {backend!r}")
+    chosen = check_metric(metric, estimator, backend)
     from momentbound.bounds.result import Kind
 
     if backend == "montecarlo":
@@ -384,8 +405,9 @@ def estimator_accuracy(
         kind = Kind.ESTIMATE
     else:
         split = estimator.split(N)
-        fields = _exact(model, split.N, estimator, classifier, engine)
+        fields = _exact(model, split.N, estimator, classifier, engine, chosen)
         kind = Kind.EXACT
     return EstimatorAccuracy(
-        estimator=estimator, N=split.N, backend=backend, kind=kind, seconds=time.perf_counter() - start, **fields
+        estimator=estimator, N=split.N, backend=backend, kind=kind, seconds=time.perf_counter() - start,
+        metric=chosen.name, **fields
     )

@@ -84,8 +84,12 @@ class EstimatorMoments(ErrorMoments):
     :func:`estimator_moments`); the fields are those of :class:`~momentbound.estimators.results.ErrorMoments`.
 
     ``mean``, ``variance`` and the other moments are ``Fraction`` when computed in exact rationals,
-    ``float`` otherwise, :class:`Interval` for interval backends.
+    ``float`` otherwise, :class:`Interval` for interval backends. ``metric`` names the statistic
+    (``"error"``, or a :class:`~momentbound.estimators.metrics.LinearMetric`'s name: then ``ge_mean`` and
+    ``ge_variance`` are its population counterpart's).
     """
+
+    metric: str = "error"
 
 
 # ----------------------------------------------------------------------------- backend access
@@ -181,6 +185,13 @@ class MomentEngine:
     _singles: dict[tuple[int, int], Any] = field(default_factory=dict, repr=False)
     #: receives ``fraction(key, done)`` while a costly term (a key of ``ExactBackend.work_plan``) runs
     meter: Any = field(default=None, repr=False, compare=False)
+    #: the ``K x K`` loss matrix of a linear statistic (:class:`~momentbound.estimators.metrics.LinearMetric`,
+    #: rows: true class); ``None``: the 0-1 error
+    loss: Any = field(default=None, repr=False)
+    #: cross-validation cross probabilities kept across calls and shared by :meth:`with_loss` engines;
+    #: ``None``: kept for one cross term only
+    _crosses: dict[Any, Any] | None = field(default=None, repr=False)
+    _point2: dict[int, Value] = field(default_factory=dict, repr=False)
 
     def _advance(self, key: tuple[Any, ...], done: float) -> None:
         if self.meter is not None:
@@ -203,11 +214,21 @@ class MomentEngine:
         self._inputs = list(m.inputs())
         K = m.n_classes
         self._p = [[m.p(x, k) for k in range(K)] for x in self._inputs]
-        # w[x][y] = P[X = x, Y != y]
-        self._w_exact = [
-            [sum((row[k] for k in range(K) if k != y), 0 * row[0]) for y in range(K)] for row in self._p
-        ]
+        if self.loss is None:
+            # w[x][y] = P[X = x, Y != y]
+            self._w_exact = [
+                [sum((row[k] for k in range(K) if k != y), 0 * row[0]) for y in range(K)] for row in self._p
+            ]
+            self._w2_exact = self._w_exact
+        else:
+            # w[x][k] = sum_a P[X = x, Y = a] L[a, k]; one test point with itself: L[a, k]^2
+            L = self.loss
+            self._w_exact = [[sum((row[a] * L[a][k] for a in range(K)), 0 * row[0]) for k in range(K)]
+                             for row in self._p]
+            self._w2_exact = [[sum((row[a] * L[a][k] ** 2 for a in range(K)), 0 * row[0]) for k in range(K)]
+                              for row in self._p]
         self._w_float = [[float(v) for v in row] for row in self._w_exact]
+        self._w2_float = [[float(v) for v in row] for row in self._w2_exact]
         self._p_float = [[float(v) for v in row] for row in self._p]
         self._maps = input_symmetries(m)
 
@@ -217,6 +238,17 @@ class MomentEngine:
 
     def _pw(self, exact: bool) -> list[list[Any]]:
         return self._p if exact and self.model.is_exact else self._p_float
+
+    def with_loss(self, loss: Any) -> MomentEngine:
+        """An engine for the linear statistic of loss matrix ``loss`` (``None``: the 0-1 error) sharing
+        this engine's prediction probabilities (singles, pairs, count-table laws; and the cross
+        probabilities, which this engine keeps from now on): the probabilities do not depend on the weights."""
+        if self._crosses is None:
+            self._crosses = {}
+        other = MomentEngine(self.model, self.classifier, self.backend, self.source_model, self.source_classifier,
+                             _pairs=self._pairs, _singles=self._singles, loss=loss, _crosses=self._crosses)
+        other.__dict__["_table_laws"] = self.__dict__.setdefault("_table_laws", {})
+        return other
 
     # -- generalization error -------------------------------------------------------------
     def ge_first(self, n: int) -> Value:
@@ -277,13 +309,34 @@ class MomentEngine:
             self._advance(("pair", n), 1.0)
         return self._ge2[n]
 
+    def point_second(self, n: int) -> Value:
+        """``E[L_i^2]`` of one test point of the classifier trained on ``n`` points: ``E[GE]`` for a
+        0/1 statistic (the error, a confusion entry), else weighted by ``sum_a P[x, a] L[a, k]^2``."""
+        if self._w2_exact is self._w_exact or all(v in (0, 1) for row in self.loss for v in row):
+            return self.ge_first(n)
+        if n not in self._point2:
+            self.ge_first(n)  # fills the singles (or the pairs they come from)
+            total: Value = 0
+            for ix in range(len(self._inputs)):
+                if self._single_from_pair and self._pair_key(n, ix, ix)[0] in self._pairs:
+                    probs = [sum(row[1:], row[0]) for row in self._pair(n, ix, ix)]
+                else:
+                    probs = self._single(n, ix)
+                exact = _is_exact(probs) and self.model.is_exact
+                total = total + partition_dot(probs, (self._w2_exact if exact else self._w2_float)[ix])
+            self._point2[n] = total
+        return self._point2[n]
+
     def test_second(self, n_train: int, n_test: int) -> Value:
-        """``E[HE^2]`` for ``n_test`` test points of one classifier trained on ``n_train`` (Lemma 1)."""
+        """``E[HE^2]`` for ``n_test`` test points of one classifier trained on ``n_train`` (Lemma 1:
+        given the training set, two test points are independent; one point with itself is
+        :meth:`point_second`)."""
         m1 = self.ge_first(n_train)
         if n_test == 1:
-            return m1
+            return self.point_second(n_train)
         m2 = self.ge_second(n_train)
-        return ratio_like(1, n_test, m1) * m1 + ratio_like(n_test - 1, n_test, m1) * m2
+        q1 = self.point_second(n_train)
+        return ratio_like(1, n_test, q1) * q1 + ratio_like(n_test - 1, n_test, m1) * m2
 
     # -- cross-validation: two different folds --------------------------------------------
     def fold_pair(self, N: int, s: int, t: int, rule: str) -> Value:
@@ -302,7 +355,8 @@ class MomentEngine:
         model, K = self.model, self.model.n_classes
         piece = ("cross", n_common, s, t)
         # backends that compute every pair of test points at once (reduced-state kernels)
-        matrix = getattr(self.backend, "cross_error_matrix", None)
+        # (the 0-1 error only: other statistics take the per-pair cross probabilities below)
+        matrix = getattr(self.backend, "cross_error_matrix", None) if self.loss is None else None
         if matrix is not None:
             extra = {} if self.meter is None else {"on_progress": self.progress_hook(piece)}
             M = matrix(model, n_common, s - 1, t - 1, self.classifier, **extra)
@@ -316,14 +370,15 @@ class MomentEngine:
             if self._p[ix][y] != 0
         ]
         total: Value = 0
-        seen: dict[tuple[int, int, int, int], Any] = {}
+        seen: dict[Any, Any] = {} if self._crosses is None else self._crosses
+        L = self.loss
         for a_pos, (ia, xa, ya) in enumerate(points):
             self._advance(piece, a_pos / len(points))
             start = a_pos if s == t else 0
             for ib, xb, yb in points[start:]:
                 # cross(sigma a, sigma b) = cross(a, b) for every symmetry sigma of the model
                 ra, rb = min((m[ia], m[ib]) for m in self._maps)
-                key = (ra, ya, rb, yb)
+                key = (ra, ya, rb, yb) if self._crosses is None else (n_common, s, t, ra, ya, rb, yb)
                 if key not in seen:
                     pa, pb = (self._inputs[ra], ya), (self._inputs[rb], yb)
                     seen[key] = _as_values(
@@ -331,10 +386,11 @@ class MomentEngine:
                     )
                 probs = seen[key]
                 pw = self._pw(_is_exact(probs))
-                # P[both test points misclassified] = sum over a != y_a, b != y_b
+                # P[both test points misclassified] = sum over a != y_a, b != y_b (E[L_a L_b] for a loss L)
                 err = partition_dot(
                     [v for row in probs for v in row],
-                    [int(a != ya and b != yb) for a in range(K) for b in range(K)],
+                    [int(a != ya and b != yb) for a in range(K) for b in range(K)] if L is None
+                    else [L[ya][a] * L[yb][b] for a in range(K) for b in range(K)],
                 )
                 term = err * (pw[ia][ya] * pw[ib][yb])
                 # equal fold sizes: cross(a, b) is cross(b, a) transposed, count a != b twice
@@ -381,16 +437,17 @@ def check_arguments(model: object, estimator: object, covariance: object) -> Non
 
 
 def _compute(
-    engine: MomentEngine, N: int, estimator: Splitter, covariance: str
+    engine: MomentEngine, N: int, estimator: Splitter, covariance: str, metric: str = "error"
 ) -> EstimatorMoments:
     start = time.perf_counter()
     parts = estimator.assemble(engine, N, covariance)
     mean, second, train = parts.mean, parts.second, parts.train_size
     ge_mean = engine.ge_first(train)
-    if isinstance(ge_mean, Interval):  # error rates lie in [0, 1]
+    rate = engine.loss is None  # error rates lie in [0, 1]; other losses have their own range
+    if isinstance(ge_mean, Interval) and rate:
         ge_mean = ge_mean.clip(0, 1)
     ge_variance = clip_nonneg(engine.ge_second(train) - ge_mean * ge_mean)
-    if isinstance(mean, Interval):
+    if isinstance(mean, Interval) and rate:
         mean = mean.clip(0, 1)
     variance = clip_nonneg(second - mean * mean)
     std = sqrt_value(variance)
@@ -422,6 +479,7 @@ def _compute(
         single_variance=parts.single_variance,
         repetition_covariance=parts.repetition_covariance,
         split_probability=parts.split_probability,
+        metric=metric,
     )
 
 
@@ -446,6 +504,7 @@ def estimator_moments(
     engine: MomentEngine | None = None,
     max_seconds: float | None = MAX_SECONDS,
     scoring: str | None = None,
+    metric: Any = None,
     **montecarlo: Any,
 ) -> EstimatorMoments:
     """Mean and variance of an error estimator of a classifier, without simulation.
@@ -475,6 +534,13 @@ def estimator_moments(
     max_seconds:
         Refuse (``InvalidArgument``, naming ``backend="montecarlo"``) when the backend
         estimates a longer computation (``backend.estimated_seconds``); ``None`` disables it.
+    metric:
+        The statistic: ``None`` or ``"error"`` (the 0-1 error), or a
+        :class:`~momentbound.estimators.metrics.LinearMetric` (a loss matrix: a confusion entry, the errors
+        on one class, costs) for the splitters whose exact terms are the engine's (``GE``, ``HoldOut``,
+        ``KFold``, ``LeaveOneOut``, ``Resubstitution``); population rates weighted by the class priors (recall, balanced
+        error) with ``GE()`` only. Others raise ``InvalidArgument`` naming ``backend="montecarlo"``
+        (docs/mathematics.md, "Linear statistics of the confusion matrix").
     **montecarlo:
         ``progress`` (``None``, ``True`` or ``False``) with ``backend="exact"``: a progress bar on
         stderr (never stdout) that advances through the costly terms (pair terms of each training
@@ -526,13 +592,19 @@ def estimator_moments(
     """
     from momentbound.splitters.registry import as_splitter
 
+    from momentbound.estimators.metrics import check_metric, metric_loss
+
     estimator = as_splitter(estimator)
     check_arguments(model, estimator, covariance)
     if scoring is not None:
+        if metric is not None:
+            raise InvalidArgument("give scoring= (a scikit-learn scorer, by simulation) or metric= (an exact linear "
+                                  "statistic), not both")
         from momentbound.estimators.scoring import scored_moments
 
         return scored_moments(model, N, estimator, scoring, classifier=classifier, backend=backend,  # type: ignore[return-value]
                               covariance=covariance, engine=engine, max_seconds=max_seconds, options=montecarlo)
+    chosen = check_metric(metric, estimator, backend)
     if isinstance(backend, str) and backend == "montecarlo":
         from momentbound.estimators.montecarlo import monte_carlo_moments
 
@@ -568,6 +640,51 @@ def estimator_moments(
                 f"engine was built for backend {label!r} but backend={backend!r} was given; pass "
                 "the engine's backend (engine.backend) or engine=None"
             )
+    loss = metric_loss(chosen, engine.model)
+    if loss != engine.loss:  # the statistic's weights on the same prediction probabilities
+        engine = engine.with_loss(loss)
+    split = check_work(engine, estimator, N, covariance, max_seconds)
+    has_plan = getattr(engine.backend, "work_plan", None) is not None
+    if progress and not has_plan:
+        raise InvalidArgument(
+            f"progress applies to backend='exact' and backend='montecarlo', not {engine.backend.name!r}; "
+            "drop progress"
+        )
+    work = (None if progress is False or not has_plan
+            else splitter_member(estimator, "exact_progress")(engine, split.N, covariance))
+    if progress and work is None:
+        raise InvalidArgument(
+            f"progress with backend='exact' is available for the splitters whose terms report it (GE, HoldOut, "
+            f"KFold, StratifiedKFold, LeaveOneOut, ...), not {estimator.describe()}; drop progress (or use "
+            "backend='montecarlo', which has it for every splitter)"
+        )
+    if work is None:
+        return _compute(engine, split.N, estimator, covariance, chosen.name)
+    label = f"exact {estimator.describe()}, N={split.N}"
+    if work.plan is not None:  # the splitter's own units; their time is measured as they run
+        plan = dict(work.plan)
+        total = sum(plan.values())
+        bar = ProgressBar(int(total) if float(total).is_integer() else total, progress, label, work.memory,
+                          unit=work.unit)
+    else:
+        items = _work_plan(engine, split, estimator, covariance)
+        plan = {item.key: max(item.seconds, MIN_TERM_SECONDS) for item in items}
+        total = sum(plan.values())
+        bar = ProgressBar(total, progress, label, max((item.memory for item in items), default=0.0),
+                          unit=work.unit, seconds=total)
+    with bar:
+        engine.meter = WorkMeter(plan, bar)
+        try:
+            return _compute(engine, split.N, estimator, covariance, chosen.name)
+        finally:
+            engine.meter = None
+
+
+def check_work(engine: MomentEngine, estimator: Splitter, N: int, covariance: str,
+               max_seconds: float | None) -> Any:
+    """Refuse before any work what the backend or the splitter's own route estimates longer than
+    ``max_seconds`` (``WorkLimitExceeded``/``InvalidArgument`` naming ``backend="montecarlo"``) or larger
+    than the backend's memory; returns the split."""
     split = estimator.split(N)
     estimate = getattr(engine.backend, "estimated_seconds", None)
     max_seconds = seconds_limit(max_seconds)
@@ -604,40 +721,7 @@ def estimator_moments(
                 "a smaller N, or max_seconds=None to run it anyway"
             )
     check_cross_memory(engine, split, estimator, covariance)  # before any work
-    has_plan = getattr(engine.backend, "work_plan", None) is not None
-    if progress and not has_plan:
-        raise InvalidArgument(
-            f"progress applies to backend='exact' and backend='montecarlo', not {engine.backend.name!r}; "
-            "drop progress"
-        )
-    work = (None if progress is False or not has_plan
-            else splitter_member(estimator, "exact_progress")(engine, split.N, covariance))
-    if progress and work is None:
-        raise InvalidArgument(
-            f"progress with backend='exact' is available for the splitters whose terms report it (GE, HoldOut, "
-            f"KFold, StratifiedKFold, LeaveOneOut, ...), not {estimator.describe()}; drop progress (or use "
-            "backend='montecarlo', which has it for every splitter)"
-        )
-    if work is None:
-        return _compute(engine, split.N, estimator, covariance)
-    label = f"exact {estimator.describe()}, N={split.N}"
-    if work.plan is not None:  # the splitter's own units; their time is measured as they run
-        plan = dict(work.plan)
-        total = sum(plan.values())
-        bar = ProgressBar(int(total) if float(total).is_integer() else total, progress, label, work.memory,
-                          unit=work.unit)
-    else:
-        items = _work_plan(engine, split, estimator, covariance)
-        plan = {item.key: max(item.seconds, MIN_TERM_SECONDS) for item in items}
-        total = sum(plan.values())
-        bar = ProgressBar(total, progress, label, max((item.memory for item in items), default=0.0),
-                          unit=work.unit, seconds=total)
-    with bar:
-        engine.meter = WorkMeter(plan, bar)
-        try:
-            return _compute(engine, split.N, estimator, covariance)
-        finally:
-            engine.meter = None
+    return split
 
 
 def _work_plan(engine: MomentEngine, split: Any, estimator: Splitter, covariance: str) -> list[Any]:

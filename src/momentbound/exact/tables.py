@@ -201,27 +201,54 @@ class TableLaw:
         return frac.reshape(ints.shape)
 
     # ------------------------------------------------------------------ per-table functions
-    def ge(self, n: int) -> np.ndarray:
-        """``GE(T)`` for every table of size ``n``."""
-        key = ("ge", n)
+    def ge(self, n: int, loss: Any = None) -> np.ndarray:
+        """``GE(T)`` for every table of size ``n``; with a ``K x K`` ``loss`` matrix (rows: true class)
+        the population value ``E[L(Y, g(X)) | T]`` of that linear statistic."""
+        key = ("ge", n) if loss is None else ("ge", n, loss)
         if key not in self._cache:
             lv = self.level(n)
-            self._cache[key] = lv.g.dot(self.w) if not self.exact else _dot_rows(lv.g, self.w)
+            w = self.w if loss is None else self.loss_weights(loss)
+            self._cache[key] = lv.g.dot(w) if not self.exact else _dot_rows(lv.g, w)
         return self._cache[key]
+
+    def loss_weights(self, loss: Any) -> np.ndarray:
+        """``w[c] = sum_a P[X = x_c, Y = a] L[a, y_c]`` in cell order (``g`` in cell order is the
+        probability of predicting ``y_c`` at ``x_c``)."""
+        cells2 = self.p.reshape(-1, self.K)
+        L = np.array([[Fraction(v) if self.exact else float(v) for v in row] for row in loss],
+                     dtype=object if self.exact else float)
+        return (cells2 @ L).reshape(-1)
+
+    def point_losses(self, n: int, loss: Any) -> np.ndarray:
+        """``l_c(T) = sum_k g_{x_c}(k | T) L[y_c, k]``: the expected loss at a point of cell ``c``,
+        ``(count, cells)`` (``1 - g`` for the 0-1 error)."""
+        lv = self.level(n)
+        K = self.K
+        g = lv.g.reshape(len(lv.g), -1, K)  # g_x(k | T) (same for every class cell of x)
+        L = np.array([[Fraction(v) if self.exact else float(v) for v in row] for row in loss],
+                     dtype=object if self.exact else float)
+        return (g @ L.T).reshape(len(lv.g), -1)
 
     def errors(self, n: int) -> np.ndarray:
         """``e_c(T)`` for every table of size ``n`` and cell ``c``: ``(count, cells)``."""
         return 1 - self.level(n).g
 
-    def resubstitution(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(r(T), v(T))``: conditional mean and tie-coin variance of the training error."""
-        key = ("resub", n)
+    def resubstitution(self, n: int, loss: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(r(T), v(T))``: conditional mean and tie-coin variance of the training error (of the
+        linear statistic of a ``K x K`` ``loss``: per point of cell ``c``, mean ``l_c(T)`` and variance
+        ``sum_k g_{x_c}(k | T) L[y_c, k]^2 - l_c(T)^2``)."""
+        key = ("resub", n) if loss is None else ("resub", n, loss)
         if key not in self._cache:
             lv = self.level(n)
-            e = 1 - lv.g
             t = lv.tables
+            if loss is None:
+                e = 1 - lv.g
+                coin = e * lv.g
+            else:
+                e = self.point_losses(n, loss)
+                coin = self.point_losses(n, tuple(tuple(v * v for v in row) for row in loss)) - e * e
             r = (t * e).sum(axis=1) / n
-            v = (t * e * lv.g).sum(axis=1) / (n * n)
+            v = (t * coin).sum(axis=1) / (n * n)
             if self.exact:
                 r = np.array([Fraction(x) for x in r], dtype=object)
                 v = np.array([Fraction(x) for x in v], dtype=object)
@@ -394,10 +421,12 @@ class TableLaw:
         assert out is not None
         return out
 
-    def full_product(self, N: int, s: int) -> Any:
+    def full_product(self, N: int, s: int, loss: Any = None) -> Any:
         """``E[err(a) GE_N]``: a test point ``a`` of a split whose classifier is trained on the other
-        ``N - s`` points, and the GE of the classifier trained on all ``N`` points."""
-        if not self.exact and self._fast_applies() and self.classifier.ties == "random":
+        ``N - s`` points, and the GE of the classifier trained on all ``N`` points; with a ``K x K``
+        ``loss``, ``E[L(a) GE_N^L]`` for that linear statistic (the one-attribute fast route is the
+        0-1 error's: other losses take the table sum)."""
+        if loss is None and not self.exact and self._fast_applies() and self.classifier.ties == "random":
             dense = 32.0 * (N + 2) ** 2  # a few dense (N + 1) x (N + 1) float tables
             if dense > MAX_DENSE_BYTES:
                 raise InvalidArgument(
@@ -406,12 +435,12 @@ class TableLaw:
                     "backend='montecarlo' or a smaller N"
                 )
             return self._full_product_additive(N, s)
-        U = self.ge(N)
+        U = self.ge(N, loss)
         for m in range(N - 1, N - s, -1):  # U on size N - s + 1: E[GE(T + F)], F ~ Mult(s - 1)
             U = self.lower(U, m)
         n_train = N - s
         lv = self.level(n_train)
-        e = 1 - lv.g
+        e = 1 - lv.g if loss is None else self.point_losses(n_train, loss)
         total = self.zero()
         for c, idx in enumerate(_raised_ranks(n_train, self.cells)):
             if self.p[c] == 0:

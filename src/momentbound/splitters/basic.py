@@ -234,6 +234,13 @@ class SplitterDefaults:
     #: count tables ``(r, folds, cells)`` and the full table ``(r, cells)`` of ``N`` i.i.d. points (the
     #: Monte Carlo ``scoring=`` route); ``None``: the splitter offers no such sampler
     score_folds: ClassVar[Any] = None
+    #: ``assemble`` and ``full_product`` use only the moment engine's weighted terms (``ge_first``,
+    #: ``ge_second``, ``test_second``, ``fold_pair``, :func:`folds_full_product`), so every linear
+    #: statistic of the confusion matrix (a loss matrix on the engine) has exact moments
+    linear_metrics: ClassVar[bool] = False
+    #: its statistic is a population rate of the classifier trained on all ``N`` points (GE): statistics
+    #: weighted by the class priors (recall, balanced error) stay linear
+    population: ClassVar[bool] = False
 
     def cross_folds(self, N: int, covariance: str) -> tuple[int, ...]:
         """Test-set sizes of the folds whose exact cross terms (``engine.fold_pair``) ``assemble`` asks
@@ -317,12 +324,13 @@ def folds_full_product(engine: Any, N: int, sizes: tuple[int, ...], weights: tup
     the other ``N - s_i`` points): ``sum_i w_i E[HE_i GE_N]`` from sums over the full count table
     (``docs/mathematics.md``, "Accuracy against GE_N"); ``weights`` are Fractions or integers."""
     law = table_law(engine, N)
+    loss = getattr(engine, "loss", None)  # a linear statistic's loss matrix (None: the 0-1 error)
     weight: dict[int, Fraction] = {}
     for s, w in zip(sizes, weights, strict=True):
         weight[s] = weight.get(s, Fraction(0)) + Fraction(w)
     total: Any = 0
     for s, w in weight.items():
-        joint = law.full_product(N, s)
+        joint = law.full_product(N, s, loss)
         total = total + ratio_like(w.numerator, w.denominator, joint) * joint
     return total
 
@@ -384,6 +392,8 @@ class GE(SplitterDefaults):
 
     name: ClassVar[str] = "ge"
     pointwise: ClassVar[bool] = False
+    linear_metrics: ClassVar[bool] = True
+    population: ClassVar[bool] = True
 
     def split(self, N: int) -> Split:
         return Split(check_size(N), ())
@@ -429,6 +439,7 @@ class HoldOut(SplitterDefaults):
     name: ClassVar[str] = "holdout"
     pointwise: ClassVar[bool] = False
     single_training_set: ClassVar[bool] = True
+    linear_metrics: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if (self.test_size is None) == (self.test_fraction is None):
@@ -533,6 +544,7 @@ class KFold(SplitterDefaults):
     average: str = field(default="folds", metadata={"help": AVERAGE_HELP, "flags": ('--average',)})
     name: ClassVar[str] = "cv"
     pointwise: ClassVar[bool] = False
+    linear_metrics: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if isinstance(self.v, bool) or not isinstance(self.v, (int, np.integer)):
@@ -595,6 +607,7 @@ class LeaveOneOut(SplitterDefaults):
 
     name: ClassVar[str] = "loo"
     pointwise: ClassVar[bool] = False
+    linear_metrics: ClassVar[bool] = True
 
     def split(self, N: int) -> Split:
         n = check_size(N)

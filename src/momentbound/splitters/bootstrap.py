@@ -111,6 +111,13 @@ def plus_value(resub: Any, err1: Any, gamma: Any) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- splitters
+def _per_table(splitter: Any, law: Any, N: int, engine: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    """The splitter's conditional mean and coin variance per table, for the engine's linear statistic
+    (its ``loss``; ``None``: the 0-1 error, ``per_table``)."""
+    loss = getattr(engine, "loss", None)
+    return splitter.per_table(law, N) if loss is None else splitter.per_table_loss(law, N, loss)
+
+
 class _TableMoments:
     """``assemble`` and ``full_product`` of an estimator that is a function of the count table
     (``per_table(law, N)``: conditional mean and tie-coin variance, or ``None``)."""
@@ -121,7 +128,7 @@ class _TableMoments:
             _finite_needs_montecarlo(self)
         self.split(N)
         law = table_law(engine, N)
-        value, coin = self.per_table(law, N)
+        value, coin = _per_table(self, law, N, engine)
         mean, second = _moments(law, N, value, coin)
         return ExactParts(mean, second, N)
 
@@ -134,7 +141,8 @@ class _TableMoments:
             _finite_needs_montecarlo(self)
         self.split(N)
         law = table_law(engine, N)
-        return law.expect(N, self.per_table(law, N)[0] * law.ge(N))
+        loss = getattr(engine, "loss", None)
+        return law.expect(N, _per_table(self, law, N, engine)[0] * (law.ge(N) if loss is None else law.ge(N, loss)))
 
 
 @dataclass(frozen=True)
@@ -158,9 +166,16 @@ class Resubstitution(SplitterDefaults):
     def params(self) -> dict[str, Any]:
         return {}
 
+    #: every linear statistic of the confusion matrix on the training points has exact moments
+    linear_metrics: ClassVar[bool] = True
+
     def per_table(self, law: Any, N: int) -> tuple[np.ndarray, np.ndarray | None]:
         """The estimate's conditional mean and tie-coin variance given the count table."""
         return law.resubstitution(N)
+
+    def per_table_loss(self, law: Any, N: int, loss: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """:meth:`per_table` of the linear statistic of ``loss`` (``K x K``, rows: true class)."""
+        return law.resubstitution(N, loss)
 
     assemble = _TableMoments.assemble
     full_product = _TableMoments.full_product

@@ -1,0 +1,245 @@
+"""Linear statistics of the confusion matrix (docs/mathematics.md, "Linear statistics of the
+confusion matrix").
+
+A :class:`LinearMetric` is a ``K x K`` loss matrix ``L``: a test point of class ``a`` predicted as
+``k`` counts ``L[a, k]``, and the estimator's statistic is the splitter's average of these losses
+exactly as for the 0-1 error (``L = 1 - I``): hold-out divides the sum by its test points,
+cross-validation averages its folds (pooled or the mean of the fold rates), ``GE`` is the population
+value ``E[L(Y, g(X)) | T]`` of the classifier trained on all ``N`` points. ``confusion_entry(a, b)``
+(``L = e_a e_b^T``) gives the entry ``(a, b)`` of the confusion matrix over the test points, the
+population rate ``P[Y = a, g(X) = b]`` for ``GE``.
+
+The moment engine weighs its prediction probabilities with ``w_L[x][k] = sum_a P[X = x, Y = a] L[a, k]``
+and, for one test point with itself, ``sum_a P[X = x, Y = a] L[a, k]^2``.
+
+Metrics weighted by the class priors (``recall(a)``, ``class_error_rate(a)``, ``balanced_error()``:
+rows of ``L`` divided by ``P[Y = a]``) are linear population rates of a fitted classifier, so only
+``GE`` has their exact moments; an estimator's recall divides by the random number of its test points
+of class ``a`` and is a ratio (``backend="montecarlo"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from momentbound.errors import InvalidArgument
+from momentbound.splitters.basic import splitter_member
+
+__all__ = ["LinearMetric", "METRIC_RULES", "as_metric", "check_metric", "metric_loss"]
+
+#: how a metric's loss matrix is built against a model's classes
+METRIC_RULES = ("error", "matrix", "confusion", "class_error", "recall", "class_error_rate", "balanced_error")
+#: the rules whose rows are divided by the class priors (population rates)
+_PRIOR_WEIGHTED = ("recall", "class_error_rate", "balanced_error")
+
+
+def _as_fraction(value: object, name: str) -> Fraction:
+    if isinstance(value, bool):
+        raise InvalidArgument(f"{name} must be a number (a Fraction, an integer or a decimal string), got {value!r}")
+    try:
+        out = Fraction(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+        raise InvalidArgument(
+            f"{name} must be a finite number (a Fraction, an integer or a decimal string), got {value!r}"
+        ) from None
+    return out
+
+
+def _as_class(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidArgument(f"{name} must be a class index (an integer >= 0), got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class LinearMetric:
+    """A linear statistic of the confusion matrix: the loss ``L[y, prediction]`` per test point.
+
+    Parameters
+    ----------
+    loss:
+        The ``K x K`` loss matrix (rows: true class, columns: predicted class), converted to exact
+        ``Fraction`` entries; ``None`` for the built-in rules (see the constructors).
+    name:
+        A label for reports.
+    rule:
+        ``"matrix"`` (``loss`` given) or the rule of a constructor: ``"error"``, ``"confusion"``,
+        ``"class_error"``, ``"recall"``, ``"class_error_rate"``, ``"balanced_error"``.
+    classes:
+        The class indices the rule refers to.
+
+    Examples
+    --------
+    >>> LinearMetric.confusion_entry(0, 1).matrix_for(2)
+    ((Fraction(0, 1), Fraction(1, 1)), (Fraction(0, 1), Fraction(0, 1)))
+    >>> LinearMetric([[0, 1], [2, 0]], name="costs").name
+    'costs'
+    """
+
+    loss: Any = None
+    name: str = "custom"
+    rule: str = "matrix"
+    classes: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.rule not in METRIC_RULES:
+            raise InvalidArgument(f"rule must be one of {', '.join(METRIC_RULES)}, got {self.rule!r}")
+        if not isinstance(self.name, str) or not self.name:
+            raise InvalidArgument(f"name must be a non-empty string, got {self.name!r}")
+        if self.rule == "matrix":
+            if self.loss is None:
+                raise InvalidArgument("LinearMetric needs a K x K loss matrix (rows: true class, columns: "
+                                      "prediction), e.g. LinearMetric([[0, 1], [5, 0]]), or a constructor "
+                                      "such as LinearMetric.error()")
+            try:
+                rows = [list(row) for row in self.loss]
+            except TypeError:
+                raise InvalidArgument(f"loss must be a K x K matrix (a list of rows), got {self.loss!r}") from None
+            K = len(rows)
+            if K < 2 or any(len(row) != K for row in rows):
+                raise InvalidArgument(
+                    f"loss must be a square K x K matrix with K >= 2 (one row and one column per class), "
+                    f"got rows of lengths {[len(r) for r in rows]}"
+                )
+            matrix = tuple(tuple(_as_fraction(v, f"loss[{a}][{k}]") for k, v in enumerate(row))
+                           for a, row in enumerate(rows))
+            object.__setattr__(self, "loss", matrix)
+        elif self.loss is not None:
+            raise InvalidArgument(f"rule={self.rule!r} builds its own loss matrix; pass loss=None")
+        object.__setattr__(self, "classes", tuple(_as_class(c, "class") for c in self.classes))
+
+    # -- constructors ---------------------------------------------------------------------
+    @classmethod
+    def error(cls) -> LinearMetric:
+        """The 0-1 error, ``L = 1 - I`` (the default of every estimator)."""
+        return cls(name="error", rule="error")
+
+    @classmethod
+    def confusion_entry(cls, a: int, b: int) -> LinearMetric:
+        """Entry ``(a, b)`` of the confusion matrix (true class ``a`` predicted ``b``), ``L = e_a e_b^T``:
+        as a share of the test points (``P[Y = a, g(X) = b]`` for ``GE``)."""
+        return cls(name=f"confusion[{_as_class(a, 'a')},{_as_class(b, 'b')}]", rule="confusion", classes=(a, b))
+
+    @classmethod
+    def class_error(cls, a: int) -> LinearMetric:
+        """The errors on class ``a`` (test points of class ``a`` predicted otherwise) as a share of the test
+        points (``P[Y = a, g(X) != a]`` for ``GE``)."""
+        return cls(name=f"class_error[{_as_class(a, 'a')}]", rule="class_error", classes=(a,))
+
+    @classmethod
+    def recall(cls, a: int) -> LinearMetric:
+        """Population recall of class ``a``, ``P[g(X) = a | Y = a]`` (``GE`` only)."""
+        return cls(name=f"recall[{_as_class(a, 'a')}]", rule="recall", classes=(a,))
+
+    @classmethod
+    def class_error_rate(cls, a: int) -> LinearMetric:
+        """Population error rate of class ``a``, ``P[g(X) != a | Y = a]`` (``GE`` only)."""
+        return cls(name=f"class_error_rate[{_as_class(a, 'a')}]", rule="class_error_rate", classes=(a,))
+
+    @classmethod
+    def balanced_error(cls) -> LinearMetric:
+        """Population balanced error ``(1/K) sum_a P[g(X) != a | Y = a]`` = 1 - balanced accuracy (``GE`` only)."""
+        return cls(name="balanced_error", rule="balanced_error")
+
+    # -- properties -------------------------------------------------------------------------
+    @property
+    def is_error(self) -> bool:
+        """The 0-1 error (the engine's default weights)."""
+        return self.rule == "error"
+
+    @property
+    def prior_weighted(self) -> bool:
+        """Rows divided by the class priors: a population rate, linear for ``GE`` only."""
+        return self.rule in _PRIOR_WEIGHTED
+
+    def matrix_for(self, K: int, priors: Any = None) -> tuple[tuple[Fraction, ...], ...]:
+        """The ``K x K`` loss matrix (exact Fractions; the prior-weighted rules need ``priors``,
+        ``P[Y = a]`` for every class, Fractions or floats)."""
+        for c in self.classes:
+            if c >= K:
+                raise InvalidArgument(f"metric {self.name} names class {c}, but the model has {K} classes (0..{K - 1})")
+        zero, one = Fraction(0), Fraction(1)
+        if self.rule == "matrix":
+            if len(self.loss) != K:
+                raise InvalidArgument(f"metric {self.name}: loss is {len(self.loss)} x {len(self.loss)}, "
+                                      f"but the model has {K} classes; give a {K} x {K} matrix")
+            return self.loss  # type: ignore[no-any-return]
+        if self.rule == "error":
+            return tuple(tuple(zero if a == k else one for k in range(K)) for a in range(K))
+        if self.rule == "confusion":
+            ca, cb = self.classes
+            return tuple(tuple(one if (a, k) == (ca, cb) else zero for k in range(K)) for a in range(K))
+        if self.rule == "class_error":
+            (c,) = self.classes
+            return tuple(tuple(one if a == c and k != c else zero for k in range(K)) for a in range(K))
+        if priors is None:
+            raise InvalidArgument(f"metric {self.name} divides by the class priors; pass priors")
+        for a in range(K):
+            if priors[a] == 0:
+                raise InvalidArgument(f"metric {self.name} divides by P[Y = {a}], which is 0 under this model")
+        if self.rule == "recall":
+            (c,) = self.classes
+            return tuple(tuple(1 / priors[c] if a == c == k else 0 * priors[a] for k in range(K)) for a in range(K))
+        if self.rule == "class_error_rate":
+            (c,) = self.classes
+            return tuple(tuple(1 / priors[c] if a == c != k else 0 * priors[a] for k in range(K)) for a in range(K))
+        return tuple(tuple(0 * priors[a] if a == k else 1 / (K * priors[a]) for k in range(K)) for a in range(K))
+
+    def matrix(self, model: Any) -> tuple[tuple[Any, ...], ...]:
+        """The loss matrix for a :class:`~momentbound.model.cells.CellModel` (its classes and priors)."""
+        K = model.n_classes
+        priors = [model.prior(a) for a in range(K)] if self.prior_weighted else None
+        return self.matrix_for(K, priors)
+
+    def describe(self) -> str:
+        return self.name
+
+
+def as_metric(metric: object) -> LinearMetric:
+    """A :class:`LinearMetric` from one or from a name: ``"error"``, ``"balanced_error"``."""
+    if metric is None:
+        return LinearMetric.error()
+    if isinstance(metric, LinearMetric):
+        return metric
+    names = {"error": LinearMetric.error, "balanced_error": LinearMetric.balanced_error}
+    if isinstance(metric, str) and metric in names:
+        return names[metric]()
+    raise InvalidArgument(
+        f"metric must be a momentbound LinearMetric (e.g. LinearMetric.confusion_entry(0, 1)) or one of "
+        f"{', '.join(map(repr, names))}, got {metric!r}; ratios such as precision or F1 are not linear "
+        "(use backend='montecarlo')"
+    )
+
+
+def check_metric(metric: object, estimator: Any, backend: object = "exact") -> LinearMetric:
+    """The metric as a :class:`LinearMetric`, refused (``InvalidArgument`` naming
+    ``backend="montecarlo"``) when it is not a linear statistic of what ``estimator`` computes
+    (asked of the splitter: ``linear_metrics``, ``population``) or the backend cannot weigh it."""
+    m = as_metric(metric)
+    if m.is_error:
+        return m
+    what = estimator.describe()
+    if isinstance(backend, str) and backend == "montecarlo":
+        raise InvalidArgument(
+            f"metric {m.name}: the exact linear-statistic route needs a prediction-probability backend "
+            "(backend='exact', 'sampling', 'series' or 'bound:...'); backend='montecarlo' simulates the 0-1 error here"
+        )
+    if not splitter_member(estimator, "linear_metrics"):
+        raise InvalidArgument(
+            f"metric {m.name} has no exact route for {what} (its exact moments are the 0-1 error's own sums); "
+            "use backend='montecarlo' for it"
+        )
+    if m.prior_weighted and not splitter_member(estimator, "population"):
+        raise InvalidArgument(
+            f"metric {m.name} of {what} divides by the random number of test points of a class, a ratio "
+            "that is not linear in the confusion counts; use backend='montecarlo' (or GE() for the population rate)"
+        )
+    return m
+
+
+def metric_loss(metric: LinearMetric, model: Any) -> Any:
+    """The moment engine's ``loss``: ``None`` for the 0-1 error (the engine's own weights, bit for
+    bit), else the metric's matrix for ``model``."""
+    return None if metric.is_error else metric.matrix(model)
