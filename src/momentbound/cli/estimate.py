@@ -22,6 +22,7 @@ from momentbound.cli._common import (
     limit_options,
     model_options,
     moment_fields,
+    parse_metric,
     plugin_fields,
     print_table,
     result_document,
@@ -78,10 +79,13 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
     extra: dict[str, Any] = {}
     if backend == "montecarlo":
         extra = {"draws": options.get("draws", 10_000), "rng": np.random.default_rng(options.get("rng"))}
+    if "metric" in options:
+        extra["metric"] = options["metric"]
     r = estimator_accuracy(model, N, est, classifier=classifier, backend=backend, **extra)
     doc: dict[str, Any] = {"N": N, "backend": r.backend, "kind": getattr(r.kind, "name", str(r.kind)).lower(),
                            "description": est.describe(), "seconds": float(r.seconds),
-                           "draws": r.draws, **plugin_fields(est, r.classifier)}
+                           "draws": r.draws, "metric": options["metric"].name if "metric" in options else "error",
+                           **plugin_fields(est, r.classifier)}
     for name in ACCURACY_FIELDS:
         doc.update(moment_fields(name, getattr(r, name)))
     if as_json:
@@ -100,6 +104,11 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
 @click.option("--against", type=click.Choice(["ge-full"]), default=None,
               help="ge-full: also how well the estimate tracks GE_N, the error of the classifier trained on "
               "all N points (bias, RMS, covariance and correlation).")
+@click.option("--metric", default=None, metavar="SPEC",
+              help="An exact linear statistic of the confusion matrix in place of the 0-1 error: error, "
+              "confusion:A:B (test points of class A predicted B), class_error:A (errors on class A), and for "
+              "--splitter ge the population rates recall:A, class_error_rate:A and balanced_error. Splitters ge, "
+              "holdout, cv, loo and resubstitution; exact-route backends.")
 @click.option("--scoring", default=None, metavar="NAME",
               help="A scikit-learn scorer (accuracy, balanced_accuracy, recall, precision, f1, recall_macro, "
               "precision_macro, f1_macro, roc_auc, roc_auc_ovr): the moments of cross_val_score(..., scoring=NAME) "
@@ -127,7 +136,7 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
 def command(
     arities: str, cells: str, n_classes: int | None, classifier_name: str, params: tuple[str, ...], ties: str,
     alpha: str, backend: str, seed: int | None, covariance: str, N: int, splitter: tuple[str, dict[str, str]],
-    against: str | None, scoring: str | None, draws: int | None,
+    against: str | None, metric: str | None, scoring: str | None, draws: int | None,
     scheduler: str | None, workers: int | None, timeout: float | None, progress: bool | None, as_json: bool,
 ) -> None:
     """Mean, variance and fold covariance of a splitter's error estimate, without simulation.
@@ -142,6 +151,13 @@ def command(
     if (scheduler is not None or workers is not None) and backend != "montecarlo":
         raise click.UsageError("--scheduler and --workers only apply to --backend montecarlo")
     check_dask_options(scheduler, workers, timeout)
+    if metric is not None and scoring is not None:
+        raise click.UsageError("give --metric (an exact linear statistic) or --scoring (a scikit-learn scorer, by "
+                               "simulation), not both")
+    if metric is not None and backend == "montecarlo":
+        raise UserError(f"--metric {metric} has exact moments: drop --backend montecarlo (for a scikit-learn scorer "
+                        "by simulation use --scoring NAME)")
+    linear = None if metric is None else parse_metric(metric)
     if scoring is not None:
         if backend != "montecarlo":
             raise UserError(f"--scoring {scoring} is computed by simulating the real procedure: add --backend "
@@ -171,13 +187,22 @@ def command(
     if scoring is not None:
         _scores(model, N, est, classifier, scoring, options, as_json)
         return
+    if linear is not None:
+        from momentbound.splitters.basic import splitter_member
+
+        if linear.prior_weighted and not splitter_member(est, "population"):
+            raise UserError(f"--metric {metric} of {est.describe()} divides by the random number of test points of a "
+                            "class (a ratio, not linear in the confusion counts): use --splitter ge for the population "
+                            "rate, or --scoring recall / balanced_accuracy with --backend montecarlo for the "
+                            "cross-validated score")
+        options["metric"] = linear
     if against is not None:
         _accuracy(model, N, est, classifier, backend, covariance, options, as_json)
         return
     r = estimator_moments(model, N, est, classifier=classifier, backend=engine_backend, covariance=covariance,
                           **options)
     if as_json:
-        emit_json(result_document(r))
+        emit_json({**result_document(r), "metric": getattr(r, "metric", "error")})
         return
     rows = [
         ("splitter", r.estimator.describe()),
