@@ -1,4 +1,4 @@
-"""``estimate --metric SPEC``: exact linear statistics of the confusion matrix from the command line
+"""``estimate --metric STATISTIC``: exact linear statistics of the confusion matrix from the command line
 (one JSON document from a real subprocess, equal to the API in exact rationals), and refusals that
 name the fix."""
 

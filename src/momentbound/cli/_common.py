@@ -666,7 +666,7 @@ def plugin_fields(splitter: Any, classifier: Any) -> dict[str, Any]:
 
 
 def parse_metric(spec: str) -> Any:
-    """``--metric SPEC``: ``error``, ``balanced_error``, ``confusion:A:B``, ``class_error:A``, ``recall:A`` or
+    """``--metric STATISTIC``: ``error``, ``balanced_error``, ``confusion:A:B``, ``class_error:A``, ``recall:A`` or
     ``class_error_rate:A`` as a :class:`~momentbound.estimators.metrics.LinearMetric`."""
     from momentbound.estimators.metrics import LinearMetric
 

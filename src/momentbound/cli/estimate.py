@@ -104,7 +104,7 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
 @click.option("--against", type=click.Choice(["ge-full"]), default=None,
               help="ge-full: also how well the estimate tracks GE_N, the error of the classifier trained on "
               "all N points (bias, RMS, covariance and correlation).")
-@click.option("--metric", default=None, metavar="SPEC",
+@click.option("--metric", default=None, metavar="STATISTIC",
               help="An exact linear statistic of the confusion matrix in place of the 0-1 error: error, "
               "confusion:A:B (test points of class A predicted B), class_error:A (errors on class A), and for "
               "--splitter ge the population rates recall:A, class_error_rate:A and balanced_error. Splitters ge, "
