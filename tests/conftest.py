@@ -119,3 +119,32 @@ def cross_val_error(make_classifier: Callable[[], object], X, y, cv: object, *, 
         reference = 1.0 - cross_val_score(make_classifier(), X, y, cv=cv, error_score="raise").mean()
         assert abs(reference - error) < 1e-12, (reference, error)
     return error
+
+
+def sklearn_fold_scores(model, X, y, seq, train, test, names, cache: dict) -> dict[str, float]:
+    """Every scorer of ``names`` (``sklearn.metrics.get_scorer``) of scikit-learn's
+    ``CategoricalNB(alpha=1, min_categories=model.arities)`` fitted on the fold ``train`` and scored
+    on ``test`` (``nan`` where the scorer raises, as ``cross_val_score`` records it). ``seq`` holds the
+    cell index of every row; fit and scores depend on the rows only through the cell counts of the two
+    parts, which key ``cache``."""
+    import math
+
+    import numpy as np
+    from sklearn import config_context
+    from sklearn.metrics import get_scorer
+    from sklearn.naive_bayes import CategoricalNB
+
+    C = len(model.cells)
+    key = (model, tuple(np.bincount(seq[test], minlength=C)), tuple(np.bincount(seq[train], minlength=C)))
+    if key not in cache:
+        clf = CategoricalNB(alpha=1, force_alpha=True, min_categories=list(model.arities)).fit(X[train], y[train])
+        values = {}
+        for name in names:
+            with warnings.catch_warnings(), config_context(skip_parameter_validation=True):
+                warnings.simplefilter("ignore")
+                try:
+                    values[name] = float(get_scorer(name)(clf, X[test], y[test]))
+                except ValueError:
+                    values[name] = math.nan
+        cache[key] = values
+    return cache[key]

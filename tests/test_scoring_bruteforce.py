@@ -17,12 +17,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from sklearn import config_context
-from sklearn.metrics import (balanced_accuracy_score, f1_score, get_scorer, precision_score, recall_score,
+from sklearn.metrics import (balanced_accuracy_score, f1_score, precision_score, recall_score,
                              roc_auc_score)
 from sklearn.model_selection import KFold as SkKFold
 from sklearn.model_selection import StratifiedKFold as SkStratifiedKFold
 from sklearn.model_selection import cross_val_score
 from sklearn.naive_bayes import CategoricalNB
+
+from conftest import sklearn_fold_scores
 
 from momentbound import CellModel
 from momentbound.classifiers import NaiveBayes
@@ -75,22 +77,9 @@ def _brute(model: CellModel, N: int, v: int, stratified: bool):
         for train_idx, test_idx in folds:
             te = np.bincount(seq[test_idx], minlength=C)
             tr = np.bincount(seq[train_idx], minlength=C)
-            key = (model, tuple(te), tuple(tr))
-            if key not in _CACHE:
-                clf = CategoricalNB(alpha=1, force_alpha=True, min_categories=list(model.arities)).fit(
-                    X[train_idx], y[train_idx])
-                values = {}
-                for name in names:
-                    with warnings.catch_warnings(), config_context(skip_parameter_validation=True):
-                        warnings.simplefilter("ignore")
-                        try:
-                            values[name] = float(get_scorer(name)(clf, X[test_idx], y[test_idx]))
-                        except ValueError:
-                            values[name] = float("nan")
-                _CACHE[key] = values
             tests.append(te)
             trains.append(tr)
-            fold_values.append(_CACHE[key])
+            fold_values.append(sklearn_fold_scores(model, X, y, seq, train_idx, test_idx, names, _CACHE))
         weight = np.prod([probs[c] for c in seq])
         rows.append((seq, weight, np.array(tests), np.array(trains),
                      {name: np.mean([f[name] for f in fold_values]) for name in names}))

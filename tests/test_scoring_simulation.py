@@ -17,10 +17,9 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn import config_context
-from sklearn.metrics import get_scorer
 from sklearn.model_selection import StratifiedKFold as SkStratifiedKFold
-from sklearn.naive_bayes import CategoricalNB
+
+from conftest import sklearn_fold_scores
 
 from momentbound import CellModel
 from momentbound.classifiers import NaiveBayes
@@ -68,19 +67,7 @@ def _sklearn_scores(model: CellModel, N: int, v: int, datasets: int, names: list
         drawn += 1
         per_fold = []
         for train, test in folds:
-            key = (tuple(np.bincount(seq[test], minlength=C)), tuple(np.bincount(seq[train], minlength=C)))
-            if key not in cache:
-                clf = CategoricalNB(alpha=1, force_alpha=True, min_categories=list(model.arities)).fit(X[train], y[train])
-                values = {}
-                for name in names:
-                    with warnings.catch_warnings(), config_context(skip_parameter_validation=True):
-                        warnings.simplefilter("ignore")
-                        try:
-                            values[name] = float(get_scorer(name)(clf, X[test], y[test]))
-                        except ValueError:
-                            values[name] = math.nan
-                cache[key] = values
-            per_fold.append(cache[key])
+            per_fold.append(sklearn_fold_scores(model, X, y, seq, train, test, names, cache))
         for name in names:
             out[name].append(float(np.mean([f[name] for f in per_fold])))
     return {name: np.array(values) for name, values in out.items()}
