@@ -19,8 +19,11 @@ own splitters and ``CategoricalNB`` directly (fit on the training rows, predict 
 once, look the test rows up); the first datasets of every run are also passed through
 ``cross_val_score`` itself and must give the same numbers.
 
-Run: PYTHONPATH=src .venv/bin/python benchmarks/witness_real_data.py [--datasets R] [--workers W]
-(writes benchmarks/witness_real_data.json; the table goes into RESULTS.md by hand).
+Run: PYTHONPATH=src .venv/bin/python benchmarks/witness_real_data.py [--datasets R] [--workers W] [--summary]
+Each chunk of 1,000 datasets of one (data set, N) is written to its own file under
+``benchmarks/witness_real_data/`` (its power sums: enough for the mean, the variance, their standard
+errors and the RMS against GE_N), so an interrupted run resumes where it stopped; the pooled
+comparison goes to benchmarks/witness_real_data.json and the Markdown table to stdout.
 """
 
 from __future__ import annotations
@@ -149,20 +152,40 @@ def simulate(model: Any, N: int, R: int, seed: int, check: int = 5, keys: tuple[
 
 
 def compare(sim: dict[str, np.ndarray], ref: dict[str, dict[str, tuple[float, float]]]) -> dict[str, dict[str, Any]]:
-    R = sim["ge"].size
-    rows = {}
+    """z of the mean, the variance and the RMS against GE_N of each estimator, scikit-learn against the toolkit."""
+    return compare_sums(power_sums(sim), ref)
+
+
+CHUNK = 1000
+DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "witness_real_data")
+
+
+def power_sums(sim: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
+    """Sufficient sums of one chunk: powers 1-4 of each estimate and of its squared gap to GE_N."""
+    out = {}
     for key in (k for k in ESTIMATORS if k in sim):
-        e = sim[key]
-        d = e - sim["ge"]
-        m, v = e.mean(), e.var(ddof=1)
-        se_m = math.sqrt(v / R)
-        c = e - m
-        se_v = math.sqrt(max(np.mean(c**4) - v**2, 0.0) / R)
-        msq = np.mean(d**2)
+        e, d2 = sim[key], (sim[key] - sim["ge"]) ** 2
+        out[key] = {"n": float(e.size), **{f"e{j}": float(np.sum(e**j)) for j in (1, 2, 3, 4)},
+                    "d2": float(np.sum(d2)), "d4": float(np.sum(d2**2))}
+    return out
+
+
+def compare_sums(sums: dict[str, dict[str, float]], ref: dict[str, dict[str, tuple[float, float]]]
+                 ) -> dict[str, dict[str, Any]]:
+    """The rows of :func:`compare` from the pooled power sums of every chunk."""
+    rows = {}
+    for key, s in sums.items():
+        R = s["n"]
+        m = s["e1"] / R
+        m2 = s["e2"] / R - m * m
+        m4 = s["e4"] / R - 4 * m * s["e3"] / R + 6 * m * m * s["e2"] / R - 3 * m**4
+        v = m2 * R / (R - 1)
+        msq = s["d2"] / R
         rms = math.sqrt(msq)
-        se_rms = np.std(d**2, ddof=1) / math.sqrt(R) / (2 * rms)
+        var_d2 = (s["d4"] / R - msq * msq) * R / (R - 1)
         row = {}
-        for name, val, se in (("mean", m, se_m), ("variance", v, se_v), ("rms", rms, se_rms)):
+        for name, val, se in (("mean", m, math.sqrt(v / R)), ("variance", v, math.sqrt(max(m4 - v * v, 0.0) / R)),
+                              ("rms", rms, math.sqrt(max(var_d2, 0.0) / R) / (2 * rms))):
             t, tse = ref[key][name]
             row[name] = {"sklearn": val, "sklearn_se": se, "toolkit": t, "toolkit_se": tse,
                          "z": (val - t) / math.sqrt(se**2 + tse**2)}
@@ -170,42 +193,115 @@ def compare(sim: dict[str, np.ndarray], ref: dict[str, dict[str, tuple[float, fl
     return rows
 
 
-def run_one(args: tuple[str, int, int, int, int]) -> dict[str, Any]:
-    name, N, R, draws, seed = args
-    model = population(name)
+def _write_json(path: str, doc: Any) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w") as fh:
+        json.dump(doc, fh, indent=1)
+    os.replace(tmp, path)
+
+
+def run_chunk(args: tuple[str, int, int, int]) -> str:
+    """One chunk of CHUNK datasets (its seed fixed by its place), written to its own file."""
+    name, N, chunk, seed = args
     t0 = time.perf_counter()
-    sim = simulate(model, N, R, seed)
-    t1 = time.perf_counter()
-    ref = toolkit(model, N, draws, seed + 1)
-    t2 = time.perf_counter()
-    return {"data": name, "N": N, "datasets": R, "toolkit_draws": draws, "redrawn": int(sim["redrawn"][0]),
-            "sklearn_seconds": t1 - t0, "toolkit_seconds": t2 - t1, "rows": compare(sim, ref)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sim = simulate(population(name), N, CHUNK, seed, check=2)
+    doc = {"data": name, "N": N, "chunk": chunk, "seed": seed, "datasets": CHUNK, "redrawn": int(sim["redrawn"][0]),
+           "seconds": time.perf_counter() - t0, "sums": power_sums(sim)}
+    _write_json(os.path.join(DIR, f"{name}_N{N}_chunk{chunk:03d}.json"), doc)
+    return f"{name} N={N} chunk {chunk}: {doc['seconds']:.0f} s"
+
+
+def run_reference(args: tuple[str, int, int, int]) -> str:
+    name, N, draws, seed = args
+    t0 = time.perf_counter()
+    ref = toolkit(population(name), N, draws, seed)
+    doc = {"data": name, "N": N, "draws": draws, "seed": seed, "seconds": time.perf_counter() - t0, "toolkit": ref}
+    _write_json(os.path.join(DIR, f"{name}_N{N}_toolkit.json"), doc)
+    return f"{name} N={N} toolkit: {doc['seconds']:.0f} s"
+
+
+def _run(job: tuple[str, Any]) -> str:
+    kind, args = job
+    return run_chunk(args) if kind == "chunk" else run_reference(args)
+
+
+CASES = tuple((name, N) for name in ("titanic", "ucbadmissions") for N in (40, 100, 200))
+
+
+def summary(R: int) -> dict[str, Any]:
+    """Pool the chunks written so far (the first R // CHUNK of each case) against the toolkit's values."""
+    import glob
+
+    results = []
+    for k, (name, N) in enumerate(CASES):
+        ref_path = os.path.join(DIR, f"{name}_N{N}_toolkit.json")
+        files = sorted(glob.glob(os.path.join(DIR, f"{name}_N{N}_chunk*.json")))[: R // CHUNK]
+        if not files or not os.path.exists(ref_path):
+            continue
+        with open(ref_path) as fh:
+            ref = json.load(fh)
+        docs = []
+        for f in files:
+            with open(f) as fh:
+                docs.append(json.load(fh))
+        sums = {key: {field: sum(d["sums"][key][field] for d in docs) for field in docs[0]["sums"][key]}
+                for key in docs[0]["sums"]}
+        results.append({"data": name, "N": N, "datasets": int(sum(d["datasets"] for d in docs)),
+                        "toolkit_draws": ref["draws"], "redrawn": int(sum(d["redrawn"] for d in docs)),
+                        "sklearn_seconds": sum(d["seconds"] for d in docs), "toolkit_seconds": ref["seconds"],
+                        "rows": compare_sums(sums, {key: {n: tuple(v) for n, v in r.items()}
+                                                    for key, r in ref["toolkit"].items()})})
+    return {"machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} cores, Python "
+                       f"{platform.python_version()}", "results": results}
+
+
+LABELS = {"cv5": "cross_val_score cv=5", "cv10": "cross_val_score cv=10", "rskf5x2": "RepeatedStratifiedKFold(5, 2)",
+          "632": f".632 (B = {B632})"}
+
+
+def table(doc: dict[str, Any]) -> str:
+    lines = ["| data set | N | datasets | estimator | mean sklearn / toolkit (z) | variance sklearn / toolkit (z) "
+             "| RMS vs GE_N sklearn / toolkit (z) |", "|---|---|---|---|---|---|---|"]
+    for res in doc["results"]:
+        for key, row in res["rows"].items():
+            cells = [f"{c['sklearn']:.{p}f} / {c['toolkit']:.{p}f} ({c['z']:+.2f})"
+                     for c, p in ((row["mean"], 4), (row["variance"], 5), (row["rms"], 4))]
+            lines.append(f"| {res['data']} | {res['N']} | {res['datasets']:,} | {LABELS[key]} | " + " | ".join(cells)
+                         + " |")
+    return "\n".join(lines)
 
 
 def main() -> None:
+    """Run the missing chunks of every case (resumable: each chunk is its own file), then pool them.
+
+    ``--datasets R`` datasets per case (a multiple of 1,000), ``--draws D`` Monte Carlo draws of the toolkit,
+    ``--workers W`` processes, ``--summary`` only pools what is on disk.
+    """
     R = int(sys.argv[sys.argv.index("--datasets") + 1]) if "--datasets" in sys.argv else 20_000
     workers = int(sys.argv[sys.argv.index("--workers") + 1]) if "--workers" in sys.argv else 2
     draws = int(sys.argv[sys.argv.index("--draws") + 1]) if "--draws" in sys.argv else 100_000
-    jobs = [(name, N, R, draws, 1000 * k + N) for k, name in enumerate(("titanic", "ucbadmissions"))
-            for N in (40, 100, 200)]
-    from multiprocessing import Pool
+    os.makedirs(DIR, exist_ok=True)
+    if "--summary" not in sys.argv:
+        jobs: list[tuple[str, Any]] = []
+        for k, (name, N) in enumerate(CASES):
+            if not os.path.exists(os.path.join(DIR, f"{name}_N{N}_toolkit.json")):
+                jobs.append(("toolkit", (name, N, draws, 1000 * k + N + 1)))
+        for chunk in range(R // CHUNK):  # chunk-major: every case advances together
+            for k, (name, N) in enumerate(CASES):
+                if not os.path.exists(os.path.join(DIR, f"{name}_N{N}_chunk{chunk:03d}.json")):
+                    jobs.append(("chunk", (name, N, chunk, 7919 * (chunk + 1) + 1000 * k + N)))
+        from multiprocessing import Pool
 
-    t0 = time.time()
-    path = os.path.join(os.path.dirname(__file__), "witness_real_data.json")
-    results = []
-    with Pool(workers) as pool:
-        for res in pool.imap_unordered(run_one, jobs):
-            results.append(res)
-            worst = max(abs(c["z"]) for r in res["rows"].values() for c in r.values())
-            print(f"{res['data']} N={res['N']}: sklearn {res['sklearn_seconds']:.0f} s, toolkit "
-                  f"{res['toolkit_seconds']:.0f} s, max |z| = {worst:.2f}", flush=True)
-            doc = {"machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} cores, Python "
-                              f"{platform.python_version()}", "load_average": os.getloadavg(),
-                   "seconds": time.time() - t0, "results": results}
-            tmp = path + ".tmp"
-            with open(tmp, "w") as fh:
-                json.dump(doc, fh, indent=1)
-            os.replace(tmp, path)
+        with Pool(workers) as pool:
+            for line in pool.imap_unordered(_run, jobs):
+                print(line, flush=True)
+    doc = summary(R)
+    _write_json(os.path.join(os.path.dirname(os.path.abspath(__file__)), "witness_real_data.json"), doc)
+    print(table(doc))
+    worst = max((abs(c["z"]) for r in doc["results"] for row in r["rows"].values() for c in row.values()), default=0)
+    print(f"max |z| = {worst:.2f}")
 
 
 if __name__ == "__main__":
