@@ -94,8 +94,9 @@ def _register() -> None:
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
         cmd = getattr(module, "command", None)
-        if isinstance(cmd, click.Command):
-            main.add_command(cmd)
+        if not isinstance(cmd, click.Command):  # a command module that lost its command must not vanish
+            raise TypeError(f"{module.__name__} must define `command`, a click command; it has {cmd!r}")
+        main.add_command(cmd)
 
 
 _register()

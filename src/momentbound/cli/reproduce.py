@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import sys
 
@@ -23,6 +24,21 @@ def _names(name: str) -> list[str]:
             f"unknown study {name!r}; choose one of {', '.join(STUDIES)} or 'all'", param_hint="NAME"
         )
     return [name]
+
+
+def _run(run_study: Any, name: str, quick: bool, tick: Any) -> Any:
+    """Run one study; a limit refusal names this command's own ways out (the study's inner routes and
+    sizes are not options of ``reproduce``)."""
+    from momentbound.errors import MemoryLimitExceeded, WorkLimitExceeded
+
+    try:
+        return run_study(name, quick=quick, progress=tick)
+    except (WorkLimitExceeded, MemoryLimitExceeded) as exc:
+        cause = str(exc).split("; ", 1)[0]
+        lift = ("--max-memory SIZE on a machine with that much memory" if isinstance(exc, MemoryLimitExceeded)
+                else "a larger --max-seconds, or --max-seconds none to run it anyway")
+        way = lift if quick else f"--quick (small grids and N, seconds), {lift}"
+        raise type(exc)(f"study {name}{'' if quick else ' at the paper scale'}: {cause}; use {way}") from None
 
 
 @click.command("reproduce")
@@ -73,7 +89,7 @@ def command(name: str, out: Path, quick: bool, as_json: bool, progress: bool | N
             def tick(done: int, total: int, _task=task) -> None:
                 bars.update(_task, completed=done, total=total)
 
-            result = run_study(n, quick=quick, progress=tick)
+            result = _run(run_study, n, quick, tick)
             files = result.save(dest.path)
             dest.record(*files.paths)
             result.figure.clear()
