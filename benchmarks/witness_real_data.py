@@ -277,7 +277,8 @@ def main() -> None:
     """Run the missing chunks of every case (resumable: each chunk is its own file), then pool them.
 
     ``--datasets R`` datasets per case (a multiple of 1,000), ``--draws D`` Monte Carlo draws of the toolkit,
-    ``--workers W`` processes, ``--summary`` only pools what is on disk.
+    ``--workers W`` processes, ``--summary`` only pools what is on disk, ``--reverse`` runs the missing chunks
+    last first (for a second run beside a first one; a chunk both reach is computed twice, identically).
     """
     R = int(sys.argv[sys.argv.index("--datasets") + 1]) if "--datasets" in sys.argv else 20_000
     workers = int(sys.argv[sys.argv.index("--workers") + 1]) if "--workers" in sys.argv else 2
@@ -292,6 +293,8 @@ def main() -> None:
             for k, (name, N) in enumerate(CASES):
                 if not os.path.exists(os.path.join(DIR, f"{name}_N{N}_chunk{chunk:03d}.json")):
                     jobs.append(("chunk", (name, N, chunk, 7919 * (chunk + 1) + 1000 * k + N)))
+        if "--reverse" in sys.argv:  # a second run started beside a first one takes the list from its end
+            jobs = [j for j in jobs if j[0] == "toolkit"] + [j for j in jobs if j[0] == "chunk"][::-1]
         from multiprocessing import Pool
 
         with Pool(workers) as pool:
