@@ -192,14 +192,12 @@ def _corr(cov: Any, a: Any, b: Any) -> float | None:
 def _exact(model: CellModel, N: int, estimator: Splitter, classifier: Any, engine: Any,
            metric: Any = None) -> dict[str, Any]:
     from momentbound.estimators.from_predictions import check_cross_memory, make_engine
-    from momentbound.estimators.metrics import metric_loss
+    from momentbound.estimators.metrics import metric_engine
 
     if engine is None:
         engine = make_engine(model, classifier=classifier, backend="exact")
     if metric is not None:
-        loss = metric_loss(metric, engine.model)
-        if loss != engine.loss:  # the statistic's weights on the same prediction probabilities
-            engine = engine.with_loss(loss)
+        engine = metric_engine(engine, metric)
     check_cross_memory(engine, estimator.split(N), estimator, "exact")  # before any work
     # splitters that can refuse a dataset condition the GE_N moments on a split; the joint term comes
     # first: it refuses intractable table sums before other work
