@@ -3,7 +3,8 @@ ordered dataset.
 
 Every ordered dataset of ``N <= 6`` points is split by scikit-learn's own splitter (``StratifiedKFold``
 without shuffling; for ``RepeatedStratifiedKFold`` every partition its shuffle can draw; for
-``ShuffleSplit`` every test subset), a real ``CategoricalNB(alpha=1)`` is fitted on each training
+``ShuffleSplit`` every test subset; for ``StratifiedShuffleSplit`` every test subset of the
+compositions its ``_approximate_mode`` gives, on the datasets it accepts), a real ``CategoricalNB(alpha=1)`` is fitted on each training
 part and its test predictions are scored by scikit-learn's ``balanced_accuracy_score``,
 ``recall_score`` (one class, ``zero_division`` left at its default: 0 on a test fold without that
 class) and ``confusion_matrix``. The fold scores are rationals with small denominators, recovered
@@ -24,10 +25,11 @@ import pytest
 from sklearn import config_context
 from sklearn.metrics import balanced_accuracy_score, confusion_matrix, get_scorer, recall_score
 from sklearn.model_selection import ShuffleSplit as SkShuffleSplit
+from sklearn.model_selection import StratifiedShuffleSplit as SkStratifiedShuffleSplit
 from sklearn.model_selection import StratifiedKFold as SkStratifiedKFold
 from sklearn.naive_bayes import CategoricalNB
 
-from oracles.stratified import shuffled_partitions
+from oracles.stratified import approximate_mode_law, shuffled_partitions
 
 from momentbound import CellModel
 from momentbound.classifiers import NaiveBayes
@@ -41,7 +43,7 @@ from momentbound.estimators import (
     estimator_moments,
 )
 from momentbound.splitters.bootstrap import Bootstrap
-from momentbound.splitters.repeated import RepeatedStratifiedKFold, ShuffleSplit
+from momentbound.splitters.repeated import RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit
 
 #: one attribute, two classes (prior 1/2 of class 0)
 BINARY = CellModel((2,), ["3/10", "1/10", "1/5", "2/5"])
@@ -241,6 +243,51 @@ def test_shuffle_split_metrics_equal_every_test_subset():
         two = estimator_moments(model, N, ShuffleSplit(2, ns), classifier=NB, metric=metric)
         assert (one.mean, one.variance) == (mean, var1), name
         assert two.variance == (var1 + cov) / 2, name
+
+
+def test_stratified_shuffle_split_metrics_equal_every_split():
+    """One StratifiedShuffleSplit split and two independent ones, over every ordered dataset scikit-learn
+    splits: the training composition follows scikit-learn's ``_approximate_mode`` law, the test points
+    of each class a uniform subset of it."""
+    model, N, ns = BINARY, 5, 2
+    scorer = Scorer(model)
+    metrics = {"balanced_error": LinearMetric.balanced_error(), "recall[0]": LinearMetric.recall(0)}
+    mass = Fraction(0)
+    acc = {name: [Fraction(0)] * 3 for name in metrics}  # E[m], E[HE^2], E[m^2]
+    tests_of: dict[tuple[int, ...], list | None] = {}
+    for seq, w in _datasets(model, N):
+        y = tuple(int(c) for c in scorer.y[seq])
+        if y not in tests_of:
+            try:
+                next(SkStratifiedShuffleSplit(1, test_size=ns, random_state=0).split(np.zeros(N), np.array(y)))
+            except ValueError:
+                tests_of[y] = None
+            else:
+                present = sorted(set(y))
+                counts = [y.count(k) for k in present]
+                tests = []
+                for train, pr in approximate_mode_law(counts, N - ns).items():
+                    per_class = [list(itertools.combinations([i for i, c in enumerate(y) if c == k], counts[j] - train[j]))
+                                 for j, k in enumerate(present)]
+                    n_sub = math.prod(len(x) for x in per_class)
+                    tests += [(np.array(sorted(i for part in choice for i in part)), pr / n_sub)
+                              for choice in itertools.product(*per_class)]
+                tests_of[y] = tests
+        if tests_of[y] is None:
+            continue
+        mass += w
+        for name in metrics:
+            values = [(pr, scorer.scores([(np.delete(seq, t), seq[t])])[name]) for t, pr in tests_of[y]]  # type: ignore[union-attr]
+            m = sum((pr * x for pr, x in values), Fraction(0))
+            acc[name][0] += w * m
+            acc[name][1] += w * sum((pr * x * x for pr, x in values), Fraction(0))
+            acc[name][2] += w * m * m
+    for name, metric in metrics.items():
+        mean, second, between = (x / mass for x in acc[name])
+        one = estimator_moments(model, N, StratifiedShuffleSplit(1, ns), classifier=NB, metric=metric)
+        limit = estimator_moments(model, N, StratifiedShuffleSplit(math.inf, ns), classifier=NB, metric=metric)
+        assert (one.mean, one.variance, limit.variance) == (mean, second - mean * mean, between - mean * mean), name
+        assert one.split_probability == mass
 
 
 def test_splitters_say_which_metrics_are_exact():
