@@ -360,7 +360,10 @@ def estimator_accuracy(
     metric:
         Exact only: a :class:`~momentbound.estimators.metrics.LinearMetric` (``None``: the 0-1 error), compared
         with its population counterpart ``GE_N`` (e.g. a confusion entry against ``P[Y = a, g_N(X) = b]``),
-        for ``GE``, ``HoldOut``, ``KFold``, ``LeaveOneOut`` and ``Resubstitution``; others raise ``InvalidArgument``.
+        for ``GE``, ``HoldOut``, ``KFold``, ``LeaveOneOut`` and ``Resubstitution``, and with the rates that divide
+        by class counts (recall, balanced error: scikit-learn's fold scores against the population rates)
+        for ``StratifiedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit`` and ``StratifiedShuffleSplit``;
+        others raise ``InvalidArgument``.
 
     Returns
     -------

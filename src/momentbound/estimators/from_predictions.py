@@ -543,9 +543,13 @@ def estimator_moments(
         The statistic: ``None`` or ``"error"`` (the 0-1 error), or a
         :class:`~momentbound.estimators.metrics.LinearMetric` (a loss matrix: a confusion entry, the errors
         on one class, costs) for the splitters whose exact terms are the engine's (``GE``, ``HoldOut``,
-        ``KFold``, ``LeaveOneOut``, ``Resubstitution``); population rates weighted by the class priors (recall, balanced
-        error) with ``GE()`` only. Others raise ``InvalidArgument`` naming ``backend="montecarlo"``
-        (docs/mathematics.md, "Linear statistics of the confusion matrix").
+        ``KFold``, ``LeaveOneOut``, ``Resubstitution``) and for the class-count routes of ``StratifiedKFold``,
+        ``RepeatedStratifiedKFold``, ``ShuffleSplit`` and ``StratifiedShuffleSplit``. The rates that divide
+        by class counts (recall, class error rate, balanced error) are population rates for ``GE()`` and
+        scikit-learn's fold scores (``recall_score``, ``1 - balanced_accuracy_score``) for the class-count
+        routes, which fix the class counts of every test set (``class_rates``). Others raise
+        ``InvalidArgument`` naming ``backend="montecarlo"`` and ``scoring=`` (docs/mathematics.md, "Linear
+        statistics of the confusion matrix" and "Stratified cross-validation").
     **montecarlo:
         ``progress`` (``None``, ``True`` or ``False``) with ``backend="exact"``: a progress bar on
         stderr (never stdout) that advances through the costly terms (pair terms of each training

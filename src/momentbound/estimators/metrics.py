@@ -134,17 +134,21 @@ class LinearMetric:
 
     @classmethod
     def recall(cls, a: int) -> LinearMetric:
-        """Population recall of class ``a``, ``P[g(X) = a | Y = a]`` (``GE`` only)."""
+        """Recall of class ``a``: the population rate ``P[g(X) = a | Y = a]`` for ``GE``, scikit-learn's
+        ``recall_score`` of class ``a`` on each test set for the splitters that fix its class counts
+        (:meth:`test_set_weights`)."""
         return cls(name=f"recall[{_as_class(a, 'a')}]", rule="recall", classes=(a,))
 
     @classmethod
     def class_error_rate(cls, a: int) -> LinearMetric:
-        """Population error rate of class ``a``, ``P[g(X) != a | Y = a]`` (``GE`` only)."""
+        """Error rate of class ``a``, ``P[g(X) != a | Y = a]`` for ``GE``, one minus the recall of class ``a``
+        on each test set for the splitters that fix its class counts."""
         return cls(name=f"class_error_rate[{_as_class(a, 'a')}]", rule="class_error_rate", classes=(a,))
 
     @classmethod
     def balanced_error(cls) -> LinearMetric:
-        """Population balanced error ``(1/K) sum_a P[g(X) != a | Y = a]`` = 1 - balanced accuracy (``GE`` only)."""
+        """Balanced error, 1 - balanced accuracy: ``(1/K) sum_a P[g(X) != a | Y = a]`` for ``GE``, one minus
+        ``balanced_accuracy_score`` on each test set for the splitters that fix its class counts."""
         return cls(name="balanced_error", rule="balanced_error")
 
     # -- properties -------------------------------------------------------------------------
@@ -155,7 +159,8 @@ class LinearMetric:
 
     @property
     def prior_weighted(self) -> bool:
-        """Rows divided by the class priors: a population rate, linear for ``GE`` only."""
+        """Rows divided by the class priors (a population rate) or by a test set's class counts: linear
+        for ``GE`` and for the splitters that fix those counts (``class_rates``)."""
         return self.rule in _PRIOR_WEIGHTED
 
     def matrix_for(self, K: int, priors: Any = None) -> tuple[tuple[Fraction, ...], ...]:
