@@ -178,6 +178,21 @@ class _GroupMoments:
         return total
 
 
+    def scaled(self, ratios: Sequence[Number]) -> _GroupMoments:
+        """The moments with every fold of group ``g`` weighed ``ratios[g]`` times more."""
+        return _GroupMoments(self.folds, self.sizes, tuple(r * f for r, f in zip(ratios, self.first)),
+                             tuple(r * r * s2 for r, s2 in zip(ratios, self.second)),
+                             tuple((g, h, ratios[g] * ratios[h] * v) for g, h, v in self.pairs), self.compositions)
+
+
+def _ratio(target: Sequence[Number], base: Sequence[Number]) -> Number | None:
+    """``r`` with ``target = r * base`` entry by entry, or ``None`` when there is none."""
+    r = next((t / b for t, b in zip(target, base) if b), None)
+    if r is None or any(abs(t - r * b) > 1e-14 * abs(t) for t, b in zip(target, base)):  # exact for Fractions
+        return None
+    return r
+
+
 #: per class coefficient of a test set of a given class composition (``None``: 1 for every class)
 Coefficients = Union[Callable[[tuple[int, ...]], Sequence[Number]], None]
 
@@ -509,9 +524,10 @@ def stratified_cv_moments(
                 ce1 = inv_v * sum((n_x * h for n_x, h in zip(sizes, he1)), zero)
                 ce2 = inv_v * inv_v * (sum((n_x * h for n_x, h in zip(sizes, he2)), zero) + pairs)
             else:  # CE = the statistic of the pooled predictions: c(n) + sum_i X_i with the weights of n
-                (w_n, c_n), b = pooled, g
-                if any(weights[a][0] != w_n for a in g.compositions):
-                    b = group_moments(terms, counts, alloc, lambda a: w_n)
+                (w_n, c_n) = pooled
+                ratios = [_ratio(w_n, weights[a][0]) for a in g.compositions]
+                b = (g.scaled(ratios) if all(r is not None for r in ratios)  # type: ignore[arg-type]
+                     else group_moments(terms, counts, alloc, lambda a: w_n))
                 x1 = sum((n_x * f for n_x, f in zip(sizes, b.first)), zero)
                 x2 = sum((n_x * s2 for n_x, s2 in zip(sizes, b.second)), zero) + b.pair_sum([1] * len(sizes))
                 ce1 = c_n + x1
