@@ -216,10 +216,10 @@ def test_repeated_stratified_limit_equals_every_shuffled_partition():
         assert (got.mean, got.variance) == (mean, square[name] / mass - mean * mean), name
 
 
-def test_shuffle_split_metrics_equal_every_test_subset():
+@pytest.mark.parametrize("model, N, ns", [(BINARY, 5, 2), (THREE, 4, 2)], ids=["binary", "three"])
+def test_shuffle_split_metrics_equal_every_test_subset(model, N, ns):
     """One ShuffleSplit split over every ordered dataset and every test subset: the recall divides by the
     class count of a random test set, linear given it (the route sums over the compositions)."""
-    model, N, ns = BINARY, 5, 2
     scorer = Scorer(model)
     metrics = {"balanced_error": LinearMetric.balanced_error(), "recall[1]": LinearMetric.recall(1),
                "class_error_rate[0]": LinearMetric.class_error_rate(0)}
