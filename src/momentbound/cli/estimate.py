@@ -106,9 +106,12 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
               "all N points (bias, RMS, covariance and correlation).")
 @click.option("--metric", default=None, metavar="STATISTIC",
               help="An exact linear statistic of the confusion matrix in place of the 0-1 error: error, "
-              "confusion:A:B (test points of class A predicted B), class_error:A (errors on class A), and for "
-              "--splitter ge the population rates recall:A, class_error_rate:A and balanced_error. Splitters ge, "
-              "holdout, cv, loo and resubstitution; exact-route backends.")
+              "confusion:A:B (test points of class A predicted B), class_error:A (errors on class A), and the "
+              "rates recall:A, class_error_rate:A and balanced_error: population rates for --splitter ge, "
+              "scikit-learn's fold scores (recall_score, 1 - balanced_accuracy_score, averaged over the folds) for "
+              "the splitters that fix the class counts of their test folds (stratified-cv, repeated-stratified-cv, "
+              "shuffle-split, stratified-shuffle-split). Splitters ge, holdout, cv, loo, resubstitution and those; "
+              "exact-route backends.")
 @click.option("--scoring", default=None, metavar="NAME",
               help="A scikit-learn scorer (accuracy, balanced_accuracy, recall, precision, f1, recall_macro, "
               "precision_macro, f1_macro, roc_auc, roc_auc_ovr): the moments of cross_val_score(..., scoring=NAME) "
@@ -190,11 +193,12 @@ def command(
     if linear is not None:
         from momentbound.splitters.basic import splitter_member
 
-        if linear.prior_weighted and not splitter_member(est, "population"):
+        if linear.prior_weighted and not (splitter_member(est, "population") or splitter_member(est, "class_rates")):
             raise UserError(f"--metric {metric} of {est.describe()} divides by the random number of test points of a "
                             "class (a ratio, not linear in the confusion counts): use --splitter ge for the population "
-                            "rate, or --scoring recall / balanced_accuracy with --backend montecarlo for the "
-                            "cross-validated score")
+                            "rate, a stratified splitter (stratified-cv, repeated-stratified-cv, "
+                            "stratified-shuffle-split, which fix the class counts of their test folds), or --scoring "
+                            "recall / balanced_accuracy with --backend montecarlo for the cross-validated score")
         options["metric"] = linear
     if against is not None:
         _accuracy(model, N, est, classifier, backend, covariance, options, as_json)

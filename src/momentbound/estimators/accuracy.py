@@ -192,14 +192,12 @@ def _corr(cov: Any, a: Any, b: Any) -> float | None:
 def _exact(model: CellModel, N: int, estimator: Splitter, classifier: Any, engine: Any,
            metric: Any = None) -> dict[str, Any]:
     from momentbound.estimators.from_predictions import check_cross_memory, make_engine
-    from momentbound.estimators.metrics import metric_loss
+    from momentbound.estimators.metrics import metric_engine
 
     if engine is None:
         engine = make_engine(model, classifier=classifier, backend="exact")
     if metric is not None:
-        loss = metric_loss(metric, engine.model)
-        if loss != engine.loss:  # the statistic's weights on the same prediction probabilities
-            engine = engine.with_loss(loss)
+        engine = metric_engine(engine, metric)
     check_cross_memory(engine, estimator.split(N), estimator, "exact")  # before any work
     # splitters that can refuse a dataset condition the GE_N moments on a split; the joint term comes
     # first: it refuses intractable table sums before other work
@@ -362,7 +360,10 @@ def estimator_accuracy(
     metric:
         Exact only: a :class:`~momentbound.estimators.metrics.LinearMetric` (``None``: the 0-1 error), compared
         with its population counterpart ``GE_N`` (e.g. a confusion entry against ``P[Y = a, g_N(X) = b]``),
-        for ``GE``, ``HoldOut``, ``KFold``, ``LeaveOneOut`` and ``Resubstitution``; others raise ``InvalidArgument``.
+        for ``GE``, ``HoldOut``, ``KFold``, ``LeaveOneOut`` and ``Resubstitution``, and with the rates that divide
+        by class counts (recall, balanced error: scikit-learn's fold scores against the population rates)
+        for ``StratifiedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit`` and ``StratifiedShuffleSplit``;
+        others raise ``InvalidArgument``.
 
     Returns
     -------

@@ -97,7 +97,10 @@ def confusion_moments(
     model, N, estimator, classifier, backend, covariance, max_seconds:
         As :func:`~momentbound.estimators.estimator_moments`; the splitters whose exact terms are the
         engine's: ``GE()``, ``HoldOut(...)``, ``KFold(v)`` (``average="pooled"`` for the pooled matrix
-        over ``N``), ``LeaveOneOut()``, ``Resubstitution()`` (the full-data classifier on its own points). Others raise ``InvalidArgument`` naming ``backend="montecarlo"``.
+        over ``N``), ``LeaveOneOut()``, ``Resubstitution()`` (the full-data classifier on its own points),
+        and the class-count routes of ``StratifiedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit``
+        and ``StratifiedShuffleSplit`` (``backend="exact"``; conditional on a dataset scikit-learn can
+        split). Others raise ``InvalidArgument`` naming ``backend="montecarlo"``.
 
     Returns
     -------
@@ -129,13 +132,14 @@ def confusion_moments(
     ge1: dict[int, Any] = {}
     ge2: dict[tuple[int, int], Any] = {}
     joint: dict[int, Any] = {}
+    ge_split: dict[int, Any] = {}
     for i in range(cells):
         e = engine.with_loss(_entry_loss(K, (i,)))
         parts = estimator.assemble(e, N, covariance)
         mean[i], second[i, i] = parts.mean, parts.second
         ge1[i], ge2[i, i] = e.ge_first(N), e.ge_second(N)
-        if with_ge:
-            joint[i] = splitter_member(estimator, "full_product")(e, N)
+        if with_ge:  # splitters that can refuse a dataset give the joint term given a split, with its E[GE_N]
+            joint[i], ge_split[i], _ = splitter_member(estimator, "ge_terms")(e, N)
     for i in range(cells):
         for j in range(i + 1, cells):
             e = engine.with_loss(_entry_loss(K, (i, j)))
@@ -158,7 +162,7 @@ def confusion_moments(
         covariance=cov(second, mean),
         ge_mean=matrix(ge1),
         ge_covariance=cov(ge2, ge1),
-        covariance_with_ge=matrix({i: joint[i] - mean[i] * ge1[i] for i in range(cells)}) if with_ge else None,
+        covariance_with_ge=matrix({i: joint[i] - mean[i] * ge_split[i] for i in range(cells)}) if with_ge else None,
         backend=str(getattr(engine.backend, "label", engine.backend.name)),
         kind=engine.backend.kind,
         seconds=time.perf_counter() - start,

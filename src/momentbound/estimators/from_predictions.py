@@ -192,6 +192,9 @@ class MomentEngine:
     #: ``None``: kept for one cross term only
     _crosses: dict[Any, Any] | None = field(default=None, repr=False)
     _point2: dict[int, Value] = field(default_factory=dict, repr=False)
+    #: the :class:`~momentbound.estimators.metrics.LinearMetric` behind ``loss`` when there is one: the
+    #: splitters whose routes fix the class counts of their test sets (``class_rates``) divide by them
+    metric: Any = field(default=None, repr=False)
 
     def _advance(self, key: tuple[Any, ...], done: float) -> None:
         if self.meter is not None:
@@ -239,14 +242,16 @@ class MomentEngine:
     def _pw(self, exact: bool) -> list[list[Any]]:
         return self._p if exact and self.model.is_exact else self._p_float
 
-    def with_loss(self, loss: Any) -> MomentEngine:
+    def with_loss(self, loss: Any, metric: Any = None) -> MomentEngine:
         """An engine for the linear statistic of loss matrix ``loss`` (``None``: the 0-1 error) sharing
         this engine's prediction probabilities (singles, pairs, count-table laws; and the cross
-        probabilities, which this engine keeps from now on): the probabilities do not depend on the weights."""
+        probabilities, which this engine keeps from now on): the probabilities do not depend on the weights.
+        ``metric``: the :class:`~momentbound.estimators.metrics.LinearMetric` whose loss ``loss`` is."""
         if self._crosses is None:
             self._crosses = {}
         other = MomentEngine(self.model, self.classifier, self.backend, self.source_model, self.source_classifier,
-                             _pairs=self._pairs, _singles=self._singles, loss=loss, _crosses=self._crosses)
+                             _pairs=self._pairs, _singles=self._singles, loss=loss, _crosses=self._crosses,
+                             metric=metric)
         other.__dict__["_table_laws"] = self.__dict__.setdefault("_table_laws", {})
         return other
 
@@ -538,9 +543,13 @@ def estimator_moments(
         The statistic: ``None`` or ``"error"`` (the 0-1 error), or a
         :class:`~momentbound.estimators.metrics.LinearMetric` (a loss matrix: a confusion entry, the errors
         on one class, costs) for the splitters whose exact terms are the engine's (``GE``, ``HoldOut``,
-        ``KFold``, ``LeaveOneOut``, ``Resubstitution``); population rates weighted by the class priors (recall, balanced
-        error) with ``GE()`` only. Others raise ``InvalidArgument`` naming ``backend="montecarlo"``
-        (docs/mathematics.md, "Linear statistics of the confusion matrix").
+        ``KFold``, ``LeaveOneOut``, ``Resubstitution``) and for the class-count routes of ``StratifiedKFold``,
+        ``RepeatedStratifiedKFold``, ``ShuffleSplit`` and ``StratifiedShuffleSplit``. The rates that divide
+        by class counts (recall, class error rate, balanced error) are population rates for ``GE()`` and
+        scikit-learn's fold scores (``recall_score``, ``1 - balanced_accuracy_score``) for the class-count
+        routes, which fix the class counts of every test set (``class_rates``). Others raise
+        ``InvalidArgument`` naming ``backend="montecarlo"`` and ``scoring=`` (docs/mathematics.md, "Linear
+        statistics of the confusion matrix" and "Stratified cross-validation").
     **montecarlo:
         ``progress`` (``None``, ``True`` or ``False``) with ``backend="exact"``: a progress bar on
         stderr (never stdout) that advances through the costly terms (pair terms of each training
@@ -592,7 +601,7 @@ def estimator_moments(
     """
     from momentbound.splitters.registry import as_splitter
 
-    from momentbound.estimators.metrics import check_metric, metric_loss
+    from momentbound.estimators.metrics import check_metric, metric_engine
 
     estimator = as_splitter(estimator)
     check_arguments(model, estimator, covariance)
@@ -640,9 +649,7 @@ def estimator_moments(
                 f"engine was built for backend {label!r} but backend={backend!r} was given; pass "
                 "the engine's backend (engine.backend) or engine=None"
             )
-    loss = metric_loss(chosen, engine.model)
-    if loss != engine.loss:  # the statistic's weights on the same prediction probabilities
-        engine = engine.with_loss(loss)
+    engine = metric_engine(engine, chosen)
     split = check_work(engine, estimator, N, covariance, max_seconds)
     has_plan = getattr(engine.backend, "work_plan", None) is not None
     if progress and not has_plan:

@@ -13,9 +13,13 @@ The moment engine weighs its prediction probabilities with ``w_L[x][k] = sum_a P
 and, for one test point with itself, ``sum_a P[X = x, Y = a] L[a, k]^2``.
 
 Metrics weighted by the class priors (``recall(a)``, ``class_error_rate(a)``, ``balanced_error()``:
-rows of ``L`` divided by ``P[Y = a]``) are linear population rates of a fitted classifier, so only
-``GE`` has their exact moments; an estimator's recall divides by the random number of its test points
-of class ``a`` and is a ratio (``backend="montecarlo"``).
+rows of ``L`` divided by ``P[Y = a]``) are linear population rates of a fitted classifier, so ``GE``
+has their exact moments. An estimator's recall divides by the number of its test points of class
+``a``: for ``KFold`` or hold-out a random count, so a ratio (``scoring=`` by simulation), but the
+splitters whose exact routes condition on the class counts of every test set (``class_rates``:
+``StratifiedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit``, ``StratifiedShuffleSplit``)
+score each test set as scikit-learn does (:meth:`LinearMetric.test_set_weights`), linearly given
+those counts, so exactly.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any
 from momentbound.errors import InvalidArgument
 from momentbound.splitters.basic import splitter_member
 
-__all__ = ["LinearMetric", "METRIC_RULES", "as_metric", "check_metric", "metric_loss"]
+__all__ = ["LinearMetric", "METRIC_RULES", "as_metric", "check_metric", "metric_engine", "metric_loss"]
 
 #: how a metric's loss matrix is built against a model's classes
 METRIC_RULES = ("error", "matrix", "confusion", "class_error", "recall", "class_error_rate", "balanced_error")
@@ -130,17 +134,21 @@ class LinearMetric:
 
     @classmethod
     def recall(cls, a: int) -> LinearMetric:
-        """Population recall of class ``a``, ``P[g(X) = a | Y = a]`` (``GE`` only)."""
+        """Recall of class ``a``: the population rate ``P[g(X) = a | Y = a]`` for ``GE``, scikit-learn's
+        ``recall_score`` of class ``a`` on each test set for the splitters that fix its class counts
+        (:meth:`test_set_weights`)."""
         return cls(name=f"recall[{_as_class(a, 'a')}]", rule="recall", classes=(a,))
 
     @classmethod
     def class_error_rate(cls, a: int) -> LinearMetric:
-        """Population error rate of class ``a``, ``P[g(X) != a | Y = a]`` (``GE`` only)."""
+        """Error rate of class ``a``, ``P[g(X) != a | Y = a]`` for ``GE``, one minus the recall of class ``a``
+        on each test set for the splitters that fix its class counts."""
         return cls(name=f"class_error_rate[{_as_class(a, 'a')}]", rule="class_error_rate", classes=(a,))
 
     @classmethod
     def balanced_error(cls) -> LinearMetric:
-        """Population balanced error ``(1/K) sum_a P[g(X) != a | Y = a]`` = 1 - balanced accuracy (``GE`` only)."""
+        """Balanced error, 1 - balanced accuracy: ``(1/K) sum_a P[g(X) != a | Y = a]`` for ``GE``, one minus
+        ``balanced_accuracy_score`` on each test set for the splitters that fix its class counts."""
         return cls(name="balanced_error", rule="balanced_error")
 
     # -- properties -------------------------------------------------------------------------
@@ -151,7 +159,8 @@ class LinearMetric:
 
     @property
     def prior_weighted(self) -> bool:
-        """Rows divided by the class priors: a population rate, linear for ``GE`` only."""
+        """Rows divided by the class priors (a population rate) or by a test set's class counts: linear
+        for ``GE`` and for the splitters that fix those counts (``class_rates``)."""
         return self.rule in _PRIOR_WEIGHTED
 
     def matrix_for(self, K: int, priors: Any = None) -> tuple[tuple[Fraction, ...], ...]:
@@ -186,6 +195,59 @@ class LinearMetric:
             (c,) = self.classes
             return tuple(tuple(1 / priors[c] if a == c != k else 0 * priors[a] for k in range(K)) for a in range(K))
         return tuple(tuple(0 * priors[a] if a == k else 1 / (K * priors[a]) for k in range(K)) for a in range(K))
+
+    def base_matrix(self, K: int) -> tuple[tuple[Fraction, ...], ...]:
+        """The loss of one test point before any division by class counts: the rule's own matrix for
+        the shares of the test points; ``e_a e_a^T`` for ``recall(a)``, row ``a`` of ``1 - I`` for
+        ``class_error_rate(a)``, ``1 - I`` for ``balanced_error`` (see :meth:`test_set_weights`)."""
+        if not self.prior_weighted:
+            return self.matrix_for(K)
+        for c in self.classes:
+            if c >= K:
+                raise InvalidArgument(f"metric {self.name} names class {c}, but the model has {K} classes (0..{K - 1})")
+        zero, one = Fraction(0), Fraction(1)
+        if self.rule == "recall":
+            (c,) = self.classes
+            return tuple(tuple(one if a == c == k else zero for k in range(K)) for a in range(K))
+        if self.rule == "class_error_rate":
+            (c,) = self.classes
+            return tuple(tuple(one if a == c != k else zero for k in range(K)) for a in range(K))
+        return tuple(tuple(zero if a == k else one for k in range(K)) for a in range(K))
+
+    def test_set_weights(self, counts: Any) -> tuple[tuple[Fraction, ...], Fraction]:
+        """``(w, c)``: the statistic of a test set with ``counts[k]`` points of class ``k`` is
+        ``c + sum_k w_k sum_{test points t of class k} B[k, prediction_t]`` (``B`` the
+        :meth:`base_matrix`), as scikit-learn scores that test set.
+
+        The shares of the test points divide by its size. ``recall(a)`` is ``recall_score`` of class
+        ``a`` (true positives over ``counts[a]``; a test set without class ``a`` scores 0, scikit-learn's
+        ``zero_division`` default); ``class_error_rate(a)`` is one minus that recall (1 on a test set
+        without class ``a``); ``balanced_error`` is one minus ``balanced_accuracy_score``, the mean of
+        the recalls of the classes present in the test set (scikit-learn leaves out the classes that
+        are only predicted)."""
+        n = [int(c) for c in counts]
+        K, total = len(n), sum(n)
+        zero = Fraction(0)
+        if not self.prior_weighted:
+            return tuple(Fraction(1, total) for _ in range(K)), zero
+        if self.rule in ("recall", "class_error_rate"):
+            (a,) = self.classes
+            w = tuple(Fraction(1, n[a]) if k == a and n[a] else zero for k in range(K))
+            return w, (Fraction(1) if self.rule == "class_error_rate" and not n[a] else zero)
+        present = sum(1 for c in n if c)
+        return tuple(Fraction(1, present * c) if c else zero for c in n), zero
+
+    def population_weights(self, priors: Any) -> tuple[Any, ...]:
+        """``omega``: the population value is ``sum_l omega_l E[B[l, g(X)] | Y = l]`` (``P[Y = l]`` for
+        the shares of the test points, 1 for ``recall(a)`` and ``class_error_rate(a)``, ``1/K`` for
+        ``balanced_error``)."""
+        K = len(priors)
+        if not self.prior_weighted:
+            return tuple(priors)
+        if self.rule == "balanced_error":
+            return tuple(0 * priors[a] + Fraction(1, K) for a in range(K))
+        (c,) = self.classes
+        return tuple(0 * priors[a] + (1 if a == c else 0) for a in range(K))
 
     def matrix(self, model: Any) -> tuple[tuple[Any, ...], ...]:
         """The loss matrix for a :class:`~momentbound.model.cells.CellModel` (its classes and priors)."""
@@ -229,14 +291,29 @@ def check_metric(metric: object, estimator: Any, backend: object = "exact") -> L
     if not splitter_member(estimator, "linear_metrics"):
         raise InvalidArgument(
             f"metric {m.name} has no exact route for {what} (its exact moments are the 0-1 error's own sums); "
-            "use backend='montecarlo' for it"
+            f"use backend='montecarlo' for it{_SCORING_HINT}"
         )
-    if m.prior_weighted and not splitter_member(estimator, "population"):
+    if m.prior_weighted and not (splitter_member(estimator, "population") or splitter_member(estimator, "class_rates")):
         raise InvalidArgument(
             f"metric {m.name} of {what} divides by the random number of test points of a class, a ratio "
-            "that is not linear in the confusion counts; use backend='montecarlo' (or GE() for the population rate)"
+            "that is not linear in the confusion counts; use backend='montecarlo' (or GE() for the population rate, "
+            f"or a stratified splitter, which fixes the class counts of its test folds){_SCORING_HINT}"
         )
     return m
+
+
+#: where a statistic has no exact route: scikit-learn's scorer by simulation
+_SCORING_HINT = " (scikit-learn's scorers by simulation: scoring='balanced_accuracy', 'recall', ...)"
+
+
+def metric_engine(engine: Any, metric: LinearMetric) -> Any:
+    """The moment engine of ``metric``: ``engine`` itself when it already weighs that statistic, else
+    one with its loss (:func:`metric_loss`) and the metric, sharing the prediction probabilities."""
+    loss = metric_loss(metric, engine.model)
+    kept = None if metric.is_error else metric
+    if loss == engine.loss and getattr(engine, "metric", None) == kept:
+        return engine
+    return engine.with_loss(loss, kept)
 
 
 def metric_loss(metric: LinearMetric, model: Any) -> Any:

@@ -11,7 +11,9 @@ agreement grid per class, and the classes enter through a ``K``-way tensor contr
 
 where ``E_x(u)`` is the error of the prediction at ``x`` given the per-class agreement vectors
 ``u = (u_1..u_K)`` (a decision tensor over the product of the per-class grids) and ``Q_c`` is
-the joint law of class ``c``'s agreement vectors in the two training sets involved. Three terms
+the joint law of class ``c``'s agreement vectors in the two training sets involved. With a loss matrix ``L``
+(a linear statistic of the confusion matrix) the error of a prediction is replaced by its expected
+loss ``sum_j L[k, j] P[predict j]`` for a point of class ``k``. Three terms
 (``docs/mathematics.md``, "Stratified cross-validation"):
 
 * :meth:`ClassCountTerms.err1` -- one test point of class ``k`` against a training set of class
@@ -41,11 +43,24 @@ from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.exact.predictions import decide_grid
 from momentbound.model.cells import CellModel
 
-__all__ = ["ClassCountTerms", "MODES"]
+__all__ = ["ClassCountTerms", "MODES", "as_loss"]
 
 MODES = ("rational", "float")
 Input = tuple[int, ...]
 Counts = tuple[int, ...]
+
+
+def as_loss(loss: Sequence[Sequence[object]] | None, K: int) -> tuple[tuple[Fraction, ...], ...] | None:
+    """A ``K x K`` loss matrix as Fractions (rows: true class); ``None`` for the 0-1 error ``1 - I``."""
+    if loss is None:
+        return None
+    rows = [list(row) for row in loss]
+    if len(rows) != K or any(len(row) != K for row in rows):
+        raise InvalidArgument(f"loss must be a {K} x {K} matrix (rows: true class, columns: prediction)")
+    matrix = tuple(tuple(Fraction(v) for v in row) for row in rows)  # type: ignore[arg-type]
+    if all(matrix[a][k] == (a != k) for a in range(K) for k in range(K)):
+        return None  # the 0-1 error: its own integer route
+    return matrix
 
 
 class ClassCountTerms:
@@ -69,7 +84,7 @@ class ClassCountTerms:
     (Fraction(1, 4), Fraction(3, 4))
     """
 
-    def __init__(self, model: CellModel, classifier: NaiveBayes, mode: str) -> None:
+    def __init__(self, model: CellModel, classifier: NaiveBayes, mode: str, loss: Sequence[Sequence[object]] | None = None) -> None:
         if mode not in MODES:
             raise InvalidArgument(f"mode must be one of {MODES}, got {mode!r}")
         if mode == "rational" and not model.is_exact:
@@ -82,6 +97,7 @@ class ClassCountTerms:
         self.clf = classifier
         self.mode = mode
         self.K = model.n_classes
+        self.loss = as_loss(loss, self.K)
         self.d = model.d
         self.arities = tuple(model.arities)
         self.inputs: list[Input] = list(model.inputs())
@@ -104,6 +120,21 @@ class ClassCountTerms:
         self._err1: dict[Counts, tuple] = {}
         self._err2: dict[Counts, np.ndarray] = {}
         self._cross: dict[tuple, np.ndarray] = {}
+
+    @property
+    def indicator(self) -> bool:
+        """Every loss entry is 0 or 1, so one test point's loss is its own square."""
+        return self.loss is None or all(v in (0, 1) for row in self.loss for v in row)
+
+    def squared(self) -> ClassCountTerms:
+        """Terms of the entrywise squared loss (one test point with itself); ``self`` for a 0/1 loss."""
+        if self.indicator:
+            return self
+        if not hasattr(self, "_squared"):
+            self._squared = ClassCountTerms(self.model, self.clf, self.mode,
+                                            [[v * v for v in row] for row in self.loss])  # type: ignore[union-attr]
+            self._squared._laws = self._laws  # the agreement laws do not depend on the loss
+        return self._squared
 
     # ------------------------------------------------------------------ arithmetic
     def _zeros(self, shape: tuple[int, ...]) -> np.ndarray:
@@ -164,6 +195,17 @@ class ClassCountTerms:
                 shape[c] = g.shape[0]
                 agree.append(g.reshape(shape))
             g, scale = decide_grid(self.clf, self.arities, m, agree)
+            if self.loss is not None:  # err[k] = sum_j L[k, j] P[predict j], over a common denominator
+                den = math.lcm(*(v.denominator for row in self.loss for v in row))
+                L = np.array([[int(v * den) for v in row] for row in self.loss], dtype=object)
+                if self.exact:
+                    err = np.tensordot(L, g.astype(object), axes=([1], [0]))
+                    scale = scale * den
+                else:
+                    err = np.tensordot(L.astype(float) / den, g.astype(float), axes=([1], [0])) / scale
+                    scale = 1
+                self._errs[key] = (err, scale)
+                return self._errs[key]
             err = scale - g
             if self.exact:
                 err = err.astype(object)

@@ -41,7 +41,9 @@ from momentbound.exact.stratified import (
     conditional_fold_moments,
     fold_ge_joint,
     ge_given_counts,
-    term_cache,
+    population_weights,
+    rule_terms,
+    test_set_weights,
 )
 from momentbound.model.cells import CellModel
 from momentbound.exact.allocation import Allocation, approximate_mode_law
@@ -145,6 +147,7 @@ def shuffle_split_moments(
     rational_max_n: int = 12,
     terms: ClassCountTerms | None = None,
     stratified: bool = False,
+    metric: object = None,
 ) -> ShuffleSplitMoments:
     """Exact mean and variance of the mean error of scikit-learn's ``ShuffleSplit(n_splits, test_size)``.
 
@@ -159,6 +162,11 @@ def shuffle_split_moments(
     stratified:
         ``StratifiedShuffleSplit`` (the moments are then conditional on a dataset scikit-learn can
         split, with probability ``prob_possible``).
+    metric:
+        As for :func:`~momentbound.exact.stratified.stratified_cv_moments`: each split scores its
+        test set with the weights of that set's class composition (the route sums over the
+        compositions, so a recall or a balanced error, which divide by the class counts of the test
+        set, stay linear given them).
 
     Examples
     --------
@@ -180,26 +188,35 @@ def shuffle_split_moments(
         (isinstance(n_splits, (int, np.integer)) and n_splits >= 1) or n_splits == math.inf
     ):
         raise InvalidArgument(f"n_splits must be an integer >= 1 or math.inf, got {n_splits!r}")
-    terms = term_cache(model, N, clf, arithmetic, rational_max_n, terms)
-    conv = (lambda f: f) if terms.exact else float
-    zero: Number = Fraction(0) if terms.exact else 0.0
+    rule, terms = rule_terms(model, N, clf, arithmetic, rational_max_n, terms, metric)
+    exact = terms.exact
+    conv = (lambda f: f) if exact else float
+    zero: Number = Fraction(0) if exact else 0.0
     first = second = between = p_ok = zero
     for counts, p_counts in class_count_splits(model, N, terms.mode):
         comps = [(a, conv(p)) for a, p in _compositions(counts, ns, stratified)]
         if comps:
             p_ok = p_ok + p_counts
+        # one split's statistic HE = c + X, X = sum_k w_k (losses of its class-k test points)
+        weights = {a: test_set_weights(rule, a, exact) for a, _ in comps}
+        means = {}
         for a, pa in comps:
-            g = conditional_fold_moments(terms, counts, Allocation(Fraction(1), (a,)))
-            first = first + p_counts * pa * g.first[0]
-            second = second + p_counts * pa * g.second[0]
+            (w, c) = weights[a]
+            g = conditional_fold_moments(terms, counts, Allocation(Fraction(1), (a,)), lambda _: w)
+            means[a] = g.first[0]
+            first = first + p_counts * pa * (c + g.first[0])
+            second = second + p_counts * pa * (c * c + 2 * c * g.first[0] + g.second[0])
+        for a, pa in comps:
+            (wa, ca) = weights[a]
             for b, pb in comps:
-                between = between + p_counts * pa * pb * between_partitions(terms, counts, a, b)
+                (wb, cb) = weights[b]
+                cross = ca * cb + ca * means[b] + cb * means[a] + between_partitions(terms, counts, a, b, wa, wb)
+                between = between + p_counts * pa * pb * cross
     if p_ok == 0:
         raise _impossible(N, ns)
-    scale = conv(Fraction(1, ns))
-    mean = first * scale / p_ok
-    var1 = second * scale * scale / p_ok - mean * mean
-    cov = between * scale * scale / p_ok - mean * mean
+    mean = first / p_ok
+    var1 = second / p_ok - mean * mean
+    cov = between / p_ok - mean * mean
     if n_splits == math.inf:
         variance = cov
     else:
@@ -239,12 +256,14 @@ def shuffle_split_ge_joint(
     rational_max_n: int = 12,
     terms: ClassCountTerms | None = None,
     stratified: bool = False,
+    metric: object = None,
 ) -> GEJoint:
     """Exact ``E[HE GE_N]``, ``E[GE_N]`` and ``E[GE_N^2]`` for one split of (``Stratified``)``ShuffleSplit``.
 
     The mean of ``S`` splits has the same joint term: each split has the joint law of one hold-out
     with the data. With ``stratified`` everything is conditional on a dataset scikit-learn can split.
-    The arguments are those of :func:`shuffle_split_moments`.
+    The arguments are those of :func:`shuffle_split_moments` (with ``metric``, ``GE_N`` is the
+    statistic's population value).
 
     Examples
     --------
@@ -256,24 +275,26 @@ def shuffle_split_ge_joint(
     """
     _, N, clf = check_arguments(model, N, 2, classifier, arithmetic, "pooled")
     ns = int(test_size)
-    terms = term_cache(model, N, clf, arithmetic, rational_max_n, terms)
-    conv = (lambda f: f) if terms.exact else float
-    zero: Number = Fraction(0) if terms.exact else 0.0
-    prior = [model.prior(k) if terms.exact else float(model.prior(k)) for k in range(model.n_classes)]
+    rule, terms = rule_terms(model, N, clf, arithmetic, rational_max_n, terms, metric)
+    exact = terms.exact
+    conv = (lambda f: f) if exact else float
+    zero: Number = Fraction(0) if exact else 0.0
+    omega = population_weights(rule, model, exact)
     p_ok = joint = g1 = g2 = zero
     for counts, p_counts in class_count_splits(model, N, terms.mode):
         comps = [(a, conv(p)) for a, p in _compositions(counts, ns, stratified)]
         if not comps:
             continue
         p_ok = p_ok + p_counts
-        ge1, ge2 = ge_given_counts(terms, counts, prior)
+        ge1, ge2 = ge_given_counts(terms, counts, omega)
         g1 = g1 + p_counts * ge1
         g2 = g2 + p_counts * ge2
         for a, pa in comps:
-            joint = joint + p_counts * pa * fold_ge_joint(terms, counts, a, prior)
+            w, c = test_set_weights(rule, a, exact)
+            joint = joint + p_counts * pa * (c * ge1 + fold_ge_joint(terms, counts, a, omega, w))
     if p_ok == 0:
         raise _impossible(N, ns)
-    return GEJoint(joint * conv(Fraction(1, ns)) / p_ok, g1 / p_ok, g2 / p_ok, p_ok)
+    return GEJoint(joint / p_ok, g1 / p_ok, g2 / p_ok, p_ok)
 
 
 def shuffle_split_seconds(model: CellModel, N: int, test_size: int, *, stratified: bool = False) -> float:

@@ -39,7 +39,7 @@ from typing import Union
 import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument, InvalidModel
-from momentbound.exact.class_terms import ClassCountTerms
+from momentbound.exact.class_terms import ClassCountTerms, as_loss
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.exact.predictions import class_count_splits
 from momentbound.model.cells import CellModel
@@ -157,13 +157,14 @@ class FoldErrorMoments:
 
 @dataclass(frozen=True)
 class _GroupMoments:
-    """Fold error moments by group of folds with one class composition (see :func:`group_moments`)."""
+    """Fold moments by group of folds with one class composition (see :func:`group_moments`)."""
 
     folds: tuple[tuple[int, ...], ...]
     sizes: tuple[int, ...]
     first: tuple[Number, ...]
     second: tuple[Number, ...]
     pairs: tuple[tuple[int, int, Number], ...]
+    compositions: tuple[tuple[int, ...], ...] = ()
 
     def pair_sum(self, x: Sequence[Number]) -> Number:
         """``sum_{i != j} x_i x_j E[E_i E_j]`` for a weight ``x`` per group (equal within a group)."""
@@ -177,25 +178,58 @@ class _GroupMoments:
         return total
 
 
-def group_moments(terms: ClassCountTerms, counts: Sequence[int], allocation: Allocation) -> _GroupMoments:
-    """The moments of :func:`conditional_fold_moments` once per group of folds with one composition."""
+    def scaled(self, ratios: Sequence[Number]) -> _GroupMoments:
+        """The moments with every fold of group ``g`` weighed ``ratios[g]`` times more."""
+        return _GroupMoments(self.folds, self.sizes, tuple(r * f for r, f in zip(ratios, self.first)),
+                             tuple(r * r * s2 for r, s2 in zip(ratios, self.second)),
+                             tuple((g, h, ratios[g] * ratios[h] * v) for g, h, v in self.pairs), self.compositions)
+
+
+def _ratio(target: Sequence[Number], base: Sequence[Number]) -> Number | None:
+    """``r`` with ``target = r * base`` entry by entry, or ``None`` when there is none."""
+    r = next((t / b for t, b in zip(target, base) if b), None)
+    if r is None or any(abs(t - r * b) > 1e-14 * abs(t) for t, b in zip(target, base)):  # exact for Fractions
+        return None
+    return r
+
+
+#: per class coefficient of a test set of a given class composition (``None``: 1 for every class)
+Coefficients = Union[Callable[[tuple[int, ...]], Sequence[Number]], None]
+
+
+def group_moments(terms: ClassCountTerms, counts: Sequence[int], allocation: Allocation,
+                  coef: Coefficients = None) -> _GroupMoments:
+    """The moments of :func:`conditional_fold_moments` once per group of folds with one composition.
+
+    With ``coef``, a fold of composition ``a`` counts ``X_i = sum_k coef(a)[k] sum_{t of class k} L_t``
+    (``L_t`` the loss of test point ``t`` under ``terms.loss``; one point with itself takes the
+    squared loss, :meth:`~momentbound.exact.class_terms.ClassCountTerms.squared`)."""
     K = terms.K
     n = tuple(int(c) for c in counts)
     zero: Number = Fraction(0) if terms.exact else 0.0
     groups = dict(allocation.groups)
     keys = list(groups)
+    weights = {a: None if coef is None else tuple(coef(a)) for a in keys}
     first: list[Number] = []
     second: list[Number] = []
     for a in keys:
         m = tuple(n[c] - a[c] for c in range(K))
         e1 = terms.err1(m)
-        mu = sum((a[k] * e1[k] for k in range(K) if a[k]), zero)
-        sec = mu
+        w = weights[a]
+        if w is None:
+            mu = sum((a[k] * e1[k] for k in range(K) if a[k]), zero)
+            sec = mu
+        else:
+            mu = sum((a[k] * w[k] * e1[k] for k in range(K) if a[k] and w[k]), zero)
+            sq = terms.squared().err1(m)
+            sec = sum((a[k] * w[k] * w[k] * sq[k] for k in range(K) if a[k] and w[k]), zero)
         if sum(a) > 1:
             e2 = terms.err2(m)
             for k in range(K):
                 for l in range(K):
                     cnt = a[k] * (a[l] - (k == l))
+                    if cnt and w is not None:
+                        cnt = cnt * w[k] * w[l]
                     if cnt:
                         sec = sec + cnt * e2[k, l]
         first.append(mu)
@@ -206,20 +240,67 @@ def group_moments(terms: ClassCountTerms, counts: Sequence[int], allocation: All
             aj = keys[y]
             if x == y and len(groups[ai]) < 2:
                 continue
+            wi, wj = weights[ai], weights[aj]
+            if wi is not None and not (any(wi) and any(wj)):  # type: ignore[arg-type]
+                pairs.append((x, y, zero))
+                continue
             common = tuple(n[c] - ai[c] - aj[c] for c in range(K))
             h = terms.cross(common, ai, aj)
             val = zero
             for k in range(K):
                 for l in range(K):
                     cnt = ai[k] * aj[l]
+                    if cnt and wi is not None:
+                        cnt = cnt * wi[k] * wj[l]  # type: ignore[index]
                     if cnt:
                         val = val + cnt * h[k, l]
             pairs.append((x, y, val))
     return _GroupMoments(tuple(groups[a] for a in keys), tuple(sum(a) for a in keys), tuple(first), tuple(second),
-                         tuple(pairs))
+                         tuple(pairs), tuple(keys))
 
 
-def conditional_fold_moments(terms: ClassCountTerms, counts: Sequence[int], allocation: Allocation) -> FoldErrorMoments:
+class PointLoss:
+    """The count rule of a loss per test point as a share of the test points (``loss=None``: the 0-1
+    error): what the class-count routes compute without a metric that divides by class counts.
+
+    A rule (this or a :class:`~momentbound.estimators.metrics.LinearMetric`) has ``base_matrix(K)``,
+    the loss ``B`` of one test point; ``test_set_weights(counts)``, ``(w, c)`` with the statistic of a
+    test set ``c + sum_k w_k sum_{t of class k} B[k, prediction_t]``; and ``population_weights(priors)``,
+    ``omega`` with the population value ``sum_l omega_l E[B[l, g(X)] | Y = l]``.
+    """
+
+    def __init__(self, loss: Sequence[Sequence[object]] | None = None) -> None:
+        self.loss = loss
+
+    def base_matrix(self, K: int) -> Sequence[Sequence[object]] | None:
+        return self.loss
+
+    def test_set_weights(self, counts: Sequence[int]) -> tuple[tuple[Fraction, ...], Fraction]:
+        total = sum(int(c) for c in counts)
+        return tuple(Fraction(1, total) for _ in counts), Fraction(0)
+
+    def population_weights(self, priors: Sequence[Number]) -> tuple[Number, ...]:
+        return tuple(priors)
+
+
+def test_set_weights(rule: object, counts: Sequence[int], exact: bool) -> tuple[tuple[Number, ...], Number]:
+    """``rule.test_set_weights(counts)`` in the arithmetic of the terms."""
+    w, c = rule.test_set_weights(tuple(int(x) for x in counts))  # type: ignore[attr-defined]
+    if exact:
+        return tuple(w), c
+    return tuple(float(x) for x in w), float(c)
+
+
+def rule_terms(model: CellModel, N: int, clf: NaiveBayes, arithmetic: str, rational_max_n: int,
+               terms: ClassCountTerms | None, metric: object) -> tuple[object, ClassCountTerms]:
+    """The count rule of ``metric`` (``None``: the 0-1 error) and the term cache of its loss."""
+    rule = PointLoss() if metric is None else metric
+    loss = rule.base_matrix(model.n_classes)  # type: ignore[attr-defined]
+    return rule, term_cache(model, N, clf, arithmetic, rational_max_n, terms, loss)
+
+
+def conditional_fold_moments(terms: ClassCountTerms, counts: Sequence[int], allocation: Allocation,
+                             coef: Coefficients = None) -> FoldErrorMoments:
     """First and second moments of the fold error counts given the class counts and test compositions.
 
     Folds with the same class composition share every term, so the work grows with the number
@@ -233,8 +314,10 @@ def conditional_fold_moments(terms: ClassCountTerms, counts: Sequence[int], allo
         Class counts ``n`` of the dataset (model class order).
     allocation:
         The test folds' class compositions (an :class:`~momentbound.splitters.Allocation`).
+    coef:
+        Per-class coefficients of a fold of a given composition (:func:`group_moments`).
     """
-    g = group_moments(terms, counts, allocation)
+    g = group_moments(terms, counts, allocation, coef)
     v = len(allocation.test)
     zero: Number = Fraction(0) if terms.exact else 0.0
     first: list[Number] = [zero] * v
@@ -292,14 +375,18 @@ def cached_law_bytes(model: CellModel, N: int) -> float:
 
 
 def term_cache(
-    model: CellModel, N: int, clf: NaiveBayes, arithmetic: str, rational_max_n: int, terms: ClassCountTerms | None
+    model: CellModel, N: int, clf: NaiveBayes, arithmetic: str, rational_max_n: int, terms: ClassCountTerms | None,
+    loss: Sequence[Sequence[object]] | None = None,
 ) -> ClassCountTerms:
-    """The term cache for the arithmetic (``auto``: rational for exact models up to ``rational_max_n``)."""
+    """The term cache for the arithmetic (``auto``: rational for exact models up to ``rational_max_n``)
+    and the loss matrix (``None``: the 0-1 error)."""
     mode = auto_arithmetic(model, N, rational_max_n) if arithmetic == "auto" else arithmetic
     if terms is None:
-        return ClassCountTerms(model, clf, mode)
+        return ClassCountTerms(model, clf, mode, loss)
     if terms.model != model or terms.clf != clf or terms.mode != mode:
         raise InvalidArgument("terms were built for another model, classifier or arithmetic; pass terms=None")
+    if getattr(terms, "loss", None) != as_loss(loss, model.n_classes):
+        raise InvalidArgument("terms were built for another loss matrix; pass terms=None")
     return terms
 
 
@@ -324,6 +411,7 @@ def stratified_cv_moments(
     terms: ClassCountTerms | None = None,
     tail: float = 1e-13,
     on_progress: Callable[[float], None] | None = None,
+    metric: object = None,
 ) -> StratifiedCVMoments:
     """Exact mean and variance of scikit-learn's ``StratifiedKFold`` CV error of naive Bayes.
 
@@ -358,6 +446,14 @@ def stratified_cv_moments(
     on_progress:
         Called with the fraction of the work done after each class-count vector (the work of a
         vector ``n`` counted as ``prod_c (n_c + 1)^(2 d)``, the size of its agreement grids).
+    metric:
+        ``None`` (the 0-1 error) or a count rule (:class:`PointLoss`, or a
+        :class:`~momentbound.estimators.metrics.LinearMetric`): a fold scores ``c + sum_k w_k``
+        (losses of its class-``k`` test points) with the weights of its class composition, e.g. its
+        recall or balanced error; given the class counts the compositions are fixed, so every such
+        statistic is linear in the fold's losses (``docs/mathematics.md``, "Stratified
+        cross-validation"). ``average="pooled"`` scores the pooled predictions with the weights of
+        the dataset's class counts.
 
     Returns
     -------
@@ -379,15 +475,17 @@ def stratified_cv_moments(
     """
     start = time.perf_counter()
     splitter, N, clf = check_arguments(model, N, folds, classifier, arithmetic, average)
-    terms = term_cache(model, N, clf, arithmetic, rational_max_n, terms)
+    rule, terms = rule_terms(model, N, clf, arithmetic, rational_max_n, terms, metric)
     mode = terms.mode
     v = splitter.n_splits
-    zero: Number = Fraction(0) if terms.exact else 0.0
+    exact = terms.exact
+    zero: Number = Fraction(0) if exact else 0.0
+    inv_v: Number = Fraction(1, v) if exact else 1.0 / v
     p_ok = p_warn = zero
     mean = second = zero
-    fold_first = np.zeros(v, dtype=object if terms.exact else float)
-    fold_second = np.zeros(v, dtype=object if terms.exact else float)
-    if terms.exact:
+    fold_first = np.zeros(v, dtype=object if exact else float)
+    fold_second = np.zeros(v, dtype=object if exact else float)
+    if exact:
         fold_first[:] = zero
         fold_second[:] = zero
     pair_total = zero  # sum over i != j of E[HE_i HE_j]
@@ -401,27 +499,39 @@ def stratified_cv_moments(
         p_ok = p_ok + p_counts
         if splitter.warns(counts):
             p_warn = p_warn + p_counts
+        pooled = test_set_weights(rule, counts, exact)  # the statistic of all N points at once
         for alloc in splitter.allocations(counts):
-            p = p_counts * (alloc.probability if terms.exact else float(alloc.probability))
-            g = group_moments(terms, counts, alloc)
-            # per group: 1 / s and the weight w of its folds (pooled s / N, or 1 / v)
-            if terms.exact:
-                inv = [Fraction(1, si) for si in g.sizes]
-                w = [Fraction(si, N) if average == "pooled" else Fraction(1, v) for si in g.sizes]
-            else:
-                inv = [1.0 / si for si in g.sizes]
-                w = [si / N if average == "pooled" else 1.0 / v for si in g.sizes]
-            ce1 = ce2 = zero
+            p = p_counts * (alloc.probability if exact else float(alloc.probability))
+            # a fold's statistic HE_i = c_i + X_i, X_i = sum_k w_ik (losses of its class-k points)
+            weights = {tuple(int(x) for x in a): test_set_weights(rule, a, exact) for a, _ in alloc.groups}
+            g = group_moments(terms, counts, alloc, lambda a: weights[a][0])
+            const = [weights[a][1] for a in g.compositions]
+            sizes = [len(I) for I in g.folds]
+            he1 = [c + f for c, f in zip(const, g.first)]
+            he2 = [c * c + 2 * c * f + s2 for c, f, s2 in zip(const, g.first, g.second)]
             for x, I in enumerate(g.folds):
-                he1 = g.first[x] * inv[x]
-                he2 = g.second[x] * inv[x] * inv[x]
-                ce1 = ce1 + len(I) * w[x] * he1
-                ce2 = ce2 + len(I) * w[x] * w[x] * he2
                 idx = list(I)
-                fold_first[idx] += p * he1
-                fold_second[idx] += p * he2
-            ce2 = ce2 + g.pair_sum([w[x] * inv[x] for x in range(len(g.folds))])
-            pair_total = pair_total + p * g.pair_sum(inv)
+                fold_first[idx] += p * he1[x]
+                fold_second[idx] += p * he2[x]
+            # sum_{i != j} E[HE_i HE_j]: the constants' cross terms and the pair terms
+            c_sum = sum((n_x * c for n_x, c in zip(sizes, const)), zero)
+            f_sum = sum((n_x * f for n_x, f in zip(sizes, g.first)), zero)
+            cc = sum((n_x * c * c for n_x, c in zip(sizes, const)), zero)
+            cf = sum((n_x * c * f for n_x, c, f in zip(sizes, const, g.first)), zero)
+            pairs = c_sum * c_sum - cc + 2 * (c_sum * f_sum - cf) + g.pair_sum([1] * len(sizes))
+            pair_total = pair_total + p * pairs
+            if average == "folds":  # CE = mean of the fold statistics
+                ce1 = inv_v * sum((n_x * h for n_x, h in zip(sizes, he1)), zero)
+                ce2 = inv_v * inv_v * (sum((n_x * h for n_x, h in zip(sizes, he2)), zero) + pairs)
+            else:  # CE = the statistic of the pooled predictions: c(n) + sum_i X_i with the weights of n
+                (w_n, c_n) = pooled
+                ratios = [_ratio(w_n, weights[a][0]) for a in g.compositions]
+                b = (g.scaled(ratios) if all(r is not None for r in ratios)  # type: ignore[arg-type]
+                     else group_moments(terms, counts, alloc, lambda a: w_n))
+                x1 = sum((n_x * f for n_x, f in zip(sizes, b.first)), zero)
+                x2 = sum((n_x * s2 for n_x, s2 in zip(sizes, b.second)), zero) + b.pair_sum([1] * len(sizes))
+                ce1 = c_n + x1
+                ce2 = c_n * c_n + 2 * c_n * x1 + x2
             mean = mean + p * ce1
             second = second + p * ce2
     if on_progress is not None:
@@ -504,6 +614,13 @@ class GEJoint:
     prob_possible: Number
 
 
+def population_weights(rule: object, model: CellModel, exact: bool) -> tuple[Number, ...]:
+    """``rule.population_weights`` of the model's class priors, in the arithmetic of the terms."""
+    prior = [model.prior(k) if exact else float(model.prior(k)) for k in range(model.n_classes)]
+    omega = rule.population_weights(prior)  # type: ignore[attr-defined]
+    return tuple(omega) if exact else tuple(float(x) for x in omega)
+
+
 def ge_given_counts(terms: ClassCountTerms, counts: Sequence[int], prior: Sequence[Number],
                     *, second: bool = True) -> tuple[Number, Number | None]:
     """``(E[GE_N | n], E[GE_N^2 | n])``: ``GE(T) = sum_l pi_l P[a fresh class-l point is misclassified | T]``,
@@ -521,16 +638,23 @@ def ge_given_counts(terms: ClassCountTerms, counts: Sequence[int], prior: Sequen
     return first, two
 
 
-def fold_ge_joint(terms: ClassCountTerms, counts: Sequence[int], a: Sequence[int], prior: Sequence[Number]) -> Number:
+def fold_ge_joint(terms: ClassCountTerms, counts: Sequence[int], a: Sequence[int], prior: Sequence[Number],
+                  coef: Sequence[Number] | None = None) -> Number:
     """``E[E_i GE_N | n]`` for a test fold of class composition ``a``: a test point ``t`` of the fold is
     judged by the training set ``C`` (composition ``n - a``) and a fresh point ``u`` by ``C`` plus the
-    fold, which holds ``t`` (:meth:`~momentbound.exact.class_terms.ClassCountTerms.two_sets`)."""
+    fold, which holds ``t`` (:meth:`~momentbound.exact.class_terms.ClassCountTerms.two_sets`). With
+    ``coef`` the fold's class-``k`` losses count ``coef[k]`` each; ``prior`` weighs the classes of
+    ``GE_N`` (the population weights of the statistic)."""
+    if coef is not None and not any(coef):
+        return Fraction(0) if terms.exact else 0.0
     K = terms.K
     n = tuple(int(c) for c in counts)
     zero: Number = Fraction(0) if terms.exact else 0.0
     common = tuple(n[c] - a[c] for c in range(K))
     h = terms.two_sets(common, (0,) * K, tuple(int(x) for x in a), u_in_1=False, t_in_2=True)
-    return sum((a[k] * prior[l] * h[k, l] for k in range(K) if a[k] for l in range(K) if prior[l]), zero)
+    w = [1] * K if coef is None else coef
+    return sum((a[k] * w[k] * prior[l] * h[k, l] for k in range(K) if a[k] and w[k] for l in range(K) if prior[l]),
+               zero)
 
 
 def stratified_ge_joint(
@@ -544,6 +668,7 @@ def stratified_ge_joint(
     rational_max_n: int = 12,
     terms: ClassCountTerms | None = None,
     joint_too: bool = True,
+    metric: object = None,
 ) -> GEJoint:
     """Exact ``E[CE GE_N]``, ``E[GE_N]`` and ``E[GE_N^2]`` for scikit-learn's ``StratifiedKFold``.
 
@@ -559,6 +684,9 @@ def stratified_ge_joint(
     joint_too:
         ``False``: only ``E[GE_N]`` and ``prob_possible`` (the one-point terms; ``joint`` and
         ``ge_second`` are then ``None``).
+    metric:
+        As for :func:`stratified_cv_moments`; ``GE_N`` is then the statistic's population value
+        (e.g. the population recall) of the classifier trained on all ``N`` points.
 
     Returns
     -------
@@ -573,30 +701,37 @@ def stratified_ge_joint(
     (Fraction(1, 1), True, True)
     """
     splitter, N, clf = check_arguments(model, N, folds, classifier, arithmetic, average)
-    terms = term_cache(model, N, clf, arithmetic, rational_max_n, terms)
+    rule, terms = rule_terms(model, N, clf, arithmetic, rational_max_n, terms, metric)
     v = splitter.n_splits
-    zero: Number = Fraction(0) if terms.exact else 0.0
-    prior = [model.prior(k) if terms.exact else float(model.prior(k)) for k in range(model.n_classes)]
+    exact = terms.exact
+    zero: Number = Fraction(0) if exact else 0.0
+    inv_v: Number = Fraction(1, v) if exact else 1.0 / v
+    omega = population_weights(rule, model, exact)
     p_ok = joint = g1 = g2 = zero
     for counts, p_counts in class_count_splits(model, N, terms.mode):
         if not splitter.possible(counts):
             continue
         p_ok = p_ok + p_counts
-        ge1, ge2 = ge_given_counts(terms, counts, prior, second=joint_too)
+        ge1, ge2 = ge_given_counts(terms, counts, omega, second=joint_too)
         g1 = g1 + p_counts * ge1
         if not joint_too:
             continue
         g2 = g2 + p_counts * ge2
+        w_n, c_n = test_set_weights(rule, counts, exact)
         for alloc in splitter.allocations(counts):
-            p = p_counts * (alloc.probability if terms.exact else float(alloc.probability))
-            cache: dict[tuple[int, ...], Number] = {}
+            p = p_counts * (alloc.probability if exact else float(alloc.probability))
+            cache: dict[tuple[int, ...], tuple[Number, Number]] = {}
+            total = c_n * ge1 if average == "pooled" else zero
             for row in alloc.test:
                 a = tuple(int(x) for x in row)
-                s = sum(a)
-                if a not in cache:
-                    cache[a] = fold_ge_joint(terms, counts, a, prior)
-                w = Fraction(1, N) if average == "pooled" else Fraction(1, v * s)  # w_i / s_i
-                joint = joint + p * (w if terms.exact else float(w)) * cache[a]
+                if a not in cache:  # (constant, E[X_i GE_N | n]) of a fold of composition a
+                    w, c = test_set_weights(rule, a, exact)
+                    if average == "pooled":
+                        cache[a] = (zero, fold_ge_joint(terms, counts, a, omega, w_n))
+                    else:
+                        cache[a] = (inv_v * c * ge1, inv_v * fold_ge_joint(terms, counts, a, omega, w))
+                total = total + cache[a][0] + cache[a][1]
+            joint = joint + p * total
     if p_ok == 0:
         raise _impossible(splitter, N)
     if not joint_too:
@@ -643,7 +778,8 @@ def _hypergeometric(n: int, a: int, b: int, o: int) -> Fraction:
     return Fraction(math.comb(a, o) * math.comb(n - a, b - o), math.comb(n, b))
 
 
-def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Sequence[int], a_j: Sequence[int]) -> Number:
+def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Sequence[int], a_j: Sequence[int],
+                       coef_i: Sequence[Number] | None = None, coef_j: Sequence[Number] | None = None) -> Number:
     """``E[E_i^(1) E_j^(2)]``: error counts of fold ``i`` of one partition and fold ``j`` of another.
 
     Within each class the two folds are independent uniform subsets (sizes ``a_ic``, ``a_jc``),
@@ -652,11 +788,17 @@ def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Seque
     classifier is trained on ``Q + R`` and fold ``j``'s on ``P + R``. A test point in ``O`` is
     in neither training set, one in ``P`` trains the second classifier, one in ``Q`` the first;
     a point of ``O`` may be judged by both (``docs/mathematics.md``, "Stratified cross-validation").
+    With ``coef_i`` and ``coef_j`` a class-``k`` loss of fold ``i`` (of ``j``) counts ``coef_i[k]``
+    (``coef_j[k]``) each.
     """
     K = terms.K
     n = tuple(int(c) for c in counts)
     zero: Number = Fraction(0) if terms.exact else 0.0
     total = zero
+    wi = [1] * K if coef_i is None else coef_i
+    wj = [1] * K if coef_j is None else coef_j
+    if not (any(wi) and any(wj)):
+        return zero
     ranges = [range(max(0, a_i[c] + a_j[c] - n[c]), min(a_i[c], a_j[c]) + 1) for c in range(K)]
     for o in itertools.product(*ranges):
         prob = math.prod((_hypergeometric(n[c], a_i[c], a_j[c], o[c]) for c in range(K)), start=Fraction(1))
@@ -666,7 +808,7 @@ def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Seque
         val = zero
         if any(o):
             same = terms.two_sets(r, q, p, u_in_1=False, t_in_2=False, same_point=True)
-            val = val + sum((o[k] * same[k, k] for k in range(K) if o[k]), zero)
+            val = val + sum((o[k] * wi[k] * wj[k] * same[k, k] for k in range(K) if o[k] and wi[k] and wj[k]), zero)
         parts = [
             (o, o, False, False),  # t, u in O (distinct points)
             (o, q, True, False),  # t in O, u in Q (trains fold i's classifier)
@@ -676,14 +818,14 @@ def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Seque
         for src_t, src_u, u_in_1, t_in_2 in parts:
             pairs = [
                 (k, l, src_t[k] * (src_u[l] - (src_t is src_u and k == l)))
-                for k in range(K)
-                for l in range(K)
+                for k in range(K) if wi[k]
+                for l in range(K) if wj[l]
             ]
             pairs = [(k, l, cnt) for k, l, cnt in pairs if cnt]
             if not pairs:
                 continue
             g = terms.two_sets(r, q, p, u_in_1=u_in_1, t_in_2=t_in_2)
-            val = val + sum((cnt * g[k, l] for k, l, cnt in pairs), zero)
+            val = val + sum((cnt * wi[k] * wj[l] * g[k, l] for k, l, cnt in pairs), zero)
         total = total + (prob if terms.exact else float(prob)) * val
     return total
 
@@ -699,12 +841,13 @@ def repeated_stratified_cv_moments(
     average: str = "folds",
     rational_max_n: int = 12,
     terms: ClassCountTerms | None = None,
+    metric: object = None,
 ) -> RepeatedStratifiedCVMoments:
     """Exact moments of scikit-learn's ``RepeatedStratifiedKFold(v, R)`` mean CV error of naive Bayes.
 
     ``Var(mean of R) = Var(CE)/R + (1 - 1/R) C`` with ``C = Cov(CE^(1), CE^(2))`` for two
     independent stratified partitions of the same data; ``repeats=math.inf`` gives the limit
-    ``C``. The other arguments are those of :func:`stratified_cv_moments`.
+    ``C``. The other arguments (``metric`` too) are those of :func:`stratified_cv_moments`.
 
     Examples
     --------
@@ -721,28 +864,42 @@ def repeated_stratified_cv_moments(
         (isinstance(repeats, (int, np.integer)) and repeats >= 1) or repeats == math.inf
     ):
         raise InvalidArgument(f"repeats must be an integer >= 1 or math.inf, got {repeats!r}")
-    terms = term_cache(model, N, clf, arithmetic, rational_max_n, terms)
+    rule, terms = rule_terms(model, N, clf, arithmetic, rational_max_n, terms, metric)
     mode = terms.mode
     single = stratified_cv_moments(
-        model, N, splitter, classifier=clf, arithmetic=mode, average=average, terms=terms
+        model, N, splitter, classifier=clf, arithmetic=mode, average=average, terms=terms, metric=metric
     )
     v = splitter.n_splits
-    zero: Number = Fraction(0) if terms.exact else 0.0
+    exact = terms.exact
+    zero: Number = Fraction(0) if exact else 0.0
+    inv_v: Number = Fraction(1, v) if exact else 1.0 / v
     between = zero
     for counts, p_counts in class_count_splits(model, N, mode):
         if not splitter.possible(counts):
             continue
+        w_n, c_n = test_set_weights(rule, counts, exact)
         for alloc in splitter.allocations(counts):
-            p = p_counts * (alloc.probability if terms.exact else float(alloc.probability))
-            groups: dict[tuple[int, ...], Number] = {}
+            p = p_counts * (alloc.probability if exact else float(alloc.probability))
+            # CE = C + sum_i X_i (the same fold compositions in both partitions): per composition its
+            # number of folds and its per-class weights
+            groups: dict[tuple[int, ...], int] = {}
             for row in alloc.test:
-                s = sum(row)
-                w = (Fraction(1, N) if average == "pooled" else Fraction(1, v * s))  # w_i / s_i
-                groups[tuple(row)] = groups.get(tuple(row), zero) + (w if terms.exact else float(w))
-            acc = zero
-            for a_i, wi in groups.items():
-                for a_j, wj in groups.items():
-                    acc = acc + wi * wj * between_partitions(terms, counts, a_i, a_j)
+                groups[tuple(int(x) for x in row)] = groups.get(tuple(int(x) for x in row), 0) + 1
+            coef: dict[tuple[int, ...], tuple[Number, ...]] = {}
+            C = c_n if average == "pooled" else zero
+            for a, count in groups.items():
+                w, c = test_set_weights(rule, a, exact)
+                coef[a] = w_n if average == "pooled" else tuple(inv_v * x for x in w)
+                if average == "folds":
+                    C = C + count * inv_v * c
+            x1 = zero  # E[sum_i X_i | n, compositions]
+            for a, count in groups.items():
+                e1 = terms.err1(tuple(n - x for n, x in zip(counts, a)))
+                x1 = x1 + count * sum((a[k] * coef[a][k] * e1[k] for k in range(len(a)) if a[k] and coef[a][k]), zero)
+            acc = C * C + 2 * C * x1
+            for a_i, ni in groups.items():
+                for a_j, nj in groups.items():
+                    acc = acc + ni * nj * between_partitions(terms, counts, a_i, a_j, coef[a_i], coef[a_j])
             between = between + p * acc
     cov = between / single.prob_possible - single.mean * single.mean
     if repeats == math.inf:
@@ -791,6 +948,8 @@ class TermWork:
     """
 
     KINDS = ("ops", "cells", "calls")
+    #: the dry run counts the 0-1 error's route (a loss matrix costs the same terms)
+    loss = None
 
     def __init__(self, model: CellModel, clf: NaiveBayes, mode: str, limit: float = math.inf,
                  per_unit: dict[str, float] | None = None) -> None:
@@ -862,6 +1021,9 @@ class TermWork:
         if ("decide", m) not in self._seen:
             self._seen.add(("decide", m))
             self._add(self.n_in * 4, self.n_in * self.d * self.K * self._grid(m)[0], "decide")
+
+    def squared(self) -> TermWork:
+        return self
 
     def err1(self, m: Sequence[int]) -> tuple:
         m = tuple(int(c) for c in m)

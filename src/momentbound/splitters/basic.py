@@ -241,6 +241,9 @@ class SplitterDefaults:
     #: its statistic is a population rate of the classifier trained on all ``N`` points (GE): statistics
     #: weighted by the class priors (recall, balanced error) stay linear
     population: ClassVar[bool] = False
+    #: its exact route fixes the class counts of every test set (it conditions on them), so statistics
+    #: that divide by them (a test set's recall, balanced error) are linear given them and exact
+    class_rates: ClassVar[bool] = False
 
     def cross_folds(self, N: int, covariance: str) -> tuple[int, ...]:
         """Test-set sizes of the folds whose exact cross terms (``engine.fold_pair``) ``assemble`` asks

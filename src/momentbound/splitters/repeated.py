@@ -44,6 +44,7 @@ from momentbound.splitters.basic import (
 from momentbound.splitters.stratified import (
     check_exact_engine,
     engine_arithmetic,
+    engine_rule,
     engine_terms,
     stratified_ge_terms,
 )
@@ -179,6 +180,8 @@ class RepeatedStratifiedKFold(RepeatedKFold):
 
     name: ClassVar[str] = "repeated-stratified-cv"
     stratified: ClassVar[bool] = True
+    linear_metrics: ClassVar[bool] = True
+    class_rates: ClassVar[bool] = True
 
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
         from momentbound.exact.stratified import repeated_stratified_cv_moments
@@ -187,7 +190,8 @@ class RepeatedStratifiedKFold(RepeatedKFold):
         check_exact_engine(self, engine, covariance)
         r = repeated_stratified_cv_moments(engine.model, N, self.v, self.repeats, classifier=engine.classifier,
                                            average=self.average,
-                                           arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N))
+                                           arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N),
+                                           metric=engine_rule(engine))
         one = r.single
         return ExactParts(r.mean, r.variance + r.mean * r.mean, N - N // self.v, None, self.v, split.fold_sizes,
                           one.fold_variance, one.fold_covariance, one.variance, r.repeat_covariance,
@@ -227,6 +231,8 @@ class ShuffleSplit(SplitterDefaults):
     test_size: float = field(default=0.1, metadata={"help": "Test points, or a test share in (0, 1) rounded up like scikit-learn", "flags": ('--test-size', '--test-fraction')})
     name: ClassVar[str] = "shuffle-split"
     stratified: ClassVar[bool] = False
+    linear_metrics: ClassVar[bool] = True
+    class_rates: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "splits", _check_repeats(self.splits, "splits"))
@@ -252,7 +258,7 @@ class ShuffleSplit(SplitterDefaults):
         check_exact_engine(self, engine, covariance)
         r = shuffle_split_moments(engine.model, N, ns, self.splits, classifier=engine.classifier,
                                   arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N),
-                                  stratified=self.stratified)
+                                  stratified=self.stratified, metric=engine_rule(engine))
         return ExactParts(r.mean, r.variance + r.mean * r.mean, N - ns, ns,
                           single_variance=r.split_variance, repetition_covariance=r.split_covariance,
                           split_probability=r.prob_possible if self.stratified else None)
@@ -272,7 +278,7 @@ class ShuffleSplit(SplitterDefaults):
         check_exact_engine(self, engine, "exact")
         r = shuffle_split_ge_joint(engine.model, N, ns, classifier=engine.classifier,
                                    arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N),
-                                   stratified=self.stratified)
+                                   stratified=self.stratified, metric=engine_rule(engine))
         return r.joint, r.ge_mean, r.ge_second
 
     def split_ge_mean(self, engine: Any, N: int) -> float | None:
@@ -283,7 +289,7 @@ class ShuffleSplit(SplitterDefaults):
             return None
         (ns,) = self.split(N).fold_sizes
         return float(shuffle_split_ge_joint(engine.model, N, ns, classifier=engine.classifier,
-                                            arithmetic="float", stratified=True).ge_mean)
+                                            arithmetic="float", stratified=True, metric=engine_rule(engine)).ge_mean)
 
     def exact_progress(self, engine: Any, N: int, covariance: str) -> None:
         return None  # the class-count route reports no progress

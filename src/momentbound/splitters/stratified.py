@@ -94,16 +94,30 @@ def engine_arithmetic(engine: Any, N: int) -> str:
     return str(engine.backend.mode(engine.model, N))
 
 
+def engine_rule(engine: Any) -> Any:
+    """The count rule of the engine's statistic for the class-count routes: its metric (a
+    :class:`~momentbound.estimators.metrics.LinearMetric`, which may divide by the class counts of a
+    test set), else its loss matrix per test point (``None``: the 0-1 error)."""
+    from momentbound.exact.stratified import PointLoss
+
+    metric = getattr(engine, "metric", None)
+    if metric is not None and not metric.is_error:
+        return metric
+    return PointLoss(getattr(engine, "loss", None))
+
+
 def engine_terms(engine: Any, N: int) -> Any:
-    """The :class:`~momentbound.exact.class_terms.ClassCountTerms` of an exact engine for ``N`` points,
-    kept on the engine so that a splitter's moments and its joint term with ``GE_N`` share them."""
-    from momentbound.exact.class_terms import ClassCountTerms
+    """The :class:`~momentbound.exact.class_terms.ClassCountTerms` of an exact engine for ``N`` points
+    and its statistic's loss, kept on the engine so that a splitter's moments and its joint term with
+    ``GE_N`` share them."""
+    from momentbound.exact.class_terms import ClassCountTerms, as_loss
 
     mode = engine_arithmetic(engine, N)
+    loss = as_loss(engine_rule(engine).base_matrix(engine.model.n_classes), engine.model.n_classes)
     cache = engine.__dict__.setdefault("_class_count_terms", {})
-    if mode not in cache:
-        cache[mode] = ClassCountTerms(engine.model, engine.classifier, mode)
-    return cache[mode]
+    if (mode, loss) not in cache:
+        cache[mode, loss] = ClassCountTerms(engine.model, engine.classifier, mode, loss)
+    return cache[mode, loss]
 
 
 def stratified_ge_terms(splitter: Any, engine: Any, N: int) -> tuple[Any, Any, Any]:
@@ -113,7 +127,7 @@ def stratified_ge_terms(splitter: Any, engine: Any, N: int) -> tuple[Any, Any, A
     check_exact_engine(splitter, engine, "exact")
     r = stratified_ge_joint(engine.model, N, splitter.v, classifier=engine.classifier,
                             arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N),
-                            average=splitter.average)
+                            average=splitter.average, metric=engine_rule(engine))
     return r.joint, r.ge_mean, r.ge_second
 
 
@@ -136,6 +150,8 @@ class StratifiedKFold(SplitterDefaults):
     average: str = field(default="folds", metadata={"help": AVERAGE_HELP, "flags": ('--average',)})
     name: ClassVar[str] = "stratified-cv"
     stratified: ClassVar[bool] = True
+    linear_metrics: ClassVar[bool] = True
+    class_rates: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         KFold(self.v)  # the same checks on v
@@ -163,7 +179,8 @@ class StratifiedKFold(SplitterDefaults):
         check_exact_engine(self, engine, covariance)
         r = stratified_cv_moments(engine.model, N, self.v, classifier=engine.classifier, average=self.average,
                                   arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N),
-                                  on_progress=engine.progress_hook(("stratified", N, self.v)))
+                                  on_progress=engine.progress_hook(("stratified", N, self.v)),
+                                  metric=engine_rule(engine))
         return ExactParts(r.mean, r.variance + r.mean * r.mean, N - N // self.v, None, self.v, split.fold_sizes,
                           r.fold_variance, r.fold_covariance, split_probability=r.prob_possible)
 
@@ -182,7 +199,7 @@ class StratifiedKFold(SplitterDefaults):
         from momentbound.exact.stratified import stratified_ge_joint
 
         return float(stratified_ge_joint(engine.model, N, self.v, classifier=engine.classifier,
-                                         arithmetic="float", joint_too=False).ge_mean)
+                                         arithmetic="float", joint_too=False, metric=engine_rule(engine)).ge_mean)
 
     def exact_progress(self, engine: Any, N: int, covariance: str) -> ProgressPlan:
         """The class-count terms have no time estimate: the bar counts :data:`STRATIFIED_UNITS` over
