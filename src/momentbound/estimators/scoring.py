@@ -55,7 +55,7 @@ from momentbound.model.cells import CellModel
 __all__ = [
     "SCORINGS", "ScoreMoments", "RocBand", "check_scoring", "confusion_scores", "rank_scores",
     "naive_bayes_proba", "population_scores", "pooled_auc", "POOLED_AUC", "monte_carlo_scores", "roc_band", "fold_scores", "full_scores",
-    "scoring_setup", "population_roc", "scored_moments",
+    "scoring_setup", "population_roc", "scored_moments", "check_scoring_run",
 ]
 
 #: scikit-learn's scorer names offered by ``scoring=``
@@ -566,6 +566,15 @@ def monte_carlo_scores(
         undefined=undefined, undefined_draws=R - used, folds=v, draws=R, confidence=float(confidence),
         kind=Kind.ESTIMATE, seconds=time.perf_counter() - start,
     )
+
+
+def check_scoring_run(model: CellModel, N: int, estimator: Any, scoring: object, *, classifier: Any = None,
+                      draws: object = 10_000, confidence: object = 0.95, max_seconds: float | None = 120.0) -> str:
+    """Every refusal :func:`monte_carlo_scores` would raise for these arguments, without any work (a sweep or
+    a ranking checks each of its rows first); returns the scorer name."""
+    name = check_scoring(scoring)
+    _setup(model, N, estimator, classifier, draws, confidence, np.random.default_rng(0), name, max_seconds)
+    return name
 
 
 def scored_moments(model: CellModel, N: int, estimator: Any, scoring: object, *, classifier: Any, backend: Any,
