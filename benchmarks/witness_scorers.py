@@ -231,6 +231,19 @@ def compare(sim: dict[str, Any], ref: dict[str, Any]) -> dict[str, dict[str, Any
     return out
 
 
+def markdown(doc: dict[str, Any]) -> str:
+    """The RESULTS.md table of a run's document: one row per model and scorer, every z."""
+    lines = ["| model | N | scorer | mean sklearn / toolkit (z) | variance sklearn / toolkit (z) | "
+             "undefined sklearn / toolkit (z) | population mean |", "|---|---|---|---|---|---|---|"]
+    for m in doc["models"].values():
+        for name, c in m["scorers"].items():
+            mean, var, und = c["mean"], c["variance"], c["undefined"]
+            lines.append(f"| {m['label']} | {m['N']} | `{name}` | {mean['sklearn']:.4f} / {mean['toolkit']:.4f} "
+                         f"({mean['z']:+.2f}) | {var['sklearn']:.5f} / {var['toolkit']:.5f} ({var['z']:+.2f}) | "
+                         f"{und['sklearn']:.4f} / {und['toolkit']:.4f} ({und['z']:+.2f}) | {c['population_mean']:.4f} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--datasets", type=int, default=20_000, help="datasets per model (default 20000)")
@@ -238,7 +251,11 @@ def main() -> None:
     ap.add_argument("--draws", type=int, default=200_000, help="toolkit Monte Carlo draws (default 200000)")
     ap.add_argument("--models", default=None, help="comma-separated model keys (default all)")
     ap.add_argument("--out", type=Path, default=Path(__file__).with_name("witness_scorers.json"))
+    ap.add_argument("--table", action="store_true", help="only print the markdown table of the --out document")
     args = ap.parse_args()
+    if args.table:
+        print(markdown(json.loads(args.out.read_text())))
+        return
     chosen = models() if args.models is None else {k: models()[k] for k in args.models.split(",")}
     doc: dict[str, Any] = {"machine": f"{platform.node()} ({platform.processor() or platform.machine()}, "
                                       f"{os.cpu_count()} cores)",
@@ -265,6 +282,7 @@ def main() -> None:
     tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
     tmp.replace(args.out)
     print(f"wrote {args.out}")
+    print(markdown(doc))
 
 
 if __name__ == "__main__":

@@ -113,3 +113,15 @@ def test_score_folds_agree_with_scikit_learn_splitters(case):
         pooled = (q * x.size + r.undefined.estimate * r.draws) / (x.size + r.draws)
         spread = math.sqrt(pooled * (1 - pooled) * (1 / x.size + 1 / r.draws))
         assert spread == 0 or abs(q - r.undefined.estimate) / spread <= 4, name
+
+
+@pytest.mark.parametrize("splitter, words", [
+    (ShuffleSplit(10**9, 2), "at most 10,000 splits"),
+    (RepeatedKFold(2, math.inf), "repeats must be finite"),
+    (RepeatedStratifiedKFold(2, 10**6), "at most 10,000 repeats"),
+])
+def test_repetitions_are_refused_before_any_work(splitter, words):
+    from momentbound.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match=words):
+        monte_carlo_scores(MODEL, 8, splitter, scoring="f1", classifier=NB, draws=200, rng=np.random.default_rng(0))

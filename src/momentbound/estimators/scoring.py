@@ -2,8 +2,9 @@
 
 ``cross_val_score(clf, X, y, cv=..., scoring=s)`` returns one score per fold and users report their
 mean. :func:`monte_carlo_scores` draws datasets of ``N`` i.i.d. points from a cell model as the
-fold count tables of the splitter (``score_folds`` of :class:`~momentbound.splitters.KFold`,
-:class:`~momentbound.splitters.StratifiedKFold` and :class:`~momentbound.splitters.HoldOut`), trains
+fold count tables of the splitter (its ``score_folds`` member: :class:`~momentbound.splitters.KFold`,
+:class:`~momentbound.splitters.StratifiedKFold`, :class:`~momentbound.splitters.HoldOut`, ``LeaveOneOut``,
+the repeated k-folds and the shuffle-splits), trains
 the classifier on each training table, and computes every fold's score from its confusion counts
 (or, for the ROC AUC, from the counts of each score level) in numpy, for many datasets at once.
 
@@ -499,9 +500,14 @@ def monte_carlo_scores(
     N:
         Dataset size.
     estimator:
-        ``KFold(v)``, ``StratifiedKFold(v)`` (``cv=v`` of a classifier) or ``HoldOut(...)``.
+        ``KFold(v)``, ``StratifiedKFold(v)`` (``cv=v`` of a classifier), ``HoldOut(...)``, ``LeaveOneOut()``,
+        ``RepeatedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit``, ``StratifiedShuffleSplit`` (finite
+        repetitions; the score is the mean over the folds of every repetition): any splitter with ``score_folds``.
     scoring:
-        A scikit-learn scorer name of :data:`SCORINGS` (semantics in the module docstring).
+        A scikit-learn scorer name of :data:`SCORINGS` (semantics in the module docstring), or
+        :data:`POOLED_AUC` (``"roc_auc_pooled"``): ``roc_auc_score(y, cross_val_predict(clf, X, y, cv=estimator,
+        method="predict_proba")[:, 1])``, one AUC of the out-of-fold probabilities (splitters that test
+        every point once).
     classifier:
         ``NaiveBayes(...)`` (default ``NaiveBayes()``) or a scikit-learn classifier;
         ``NaiveBayes(ties="sklearn", alpha=a)`` is ``CategoricalNB(alpha=a)``. The AUC scorers need

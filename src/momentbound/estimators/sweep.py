@@ -37,7 +37,8 @@ SWEEP_AXES = ("holdout", "folds", "N")
 
 @dataclass(frozen=True)
 class SweepResult:
-    """Rows of a sweep (one :class:`EstimatorMoments` per value) and the total time."""
+    """Rows of a sweep (one :class:`EstimatorMoments` per value, a
+    :class:`~momentbound.estimators.scoring.ScoreMoments` with ``scoring=``) and the total time."""
 
     over: str
     values: tuple[Any, ...]

@@ -75,10 +75,17 @@ class _Cells:
     K: int
 
 
+#: most repetitions (splits) ``score_folds`` simulates per dataset
+MAX_SCORED_REPEATS = 10_000
+
+
 def _finite(value: float, name: str) -> int:
     if math.isinf(value):
         raise InvalidArgument(f"scoring= simulates the scores of every fold, so {name} must be finite, got inf: "
                               f"give a number of {name} (the limit of many is the exact route of the 0-1 error)")
+    if value > MAX_SCORED_REPEATS:
+        raise InvalidArgument(f"scoring= simulates the scores of every fold of every one of the {name}: at most "
+                              f"{MAX_SCORED_REPEATS:,} {name}, got {int(value):,}; use fewer {name}")
     return int(value)
 
 
