@@ -30,6 +30,7 @@ from momentbound.cli._common import (
     score_document,
     split_params,
     splitter_options,
+    statistic_options,
 )
 
 ACCURACY_FIELDS = ("mean", "variance", "ge_full_mean", "ge_full_variance", "bias", "deviation_variance",
@@ -96,17 +97,10 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
 @click.option("--against", type=click.Choice(["ge-full"]), default=None,
               help="ge-full: also how well the estimate tracks GE_N, the error of the classifier trained on "
               "all N points (bias, RMS, covariance and correlation).")
-@click.option("--metric", default=None, metavar="STATISTIC",
-              help="An exact linear statistic of the confusion matrix in place of the 0-1 error: error, "
-              "confusion:A:B (test points of class A predicted B), class_error:A (errors on class A), and for "
-              "--splitter ge the population rates recall:A, class_error_rate:A and balanced_error. Splitters ge, "
-              "holdout, cv, loo and resubstitution; exact-route backends.")
-@click.option("--scoring", default=None, metavar="NAME",
-              help="A scikit-learn scorer (accuracy, balanced_accuracy, recall, precision, f1, recall_macro, "
-              "precision_macro, f1_macro, roc_auc, roc_auc_ovr): the moments of cross_val_score(..., scoring=NAME) "
-              "averaged over the folds, and how far it is from the population value of the metric for the "
-              "classifier trained on all N points. By simulation: needs --backend montecarlo; splitters cv, "
-              "stratified-cv and holdout.")
+@statistic_options("Splitters ge, holdout, cv, loo and resubstitution; exact-route backends.",
+                   "Needs --backend montecarlo; splitters holdout, cv, stratified-cv, loo (not roc_auc), repeated-cv, "
+                   "repeated-stratified-cv, shuffle-split and stratified-shuffle-split (finite repetitions); "
+                   "roc_auc_pooled on cv, stratified-cv and loo.")
 @click.option("--draws", type=int, default=None,
               help="Number of sampled table draws for --backend montecarlo (default 10000).")
 @click.option("--scheduler", default=None, metavar="local|threads|processes|ADDRESS",
