@@ -248,7 +248,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--datasets", type=int, default=20_000, help="datasets per model (default 20000)")
     ap.add_argument("--check", type=int, default=300, help="datasets also through cross_validate (default 300)")
-    ap.add_argument("--draws", type=int, default=200_000, help="toolkit Monte Carlo draws (default 200000)")
+    ap.add_argument("--draws", type=int, default=100_000, help="toolkit Monte Carlo draws (default 100000)")
     ap.add_argument("--models", default=None, help="comma-separated model keys (default all)")
     ap.add_argument("--out", type=Path, default=Path(__file__).with_name("witness_scorers.json"))
     ap.add_argument("--table", action="store_true", help="only print the markdown table of the --out document")
