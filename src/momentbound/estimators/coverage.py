@@ -405,7 +405,7 @@ def _statistic_coverage(model: CellModel, N: int, method: str, splitter: Any, ta
                         scoring: Any, metric: Any, start: float) -> CoverageResult:
     """:func:`interval_coverage` of a scorer's or a linear statistic's interval (module docstring)."""
     from momentbound.estimators.metrics import as_metric
-    from momentbound.estimators.scoring import _predicted_counts, _setup, check_scoring, fold_scores, full_scores
+    from momentbound.estimators.scoring import check_scoring, statistic_folds
 
     if scoring is not None and metric is not None:
         raise InvalidArgument("give scoring= (a scikit-learn scorer) or metric= (a linear statistic), not both")
@@ -418,28 +418,11 @@ def _statistic_coverage(model: CellModel, N: int, method: str, splitter: Any, ta
         raise InvalidArgument("with scoring= or metric= the interval is measured against the population value of the "
                               "metric for the classifier trained on all N points, by simulation: use "
                               "target='ge-full' (and exact=None)")
-    if scoring is not None:
-        name = check_scoring(scoring, model.n_classes)
-        statistic = name
-    else:
-        linear = as_metric(metric)
-        if linear.prior_weighted:
-            raise InvalidArgument(f"metric {linear.name} divides by the random number of test points of a class, a "
-                                  "ratio, not a linear statistic of the folds: use scoring='recall' or "
-                                  "scoring='balanced_accuracy' (scikit-learn's per-fold ratio)")
-        loss = np.array(linear.matrix(model), dtype=float)
-        name, statistic = "accuracy", linear.name  # a statistic of the predictions: a prediction scorer's checks
-    _, _, setup = _setup(model, N, splitter, classifier, draws, confidence, rng, name, max_seconds)
-    m, R = setup.table, int(draws)
-    test, train, full = setup.sampler(m.p, m.K, splitter.split(N).N, R, rng)
-    if scoring is not None:
-        values, pop = fold_scores(setup, test, train, name, rng), full_scores(setup, full, name)
-    else:
-        n, v, C = test.shape
-        conf = _predicted_counts(test.reshape(n * v, C), m.predictions(train.reshape(n * v, C)), m.K, rng)
-        values = (conf * loss).sum(axis=(1, 2)).reshape(n, v) / test.sum(axis=2)
-        rates = np.einsum("xy,nxk->nyk", m.p.reshape(-1, m.K), m.predictions(full))
-        pop = (rates * loss).sum(axis=(1, 2))
+    statistic = check_scoring(scoring, model.n_classes) if scoring is not None else as_metric(metric).name
+    values, pop = statistic_folds(model, splitter.split(N).N, splitter, scoring if scoring is not None else metric,
+                                  classifier=classifier, draws=draws, confidence=confidence, rng=rng,
+                                  max_seconds=max_seconds)
+    R = int(draws)
     v = values.shape[1]
     ok = ~np.isnan(values).any(axis=1)
     if ok.sum() < 2:

@@ -56,7 +56,7 @@ from momentbound.model.cells import CellModel
 __all__ = [
     "SCORINGS", "ScoreMoments", "RocBand", "check_scoring", "confusion_scores", "rank_scores",
     "naive_bayes_proba", "population_scores", "pooled_auc", "POOLED_AUC", "monte_carlo_scores", "roc_band", "fold_scores", "full_scores",
-    "scoring_setup", "population_roc", "scored_moments", "check_scoring_run",
+    "scoring_setup", "population_roc", "scored_moments", "check_scoring_run", "statistic_folds",
 ]
 
 #: scikit-learn's scorer names offered by ``scoring=``
@@ -572,6 +572,41 @@ def monte_carlo_scores(
         undefined=undefined, undefined_draws=R - used, folds=v, draws=R, confidence=float(confidence),
         kind=Kind.ESTIMATE, seconds=time.perf_counter() - start,
     )
+
+
+def statistic_folds(model: CellModel, N: int, estimator: Any, statistic: Any, *, classifier: Any = None,
+                    draws: object = 10_000, confidence: object = 0.95, rng: np.random.Generator,
+                    max_seconds: float | None = 120.0) -> tuple[np.ndarray, np.ndarray]:
+    """The value of a statistic on every fold of ``draws`` datasets of ``N`` points, ``(draws, folds)``
+    (``nan`` where scikit-learn's scorer gives ``nan``), and its population value for the classifier
+    trained on all ``N`` points, ``(draws,)``.
+
+    ``statistic``: a scorer name of :data:`SCORINGS`, or a
+    :class:`~momentbound.estimators.metrics.LinearMetric` (each fold's mean loss over its test points; the
+    population value ``sum L[y, k] P[Y = y, prediction = k]``); the ratios weighted by the class priors
+    (``recall(a)``, ``balanced_error()``) are refused, naming the scorers that compute them per fold."""
+    from momentbound.estimators.metrics import LinearMetric, as_metric
+
+    if isinstance(statistic, LinearMetric):
+        linear = as_metric(statistic)
+        if linear.prior_weighted:
+            raise InvalidArgument(f"metric {linear.name} divides by the random number of test points of a class, a "
+                                  "ratio, not a linear statistic of the folds: use scoring='recall' or "
+                                  "scoring='balanced_accuracy' (scikit-learn's per-fold ratio)")
+        loss = np.array(linear.matrix(model), dtype=float)
+        name = "accuracy"  # a statistic of the predictions: the checks of a prediction scorer
+    else:
+        name = check_scoring(statistic)
+    _, _, setup = _setup(model, N, estimator, classifier, draws, confidence, rng, name, max_seconds)
+    m = setup.table
+    test, train, full = setup.sampler(m.p, m.K, N, int(draws), rng)  # type: ignore[arg-type]
+    if not isinstance(statistic, LinearMetric):
+        return fold_scores(setup, test, train, name, rng), full_scores(setup, full, name)
+    n, v, C = test.shape
+    conf = _predicted_counts(test.reshape(n * v, C), m.predictions(train.reshape(n * v, C)), m.K, rng)
+    values = (conf * loss).sum(axis=(1, 2)).reshape(n, v) / test.sum(axis=2)
+    rates = np.einsum("xy,nxk->nyk", m.p.reshape(-1, m.K), m.predictions(full))
+    return values, (rates * loss).sum(axis=(1, 2))
 
 
 def check_scoring_run(model: CellModel, N: int, estimator: Any, scoring: object, *, classifier: Any = None,
