@@ -125,3 +125,15 @@ def test_repetitions_are_refused_before_any_work(splitter, words):
 
     with pytest.raises(InvalidArgument, match=words):
         monte_carlo_scores(MODEL, 8, splitter, scoring="f1", classifier=NB, draws=200, rng=np.random.default_rng(0))
+
+
+def test_the_sorted_mann_whitney_of_the_pooled_auc_equals_the_pairwise_one():
+    from momentbound.estimators.scoring import _mann_whitney, _mann_whitney_sorted
+
+    rng = np.random.default_rng(0)
+    for M in (1, 2, 5, 40):
+        score = rng.integers(0, 4, (300, M)) / 3  # many ties
+        pos, neg = rng.integers(0, 3, (300, M)).astype(float), rng.integers(0, 3, (300, M)).astype(float)
+        dense, ranked = _mann_whitney(pos, neg, score), _mann_whitney_sorted(pos, neg, score)
+        assert np.array_equal(np.isnan(dense), np.isnan(ranked))
+        assert np.allclose(dense[~np.isnan(dense)], ranked[~np.isnan(ranked)], rtol=0, atol=1e-14)

@@ -410,7 +410,30 @@ def pooled_auc(test: np.ndarray, proba: np.ndarray) -> np.ndarray:
     its training part, as ``cross_val_predict`` fills it) to ``(n,)``; ``nan`` for a dataset of one class
     (``roc_auc_score`` raises)."""
     n = test.shape[0]
-    return _mann_whitney(test[..., 1].reshape(n, -1), test[..., 0].reshape(n, -1), proba[..., 1].reshape(n, -1))
+    return _mann_whitney_sorted(test[..., 1].reshape(n, -1), test[..., 0].reshape(n, -1),
+                                proba[..., 1].reshape(n, -1))
+
+
+def _mann_whitney_sorted(pos: np.ndarray, neg: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """:func:`_mann_whitney` of rows ``(n, M)`` by sorting (time ``M log M``, memory ``M`` per row): every
+    positive weight counts the negative weight of the lower scores and half of the equal ones."""
+    order = np.argsort(score, axis=1, kind="stable")
+    s, p, q = (np.take_along_axis(a, order, axis=1) for a in (score, pos, neg))
+    n, M = s.shape
+    idx = np.broadcast_to(np.arange(M), (n, M))
+    new = np.ones((n, M), dtype=bool)
+    new[:, 1:] = s[:, 1:] != s[:, :-1]
+    start = np.maximum.accumulate(np.where(new, idx, 0), axis=1)  # first index of each element's tie group
+    last = np.ones((n, M), dtype=bool)
+    last[:, :-1] = new[:, 1:]
+    end = np.flip(np.minimum.accumulate(np.flip(np.where(last, idx, M), axis=1), axis=1), axis=1)
+    below = np.concatenate([np.zeros((n, 1)), np.cumsum(q, axis=1)], axis=1)  # negative weight before index i
+    lower = np.take_along_axis(below, start, axis=1)
+    tied = np.take_along_axis(below, end + 1, axis=1) - lower
+    u = (p * (lower + 0.5 * tied)).sum(axis=1)
+    den = p.sum(axis=1) * q.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, u / np.where(den > 0, den, 1), np.nan)
 
 
 def fold_scores(setup: _Setup, test: np.ndarray, train: np.ndarray, scoring: str,
@@ -548,8 +571,8 @@ def monte_carlo_scores(
     v = setup.folds
     inputs = setup.table.p.size // setup.table.K  # the AUC compares every pair of inputs of a fold
     per = max(1, v * max(setup.table.p.size * setup.table.K, inputs * inputs))
-    if scoring == POOLED_AUC:  # every pair of (fold, input) scores of a dataset
-        per = max(per, (v * inputs) ** 2)
+    if scoring == POOLED_AUC:  # the sorted (fold, input) scores of a dataset
+        per = max(per, 8 * v * inputs)
     chunk = max(1, _CHUNK_ENTRIES // per)
     scores, pops = [], []
     for lo in range(0, R, chunk):
