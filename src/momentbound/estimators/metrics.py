@@ -228,13 +228,15 @@ def check_metric(metric: object, estimator: Any, backend: object = "exact") -> L
         )
     if not splitter_member(estimator, "linear_metrics"):
         raise InvalidArgument(
-            f"metric {m.name} has no exact route for {what} (its exact moments are the 0-1 error's own sums); "
-            "use backend='montecarlo' for it"
+            f"metric {m.name} has no exact route for {what} (its exact moments are the 0-1 error's own sums): use a "
+            "splitter with one (GE, HoldOut, KFold, LeaveOneOut, Resubstitution), or scoring= with "
+            "backend='montecarlo' for a scikit-learn scorer of its folds"
         )
     if m.prior_weighted and not splitter_member(estimator, "population"):
         raise InvalidArgument(
             f"metric {m.name} of {what} divides by the random number of test points of a class, a ratio "
-            "that is not linear in the confusion counts; use backend='montecarlo' (or GE() for the population rate)"
+            "that is not linear in the confusion counts: use scoring='recall' or scoring='balanced_accuracy' with "
+            "backend='montecarlo' (scikit-learn's per-fold ratio), or GE() for the population rate"
         )
     return m
 
