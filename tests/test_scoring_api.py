@@ -19,6 +19,7 @@ from momentbound.estimators import estimator_accuracy, estimator_moments
 from momentbound.estimators.scoring import (SCORINGS, ScoreMoments, monte_carlo_scores, naive_bayes_proba,
                                             population_roc, roc_band)
 from momentbound.splitters import HoldOut, KFold, LeaveOneOut, StratifiedKFold
+from momentbound.splitters.bootstrap import Resubstitution
 
 MODEL = CellModel((2,), ["3/10", "1/10", "1/5", "2/5"])
 THREE = CellModel((2,), ["1/5", "1/10", "1/10", "1/10", "1/5", "3/10"])
@@ -75,7 +76,9 @@ def test_estimator_moments_refusals(kwargs, words):
 @pytest.mark.parametrize("model, splitter, kwargs, words", [
     (THREE, KFold(2), dict(scoring="recall"), ["binary", "3 classes", "'recall_macro'"]),
     (THREE, KFold(2), dict(scoring="roc_auc"), ["'roc_auc_ovr'"]),
-    (MODEL, LeaveOneOut(), dict(scoring="f1"), ["KFold, StratifiedKFold and HoldOut", "LeaveOneOut"]),
+    (MODEL, Resubstitution(), dict(scoring="f1"), ["KFold, StratifiedKFold, HoldOut", "Resubstitution()"]),
+    (MODEL, LeaveOneOut(), dict(scoring="roc_auc"), ["one test point", "'roc_auc_pooled'"]),
+    (MODEL, HoldOut(test_size=3), dict(scoring="roc_auc_pooled"), ["not a partition", "cross_val_predict"]),
     (MODEL, KFold(2, average="pooled"), dict(scoring="f1"), ["average='folds'"]),
     (MODEL, KFold(2), dict(scoring="roc_auc", classifier=HistogramRule()), ["probabilities", "'roc_auc'"]),
     (MODEL, KFold(2), dict(scoring="f1", draws=10), ["draws must be an integer >= 200"]),
@@ -88,8 +91,8 @@ def test_monte_carlo_scores_refusals(model, splitter, kwargs, words):
 
 def test_a_score_undefined_on_every_dataset_is_refused_not_averaged():
     with pytest.raises(InvalidArgument, match="undefined .* on 300 of 300 datasets"):
-        monte_carlo_scores(MODEL, 6, KFold(6), scoring="roc_auc", classifier=NaiveBayes("sklearn", 1), draws=300,
-                           rng=np.random.default_rng(0))
+        monte_carlo_scores(CellModel((2,), ["1/2", "0", "1/2", "0"]), 6, KFold(3), scoring="f1", draws=300,
+                           rng=np.random.default_rng(0))  # class 1 is never fitted: pos_label=1 raises in every fold
 
 
 def test_every_scorer_name_runs_on_its_class_count():

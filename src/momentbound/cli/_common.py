@@ -679,3 +679,56 @@ def parse_metric(spec: str) -> Any:
                         f"class_error_rate:A (A, B: class indices from 0), got {spec!r}")
     build, _ = forms[name]
     return build(*(int(a) for a in args))
+
+
+#: the help of --metric, --scoring (estimate, sweep, coverage and advise), after the command's own first words
+METRIC_HELP = ("An exact linear statistic of the confusion matrix in place of the 0-1 error: error, confusion:A:B "
+               "(test points of class A predicted B), class_error:A (errors on class A), and for --splitter ge the "
+               "population rates recall:A, class_error_rate:A and balanced_error.")
+SCORING_HELP = ("A scikit-learn scorer (accuracy, balanced_accuracy, recall, precision, f1, recall_macro, precision_macro, "
+                "f1_macro, roc_auc, roc_auc_ovr) or roc_auc_pooled (the AUC of cross_val_predict's out-of-fold "
+                "probabilities): the score of cross_val_score(..., scoring=NAME) averaged over the folds, against the "
+                "population value of the metric for the classifier trained on all N points. By simulation.")
+
+
+def statistic_options(metric_where: str, scoring_where: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--metric STATISTIC`` and ``--scoring NAME``, with what they apply to in this command."""
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        func = click.option("--scoring", default=None, metavar="NAME", help=f"{SCORING_HELP} {scoring_where}")(func)
+        return click.option("--metric", default=None, metavar="STATISTIC", help=f"{METRIC_HELP} {metric_where}")(func)
+    return decorate
+
+
+def check_statistic(metric: str | None, scoring: str | None, backend: str | None = None) -> tuple[Any, str | None]:
+    """``--metric`` and ``--scoring`` checked (one or the other; ``backend``: the command's ``--backend``, where it
+    has one): the :class:`~momentbound.estimators.metrics.LinearMetric` or ``None``, and the scorer name or ``None``."""
+    from momentbound.estimators.scoring import SCORING_NAMES
+
+    if metric is not None and scoring is not None:
+        raise click.UsageError("give --metric (an exact linear statistic) or --scoring (a scikit-learn scorer, by "
+                               "simulation), not both")
+    if metric is not None and backend == "montecarlo":
+        raise UserError(f"--metric {metric} has exact moments: drop --backend montecarlo (for a scikit-learn scorer "
+                        "by simulation use --scoring NAME)")
+    if scoring is not None and scoring not in SCORING_NAMES:
+        raise UserError(f"--scoring must be one of {', '.join(SCORING_NAMES)}, got {scoring!r}")
+    if scoring is not None and backend is not None and backend != "montecarlo":
+        raise UserError(f"--scoring {scoring} is computed by simulating the real procedure: add --backend "
+                        "montecarlo (with --draws and --seed)")
+    return (None if metric is None else parse_metric(metric)), scoring
+
+
+#: the moments of a :class:`~momentbound.estimators.scoring.ScoreMoments` in its JSON document and tables
+SCORE_FIELDS = ("mean", "variance", "std", "ge_full_mean", "ge_full_variance", "bias", "deviation_variance",
+                "mean_square", "rms", "covariance_with_ge", "correlation_with_ge", "undefined")
+
+
+def score_document(r: Any) -> dict[str, Any]:
+    """The JSON document of a :class:`~momentbound.estimators.scoring.ScoreMoments` (``--scoring``)."""
+    doc: dict[str, Any] = {"N": r.N, "backend": r.backend, "kind": getattr(r.kind, "name", str(r.kind)).lower(),
+                           "description": r.estimator.describe(), "scoring": r.scoring, "folds": r.folds,
+                           "draws": r.draws, "undefined_draws": r.undefined_draws, "confidence": float(r.confidence),
+                           "seconds": float(r.seconds), **plugin_fields(r.estimator, r.classifier)}
+    for name in SCORE_FIELDS:
+        doc.update(moment_fields(name, getattr(r, name)))
+    return doc

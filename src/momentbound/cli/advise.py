@@ -6,7 +6,8 @@ from typing import Any
 
 import click
 
-from momentbound.cli._common import UserError, check_plot_path, emit_json, limit_options, print_table, user_errors
+from momentbound.cli._common import (UserError, check_plot_path, check_statistic, emit_json, limit_options, print_table,
+                                     statistic_options, user_errors)
 from momentbound.cli._data import fit_options, load_fitted
 
 
@@ -60,11 +61,16 @@ def resolve(data: str, target: str, features: str | None, bins: str | None, prio
 @click.option("--plot", default=None, metavar="FILE.png", help="Save the figure RMS against cost in fits.")
 @click.option("--progress/--no-progress", default=None,
               help="A progress bar on stderr (default: when stderr is a terminal and the run is long).")
+@statistic_options("Rank by its RMS against its GE_N counterpart: exact rows only (candidates without its exact route "
+                   "are listed as not possible).",
+                   "Rank by its RMS against the population value (Monte Carlo rows; the bootstrap family, and "
+                   "leave-one-out for roc_auc, are listed as not possible).")
 @limit_options
 def command(data: str, target: str, features: str | None, bins: str | None, prior: str, count_column: str | None,
             missing: str, fit: str, N: int | None, classifier_name: str, alpha: str | None, ties: str | None,
             seed: int, as_json: bool, posterior: int, precision: float,
-            candidates: str | None, no_coverage: bool, plot: str | None, progress: bool | None) -> None:
+            candidates: str | None, no_coverage: bool, plot: str | None, progress: bool | None, metric: str | None,
+            scoring: str | None) -> None:
     """Rank hold-out, k-fold, stratified, repeated, leave-one-out and bootstrap estimators by how far
     their estimate falls from GE_N, the error of the classifier trained on all N rows, for data like yours.
 
@@ -78,12 +84,13 @@ def command(data: str, target: str, features: str | None, bins: str | None, prio
     if not (0.001 <= precision <= 0.5):
         raise UserError(f"--precision must be in [0.001, 0.5], got {precision:g}")
     check_plot_path(plot)
+    linear, scoring = check_statistic(metric, scoring)
     keys = parse_str_list(candidates, name="--candidates") if candidates is not None else None
     model, n, clf = resolve(data, target, features, bins, prior, count_column, missing, fit, N, classifier_name,
                             alpha, ties, seed)
     with user_errors("the plot"):
         a = advise(model, n, classifier=clf, candidates=keys, precision=precision, coverage=not no_coverage,
-                   posterior=posterior, seed=seed, progress=progress)
+                   posterior=posterior, seed=seed, progress=progress, metric=linear, scoring=scoring)
         if plot is not None:
             a.plot(plot)
     if as_json:
@@ -96,7 +103,9 @@ def command(data: str, target: str, features: str | None, bins: str | None, prio
         rms = f"{r.rms:.4f}" if r.kind == "exact" else f"{r.rms:.4f} [{r.rms_lower:.4f}, {r.rms_upper:.4f}]"
         corr = "-" if r.correlation is None else f"{r.correlation:.3f}"
         rows.append((r.label, f"{r.bias:+.4f}", f"{r.std:.4f}", rms, corr, cov, r.fits, how))
-    print_table(f"Error estimators against GE_{a.N}, {a.classifier}, ranked by RMS",
+    what = (f"Error estimators against GE_{a.N}" if a.statistic == "error"
+            else f"Estimators of {a.statistic} against its population value (n={a.N})")
+    print_table(f"{what}, {a.classifier}, ranked by RMS",
                 ["estimator", "bias", "std", "RMS", "corr with GE_N", "coverage (95%)", "fits", "how"], rows)
     for key, reason in a.skipped:
         click.echo(f"not possible at N = {a.N}: {key} ({reason})")

@@ -7,8 +7,8 @@ from typing import Any
 import click
 
 from momentbound.cli._data import data_options
-from momentbound.cli._common import (UserError, build_classifier, build_model, emit_json, fmt, library_errors, limit_options,
-                                     print_table, seed_generator)
+from momentbound.cli._common import (UserError, build_classifier, build_model, check_statistic, emit_json, fmt,
+                                     library_errors, limit_options, print_table, seed_generator, statistic_options)
 
 METHODS = ("clopper-pearson", "wald", "naive-cv", "nadeau-bengio")
 TARGETS = ("ge-full", "expected-ge-full", "ge-train")
@@ -54,15 +54,26 @@ def interval_fields(name: str, value: Any) -> dict[str, float]:
                    "ShuffleSplit).")
 @click.option("--splits", type=int, default=None, help="Splits of nadeau-bengio.")
 @click.option("--nominal", type=float, default=0.95, show_default=True, help="Level of the user's interval.")
+@statistic_options("The interval of its fold values (--method naive-cv or nadeau-bengio) against its population value "
+                   "(--target ge-full); not the ratios recall:A, class_error_rate:A, balanced_error.",
+                   "The interval of the fold scores (--method naive-cv or nadeau-bengio, --target ge-full).")
 @limit_options
 @library_errors
 def command(arities: str, cells: str, n_classes: int | None, ties: str, alpha: str, N: int, draws: int,
             confidence: float, seed: int, as_json: bool, method: str, target: str, test_size: int | None,
-            folds: int | None, stratified: bool, splits: int | None, nominal: float) -> None:
+            folds: int | None, stratified: bool, splits: int | None, nominal: float, metric: str | None,
+            scoring: str | None) -> None:
     """Coverage of a confidence interval of the error (exact for hold-out when tractable)."""
     from momentbound.estimators.coverage import interval_coverage
     from momentbound.splitters import HoldOut, KFold, ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit
 
+    linear, scoring = check_statistic(metric, scoring)
+    if (linear is not None or scoring is not None) and method in ("clopper-pearson", "wald"):
+        raise UserError(f"--method {method} is the binomial interval of the hold-out error count; with --metric or "
+                        "--scoring use --method naive-cv (--folds) or nadeau-bengio (--splits, --test-size)")
+    if (linear is not None or scoring is not None) and target != "ge-full":
+        raise UserError("with --metric or --scoring the interval is measured against the population value of the "
+                        f"metric for the classifier trained on all N points: use --target ge-full, not {target}")
     model = build_model(arities, cells, n_classes)
     classifier = build_classifier(ties, alpha)
     rng = seed_generator(seed)
@@ -81,13 +92,14 @@ def command(arities: str, cells: str, n_classes: int | None, ties: str, alpha: s
             raise UserError("--method nadeau-bengio needs --splits J and --test-size, not --folds")
         splitter = StratifiedShuffleSplit(splits, test_size) if stratified else ShuffleSplit(splits, test_size)
     r = interval_coverage(model, N, method, splitter, target=target, classifier=classifier, nominal=nominal,
-                          draws=draws, confidence=confidence, rng=rng)
+                          draws=draws, confidence=confidence, rng=rng, scoring=scoring, metric=linear)
     doc = {"method": r.method, "target": r.target, "splitter": r.splitter.describe(), "N": r.N,
            "nominal": r.nominal, "exact": r.exact, "expected_ge_full": r.expected_ge_full,
            "mean_width": r.mean_width, "draws": r.draws, "confidence": r.confidence,
+           "statistic": r.statistic, "undefined": r.undefined,
            **interval_fields("coverage", r.coverage)}
     if as_json:
         emit_json(doc)
         return
-    rows = [[k, fmt(v) if not isinstance(v, (bool, str)) else str(v)] for k, v in sorted(doc.items())]
-    print_table(f"coverage of the {method} interval at N={N}", ["quantity", "value"], rows)
+    rows = [[k, fmt(v) if not isinstance(v, (bool, str)) else str(v)] for k, v in sorted(doc.items()) if v is not None]
+    print_table(f"coverage of the {method} interval of {r.statistic} at N={N}", ["quantity", "value"], rows)

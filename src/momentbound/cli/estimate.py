@@ -22,20 +22,19 @@ from momentbound.cli._common import (
     limit_options,
     model_options,
     moment_fields,
-    parse_metric,
+    SCORE_FIELDS,
+    check_statistic,
     plugin_fields,
     print_table,
     result_document,
+    score_document,
     split_params,
     splitter_options,
+    statistic_options,
 )
 
 ACCURACY_FIELDS = ("mean", "variance", "ge_full_mean", "ge_full_variance", "bias", "deviation_variance",
                    "rms", "covariance_with_ge", "correlation_with_ge")
-
-
-SCORE_FIELDS = ("mean", "variance", "std", "ge_full_mean", "ge_full_variance", "bias", "deviation_variance",
-                "mean_square", "rms", "covariance_with_ge", "correlation_with_ge", "undefined")
 
 
 def _scores(model: Any, N: int, est: Any, classifier: Any, scoring: str, options: dict[str, Any],
@@ -46,14 +45,8 @@ def _scores(model: Any, N: int, est: Any, classifier: Any, scoring: str, options
 
     r = estimator_moments(model, N, est, classifier=classifier, backend="montecarlo", scoring=scoring,
                           rng=options.get("rng"), draws=options.get("draws", 10_000))
-    doc: dict[str, Any] = {"N": N, "backend": r.backend, "kind": getattr(r.kind, "name", str(r.kind)).lower(),
-                           "description": est.describe(), "scoring": r.scoring, "folds": r.folds,
-                           "draws": r.draws, "undefined_draws": r.undefined_draws, "confidence": float(r.confidence),
-                           "seconds": float(r.seconds), **plugin_fields(est, r.classifier)}
-    for name in SCORE_FIELDS:
-        doc.update(moment_fields(name, getattr(r, name)))
     if as_json:
-        emit_json(doc)
+        emit_json(score_document(r))
         return
     rows = [(name.replace("_", " ").replace("ge full", f"population value (n={N})"), fmt(getattr(r, name)))
             for name in SCORE_FIELDS]
@@ -104,20 +97,14 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
 @click.option("--against", type=click.Choice(["ge-full"]), default=None,
               help="ge-full: also how well the estimate tracks GE_N, the error of the classifier trained on "
               "all N points (bias, RMS, covariance and correlation).")
-@click.option("--metric", default=None, metavar="STATISTIC",
-              help="An exact linear statistic of the confusion matrix in place of the 0-1 error: error, "
-              "confusion:A:B (test points of class A predicted B), class_error:A (errors on class A), and the "
-              "rates recall:A, class_error_rate:A and balanced_error: population rates for --splitter ge, "
-              "scikit-learn's fold scores (recall_score, 1 - balanced_accuracy_score, averaged over the folds) for "
-              "the splitters that fix the class counts of their test folds (stratified-cv, repeated-stratified-cv, "
-              "shuffle-split, stratified-shuffle-split). Splitters ge, holdout, cv, loo, resubstitution and those; "
-              "exact-route backends.")
-@click.option("--scoring", default=None, metavar="NAME",
-              help="A scikit-learn scorer (accuracy, balanced_accuracy, recall, precision, f1, recall_macro, "
-              "precision_macro, f1_macro, roc_auc, roc_auc_ovr): the moments of cross_val_score(..., scoring=NAME) "
-              "averaged over the folds, and how far it is from the population value of the metric for the "
-              "classifier trained on all N points. By simulation: needs --backend montecarlo; splitters cv, "
-              "stratified-cv and holdout.")
+@statistic_options("Splitters ge, holdout, cv, loo and resubstitution, and for recall:A, class_error_rate:A and "
+                   "balanced_error scikit-learn's fold scores (recall_score, 1 - balanced_accuracy_score, averaged "
+                   "over the folds) under the splitters that fix the class counts of their test folds "
+                   "(stratified-cv, repeated-stratified-cv, shuffle-split, stratified-shuffle-split); exact-route "
+                   "backends.",
+                   "Needs --backend montecarlo; splitters holdout, cv, stratified-cv, loo (not roc_auc), repeated-cv, "
+                   "repeated-stratified-cv, shuffle-split and stratified-shuffle-split (finite repetitions); "
+                   "roc_auc_pooled on cv, stratified-cv and loo.")
 @click.option("--draws", type=int, default=None,
               help="Number of sampled table draws for --backend montecarlo (default 10000).")
 @click.option("--scheduler", default=None, metavar="local|threads|processes|ADDRESS",
@@ -154,17 +141,8 @@ def command(
     if (scheduler is not None or workers is not None) and backend != "montecarlo":
         raise click.UsageError("--scheduler and --workers only apply to --backend montecarlo")
     check_dask_options(scheduler, workers, timeout)
-    if metric is not None and scoring is not None:
-        raise click.UsageError("give --metric (an exact linear statistic) or --scoring (a scikit-learn scorer, by "
-                               "simulation), not both")
-    if metric is not None and backend == "montecarlo":
-        raise UserError(f"--metric {metric} has exact moments: drop --backend montecarlo (for a scikit-learn scorer "
-                        "by simulation use --scoring NAME)")
-    linear = None if metric is None else parse_metric(metric)
+    linear, scoring = check_statistic(metric, scoring, backend)
     if scoring is not None:
-        if backend != "montecarlo":
-            raise UserError(f"--scoring {scoring} is computed by simulating the real procedure: add --backend "
-                            "montecarlo (with --draws and --seed)")
         if scheduler is not None or workers is not None or progress is not None or covariance != "exact":
             raise click.UsageError("--scoring takes --draws and --seed; drop --scheduler, --workers, --progress "
                                    "and --covariance")

@@ -16,7 +16,9 @@ from momentbound.cli._common import (
     build_classifier,
     build_model,
     build_splitter,
+    SCORE_FIELDS,
     check_dask_options,
+    check_statistic,
     check_montecarlo,
     dask_options,
     emit_json,
@@ -27,7 +29,9 @@ from momentbound.cli._common import (
     parse_str_list,
     print_table,
     result_document,
+    score_document,
     split_params,
+    statistic_options,
     splitter_options,
 )
 from momentbound.cli._files import claim_output_file, force_option, write_errors
@@ -100,6 +104,11 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the rows to this CSV file (an existing file needs --force).")
 @force_option
+@statistic_options("Every row: exact-route backends; each splitter takes what estimate --metric lists for it (rows "
+                   "--over folds are cv's: confusion:A:B and class_error:A; --over N --splitter stratified-cv also "
+                   "recall:A and balanced_error).",
+                   "Every row: needs --backend montecarlo (with --draws and --seed); hold-out, cross-validation, "
+                   "leave-one-out (not roc_auc), repeated and shuffle-split rows.")
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
 @click.option("--progress/--no-progress", "progress", default=None,
               help="Progress bar on stderr (default: only when stderr is a terminal; --progress draws it anyway).")
@@ -122,7 +131,7 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
 def command(
     arities: str, cells: str, n_classes: int | None, classifier_name: str, params: tuple[str, ...], ties: str,
     alpha: str, backend: str, seed: int | None, covariance: str, over: str, values: str, N: int | None,
-    splitter: tuple[str, dict[str, str]], out: Path | None, as_json: bool,
+    splitter: tuple[str, dict[str, str]], out: Path | None, metric: str | None, scoring: str | None, as_json: bool,
     progress: bool | None, use_dask: bool, scheduler: str | None, draws: int | None, workers: int | None,
     timeout: float | None, force: bool,
 ) -> None:
@@ -147,6 +156,12 @@ def command(
                                "--test-size, --test-fraction, --bootstraps, --param of its fields) only apply to "
                                "--over N")
     check_montecarlo(backend, covariance, draws)
+    linear, scoring = check_statistic(metric, scoring, backend)
+    if scoring is not None and (use_dask or scheduler is not None or workers is not None or covariance != "exact"):
+        raise click.UsageError("--scoring takes --draws and --seed; drop --dask, --scheduler, --workers and "
+                               "--covariance")
+    if linear is not None and (use_dask or scheduler is not None):
+        raise click.UsageError("--metric runs in this process: drop --dask and --scheduler")
     if workers is not None and backend != "montecarlo":
         raise click.UsageError("--workers only applies to --backend montecarlo (rows on --dask use 2 workers)")
     check_dask_options(scheduler or ("local" if use_dask else None), workers, timeout)
@@ -170,7 +185,10 @@ def command(
     ) as bars:
         task = bars.add_task("sweep", total=len(vals))
         tick = lambda done, total: bars.update(task, completed=done, total=total)  # noqa: E731
-        if backend == "montecarlo":  # one seeded run per row; the fits of a sklearn: classifier on Dask
+        if scoring is not None:  # one seeded simulation of the scorer per row
+            result = sweep(model, over, vals, N=N, estimator=est, classifier=classifier, backend="montecarlo",
+                           scoring=scoring, progress=tick, seed=seed, **({} if draws is None else {"draws": draws}))
+        elif backend == "montecarlo":  # one seeded run per row; the fits of a sklearn: classifier on Dask
             options: dict[str, Any] = {"seed": seed, **dask_options(workers, timeout)}
             if draws is not None:
                 options["draws"] = draws
@@ -187,15 +205,25 @@ def command(
         else:
             result = sweep(
                 model, over, vals, N=N, estimator=est, classifier=classifier,
-                backend=sweep_backend, covariance=covariance, progress=tick,
+                backend=sweep_backend, covariance=covariance, progress=tick, metric=linear,
             )
     frame = result.to_frame()
     if csv is not None:
         csv.write_csv(frame)
     if as_json:
+        rows_json = ([score_document(r) for r in result.rows] if scoring is not None
+                     else [{**result_document(r), "metric": getattr(r, "metric", "error")} for r in result.rows])
         emit_json({"over": over, "values": [str(v) for v in vals], "seconds": result.seconds,
-                   "csv": None if out is None else str(out),
-                   "rows": [result_document(r) for r in result.rows]})
+                   "csv": None if out is None else str(out), "metric": None if linear is None else linear.name,
+                   "scoring": scoring, "rows": rows_json})
+        return
+    if scoring is not None:
+        fields = [f for f in SCORE_FIELDS if f in ("mean", "variance", "ge_full_mean", "bias", "rms", "undefined")]
+        print_table(f"{scoring} over {over} (montecarlo, {result.seconds:.2f} s), against the population value",
+                    ["value", "N", "folds", *fields],
+                    [[v, r.N, r.folds, *(fmt(getattr(r, f)) for f in fields)] for v, r in zip(vals, result.rows)])
+        if out is not None:
+            click.echo(f"wrote {out}")
         return
     cv = any(r.fold_variance is not None for r in result.rows)  # fold columns where the splitter has folds
     columns = ["value", "N", "train", "mean", "variance", "std", "mean+std"]
@@ -207,6 +235,7 @@ def command(
         if cv:
             row += [fmt(r.fold_variance), fmt(r.fold_covariance)]
         rows.append(row)
-    print_table(f"sweep over {over} ({result.rows[0].backend}, {result.seconds:.2f} s)", columns, rows)
+    what = "" if linear is None else f" of {linear.name}"
+    print_table(f"sweep{what} over {over} ({result.rows[0].backend}, {result.seconds:.2f} s)", columns, rows)
     if out is not None:
         click.echo(f"wrote {out}")

@@ -123,9 +123,10 @@ class Advice:
     seconds: float
     posterior: dict[str, Any] | None = None
     skipped: tuple[tuple[str, str], ...] = ()
+    statistic: str = "error"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"N": self.N, "rows": [r.as_dict() for r in self.rows], "best": self.best.key,
+        return {"N": self.N, "statistic": self.statistic, "rows": [r.as_dict() for r in self.rows], "best": self.best.key,
                 "default_cv5": None if self.default is None else self.default.key, "sentence": self.sentence,
                 "classifier": self.classifier, "fitted_model": self.model, "precision": self.precision,
                 "seconds": self.seconds, "posterior": self.posterior,
@@ -181,9 +182,12 @@ def fitted_or_model(data: Any, target: str | None, features: Any, prior: Any, mo
 
 def accuracy_row(model: CellModel, N: int, cand: Candidate, *, classifier: Any, engine: Any, rng: np.random.Generator,
                  precision: float, exact_seconds: float | None, coverage: bool = True,
-                 pilot: int = PILOT_DRAWS) -> AdviceRow:
+                 pilot: int = PILOT_DRAWS, metric: Any = None, scoring: str | None = None) -> AdviceRow:
     """One candidate: exact when the exact backend's work estimate allows it, else Monte Carlo with
-    enough draws for ``precision`` (relative half-width of the 95% interval on the RMS)."""
+    enough draws for ``precision`` (relative half-width of the 95% interval on the RMS).
+
+    ``metric``: a linear statistic (exact rows only: a row out of the exact route's reach is refused);
+    ``scoring``: a scikit-learn scorer, every row Monte Carlo against the population value of its metric."""
     from momentbound import guard
     from momentbound.estimators import estimator_accuracy
     from momentbound.estimators.coverage import interval_coverage
@@ -193,12 +197,22 @@ def accuracy_row(model: CellModel, N: int, cand: Candidate, *, classifier: Any, 
     est.split(N)  # ImpossibleSplit names the candidate
     note = ""
     acc = None
-    if exact_seconds is not None:
+    statistic = {} if metric is None else {"metric": metric}
+    if scoring is not None:
+        note = f"Monte Carlo ({scoring} is simulated)"
+    elif exact_seconds is not None:
         try:
             with guard.limits(exact_seconds):
-                acc = estimator_accuracy(model, N, est, classifier=classifier, backend="exact", engine=engine)
+                acc = estimator_accuracy(model, N, est, classifier=classifier, backend="exact", engine=engine,
+                                         **statistic)
         except InvalidArgument as exc:  # the exact route's work or memory estimate refused it
+            if metric is not None:
+                raise InvalidArgument(f"metric {metric.name} has exact moments only, and the exact route of "
+                                      f"{est.describe()} is out of reach at N = {N}: use a smaller N, or "
+                                      "scoring= for a scikit-learn scorer by simulation") from exc
             note = "Monte Carlo: the exact route is out of reach (" + " ".join(str(exc).split(";")[0].split()) + ")"
+    elif metric is not None:
+        raise InvalidArgument(f"metric {metric.name} has exact moments only: give exact_seconds (not None)")
     else:
         note = "Monte Carlo (exact rows not asked for)"
     draws = None
@@ -206,7 +220,11 @@ def accuracy_row(model: CellModel, N: int, cand: Candidate, *, classifier: Any, 
     if acc is None:
         draws = pilot
         for _ in range(3):
-            acc = estimator_accuracy(model, N, est, classifier=classifier, backend="montecarlo", draws=draws, rng=rng)
+            if scoring is not None:
+                acc = estimator_accuracy(model, N, est, classifier=classifier, backend="montecarlo", draws=draws, rng=rng,
+                                         scoring=scoring)
+            else:
+                acc = estimator_accuracy(model, N, est, classifier=classifier, backend="montecarlo", draws=draws, rng=rng)
             r = acc.rms
             achieved = (r.upper - r.lower) / 2 / r.estimate if r.estimate > 0 else 0.0
             if achieved <= precision:
@@ -233,7 +251,7 @@ def accuracy_row(model: CellModel, N: int, cand: Candidate, *, classifier: Any, 
     if coverage and cand.interval is not None:
         try:
             c = interval_coverage(model, N, cand.interval, est, classifier=classifier, rng=rng,
-                                  draws=COVERAGE_DRAWS)
+                                  draws=COVERAGE_DRAWS, scoring=scoring, **statistic)
             cov, cov_lo, cov_hi = float(c.coverage.estimate), float(c.coverage.lower), float(c.coverage.upper)
         except InvalidArgument as exc:
             note += f"; coverage not computed ({' '.join(str(exc).split(';')[0].split())})"
@@ -244,8 +262,10 @@ def accuracy_row(model: CellModel, N: int, cand: Candidate, *, classifier: Any, 
         precision=achieved, note=note.lstrip("; "), seconds=time.perf_counter() - start)
 
 
-def _sentence(best: AdviceRow, default: AdviceRow | None, N: int, rows: Sequence[AdviceRow] = ()) -> str:
-    text = (f"At N = {N}, {best.label} tracks GE_{N} best: RMS {best.rms:.4f} for {best.fits} "
+def _sentence(best: AdviceRow, default: AdviceRow | None, N: int, rows: Sequence[AdviceRow] = (),
+              statistic: str = "error") -> str:
+    target = f"GE_{N}" if statistic == "error" else f"the population {statistic} of the classifier trained on all N rows"
+    text = (f"At N = {N}, {best.label} tracks {target} best: RMS {best.rms:.4f} for {best.fits} "
             f"fit{'s' if best.fits != 1 else ''}")
     close = [r.label for r in rows if r is not best and r is not default and r.rms_lower <= best.rms_upper]
     if close:
@@ -280,6 +300,8 @@ def advise(
     posterior_precision: float = 0.07,
     seed: int = 0,
     progress: bool | None = None,
+    metric: Any = None,
+    scoring: str | None = None,
     **load: Any,
 ) -> Advice:
     """Rank the candidate error estimators by their RMS against ``GE_N`` for data like yours.
@@ -312,6 +334,14 @@ def advise(
         Seed of the Monte Carlo draws and of the posterior draws.
     progress:
         A bar on stderr: ``None`` when stderr is a terminal and the run is long, ``True``, ``False``.
+    metric:
+        Rank by the RMS of a linear statistic of the confusion matrix
+        (:class:`~momentbound.estimators.metrics.LinearMetric`) against its ``GE_N`` counterpart: exact rows
+        only; the candidates without its exact route are skipped, with the reason.
+    scoring:
+        Rank by the RMS of ``cross_val_score(..., scoring=...)``'s mean against the population value of the
+        metric for the classifier trained on all ``N`` rows (Monte Carlo rows); the candidates that cannot
+        compute it (the bootstrap family, leave-one-out for ``roc_auc``) are skipped, with the reason.
     """
     from momentbound.classifiers import NaiveBayes, as_classifier
     from momentbound.data.fitting import FittedModel, posterior_draws
@@ -331,6 +361,10 @@ def advise(
     if posterior and not isinstance(fitted, FittedModel):
         raise InvalidArgument("posterior draws need data (a fitted model), not a plain CellModel")
     N = planning_size(fitted, N)
+    if metric is not None and scoring is not None:
+        raise InvalidArgument("give scoring= (a scikit-learn scorer, by simulation) or metric= (an exact linear "
+                              "statistic), not both")
+    statistic_check = _statistic_check(fitted, N, classifier, metric, scoring)
     by_key = {c.key: c for c in CANDIDATES}
     keys = list(by_key) if candidates is None else list(candidates)
     for k in keys:
@@ -340,10 +374,13 @@ def advise(
     skipped = []
     for k in keys:
         try:
-            by_key[k].build().split(N)
+            statistic_check(by_key[k].build())
             chosen.append(by_key[k])
         except InvalidArgument as exc:  # e.g. 20 folds at N < 20
             skipped.append((k, str(exc)))
+    if not chosen and (metric is not None or scoring is not None):
+        raise InvalidArgument(f"no candidate can be ranked at N = {N} rows: "
+                              + "; ".join(f"{k}: {reason}" for k, reason in skipped[:3]))
     if not chosen:
         raise InvalidArgument(f"no candidate can split N = {N} rows; plan for a larger N")
     clf = as_classifier(NaiveBayes() if classifier is None else classifier, fitted)
@@ -359,7 +396,7 @@ def advise(
     with ProgressBar(total, progress, "advise", 0.0, unit="estimator runs") as bar:
         for cand in chosen:
             rows.append(accuracy_row(plain, N, cand, classifier=clf, engine=engine, rng=rng, precision=precision,
-                                     exact_seconds=exact_seconds, coverage=coverage))
+                                     exact_seconds=exact_seconds, coverage=coverage, metric=metric, scoring=scoring))
             bar.advance(1)
         if posterior:
             draws = posterior_draws(fitted, int(posterior), int(seeds.generate_state(1)[0]))
@@ -369,7 +406,8 @@ def advise(
                 here = {}
                 for cand in chosen:
                     r = accuracy_row(cm, N, cand, classifier=clf, engine=eng, rng=rng, precision=posterior_precision,
-                                     exact_seconds=exact_seconds, coverage=False, pilot=POSTERIOR_PILOT)
+                                     exact_seconds=exact_seconds, coverage=False, pilot=POSTERIOR_PILOT, metric=metric,
+                                     scoring=scoring)
                     here[cand.key] = r.rms
                     post_rms[cand.key].append(r.rms)
                     bar.advance(1)
@@ -387,12 +425,34 @@ def advise(
             "rms": {k: {"median": float(np.median(v)), "lower_90": float(np.quantile(v, 0.05)),
                         "upper_90": float(np.quantile(v, 0.95))} for k, v in post_rms.items()},
         }
-    sentence = _sentence(best, default, N, rows)
+    name = scoring if scoring is not None else ("error" if metric is None else metric.name)
+    sentence = _sentence(best, default, N, rows, name)
     if post is not None:
         sentence += (f" Under {posterior} draws from the posterior of the cells, {best.label} is best in "
                      f"{100 * post['best_stays_best']:.0f}% of them.")
     describe = fitted.describe() if isinstance(fitted, FittedModel) else None
     return Advice(N=N, rows=tuple(rows), best=best, default=default, sentence=sentence, classifier=clf.describe(),
                   model=describe, precision=precision, seconds=time.perf_counter() - start, posterior=post,
-                  skipped=tuple(skipped))
+                  skipped=tuple(skipped), statistic=name)
+
+
+def _statistic_check(fitted: Any, N: int, classifier: Any, metric: Any, scoring: str | None) -> Callable[[Any], None]:
+    """What refuses a candidate splitter before any work: its split at ``N``, and the statistic's own route
+    (``metric``: an exact linear statistic of the splitter; ``scoring``: the scorer simulated on its folds)."""
+    from momentbound.classifiers import NaiveBayes, as_classifier
+    from momentbound.estimators.metrics import check_metric
+    from momentbound.estimators.scoring import check_scoring, check_scoring_run
+
+    if scoring is not None:
+        check_scoring(scoring, fitted.n_classes)
+    clf = as_classifier(NaiveBayes() if classifier is None else classifier, fitted)
+    plain = CellModel(fitted.arities, fitted.cells, fitted.n_classes).to_float()
+
+    def check(est: Any) -> None:
+        est.split(N)
+        if metric is not None:
+            check_metric(metric, est, "exact")
+        if scoring is not None:
+            check_scoring_run(plain, N, est, scoring, classifier=clf, draws=PILOT_DRAWS, max_seconds=None)
+    return check
 

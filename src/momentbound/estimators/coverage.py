@@ -20,6 +20,12 @@ Three intervals, at nominal level ``1 - a`` (``z`` the normal, ``t`` the Student
 Targets: ``ge-full`` (``GE_N``, the error of the classifier trained on all ``N`` points),
 ``expected-ge-full`` (the constant ``E[GE_N]``, computed exactly) and, for hold-out,
 ``ge-train`` (the error of the classifier trained on the training part).
+
+Other statistics (``scoring=`` a scikit-learn scorer, ``metric=`` a linear statistic of the confusion
+matrix): the naive CV and Nadeau-Bengio intervals built on the fold (split) values of that statistic,
+``cross_val_score(..., scoring=...)``'s scores, against the population value of the same metric for
+the classifier trained on all ``N`` points (target ``ge-full``), by Monte Carlo over datasets whose
+every fold has a value (the fraction without is reported as ``undefined``).
 """
 
 from __future__ import annotations
@@ -78,6 +84,11 @@ class CoverageResult:
         Mean width of the interval (Monte Carlo or exact, as ``coverage``).
     draws, confidence, seconds:
         Monte Carlo draws (``None`` when exact), level of the Monte Carlo interval, wall-clock time.
+    statistic:
+        ``"error"``, the scorer name (``scoring=``) or the linear statistic's name (``metric=``); for the
+        last two ``expected_ge_full`` is the Monte Carlo mean of the population value.
+    undefined:
+        ``scoring=``: the fraction of datasets with a fold whose score is undefined (no interval); else ``None``.
     """
 
     method: str
@@ -92,6 +103,8 @@ class CoverageResult:
     draws: int | None
     confidence: float
     seconds: float
+    statistic: str = "error"
+    undefined: float | None = None
 
 
 # ----------------------------------------------------------------------------- pieces
@@ -274,6 +287,8 @@ def interval_coverage(
     exact: bool | None = None,
     max_seconds: float | None = DEFAULT_SECONDS,
     max_memory: float | None = None,
+    scoring: str | None = None,
+    metric: Any = None,
 ) -> CoverageResult:
     """Probability that a user's confidence interval covers ``GE_N``, ``E[GE_N]`` or ``GE_train``.
 
@@ -305,6 +320,11 @@ def interval_coverage(
         time (:func:`work_estimate`, and the exact ``E[GE_N]``) or memory (bytes; ``None``: 80% of
         this machine's memory) exceeds them; ``max_seconds=None`` lifts the time limit
         (:mod:`momentbound.guard`).
+    scoring, metric:
+        The interval of another statistic than the error (module docstring): a scikit-learn scorer name
+        of :data:`~momentbound.estimators.scoring.SCORINGS`, or a
+        :class:`~momentbound.estimators.metrics.LinearMetric`; methods ``naive-cv`` and ``nadeau-bengio``,
+        target ``ge-full``.
 
     Returns
     -------
@@ -324,6 +344,9 @@ def interval_coverage(
     start = time.perf_counter()
     classifier = as_classifier(NaiveBayes() if classifier is None else classifier, model)
     _check(method, target, splitter, nominal, N)
+    if scoring is not None or metric is not None:
+        return _statistic_coverage(model, N, method, splitter, target, classifier, float(nominal), draws, confidence,
+                                   rng, exact, max_seconds, scoring, metric, start)
     if isinstance(N, int) and N >= 2**62:  # count tables are numpy int64
         raise InvalidArgument(f"N = {N} is beyond the 64-bit counts of the simulation; use N < 2^62 (about 4.6e18)")
     check_arguments(model, N, splitter, classifier, draws, confidence, rng)
@@ -375,6 +398,48 @@ def interval_coverage(
         mean_width = float(width.mean())
     return CoverageResult(method, target, splitter, N, float(nominal), coverage, bool(exact), mu, mean_width,
                           None if exact else R, float(confidence), time.perf_counter() - start)
+
+
+def _statistic_coverage(model: CellModel, N: int, method: str, splitter: Any, target: str, classifier: Any,
+                        nominal: float, draws: Any, confidence: Any, rng: Any, exact: Any, max_seconds: float | None,
+                        scoring: Any, metric: Any, start: float) -> CoverageResult:
+    """:func:`interval_coverage` of a scorer's or a linear statistic's interval (module docstring)."""
+    from momentbound.estimators.metrics import as_metric
+    from momentbound.estimators.scoring import check_scoring, statistic_folds
+
+    if scoring is not None and metric is not None:
+        raise InvalidArgument("give scoring= (a scikit-learn scorer) or metric= (a linear statistic), not both")
+    if method not in ("naive-cv", "nadeau-bengio"):
+        raise InvalidArgument(f"method {method!r} is the binomial interval of the hold-out error count; for "
+                              f"{'scoring=' if scoring is not None else 'metric='} use method 'naive-cv' (KFold, "
+                              "StratifiedKFold) or 'nadeau-bengio' (ShuffleSplit, StratifiedShuffleSplit), the "
+                              "intervals of fold values")
+    if target != "ge-full" or exact:
+        raise InvalidArgument("with scoring= or metric= the interval is measured against the population value of the "
+                              "metric for the classifier trained on all N points, by simulation: use "
+                              "target='ge-full' (and exact=None)")
+    statistic = check_scoring(scoring, model.n_classes) if scoring is not None else as_metric(metric).name
+    values, pop = statistic_folds(model, splitter.split(N).N, splitter, scoring if scoring is not None else metric,
+                                  classifier=classifier, draws=draws, confidence=confidence, rng=rng,
+                                  max_seconds=max_seconds)
+    R = int(draws)
+    v = values.shape[1]
+    ok = ~np.isnan(values).any(axis=1)
+    if ok.sum() < 2:
+        raise InvalidArgument(f"{statistic} was undefined in a fold of {R - int(ok.sum())} of {R} datasets: there is "
+                              "no interval to cover; use a larger N or fewer folds")
+    values, pop = values[ok], pop[ok]
+    spread = values.var(axis=1, ddof=1)
+    if method == "naive-cv":
+        half = NormalDist().inv_cdf(0.5 + nominal / 2) * np.sqrt(spread / v)
+    else:
+        (ns,) = splitter.split(N).fold_sizes
+        half = stats.t.ppf(0.5 + nominal / 2, v - 1) * np.sqrt((1.0 / v + ns / (N - ns)) * spread)
+    est = values.mean(axis=1)
+    cover = ((est - half <= pop) & (pop <= est + half)).astype(float)
+    return CoverageResult(method, target, splitter, N, nominal, proportion(cover, float(confidence), indicator=True),
+                          False, float(pop.mean()), float(2 * half.mean()), R, float(confidence),
+                          time.perf_counter() - start, statistic, float(1 - ok.mean()))
 
 
 def _expected_ge(engine: Any, model: CellModel, N: int, splitter: Any, classifier: Any,

@@ -290,20 +290,19 @@ def check_metric(metric: object, estimator: Any, backend: object = "exact") -> L
         )
     if not splitter_member(estimator, "linear_metrics"):
         raise InvalidArgument(
-            f"metric {m.name} has no exact route for {what} (its exact moments are the 0-1 error's own sums); "
-            f"use backend='montecarlo' for it{_SCORING_HINT}"
+            f"metric {m.name} has no exact route for {what} (its exact moments are the 0-1 error's own sums): use a "
+            "splitter with one (GE, HoldOut, KFold, LeaveOneOut, Resubstitution, and for the class rates the "
+            "stratified and shuffle splitters), or scoring= with backend='montecarlo' for a scikit-learn scorer of "
+            "its folds"
         )
     if m.prior_weighted and not (splitter_member(estimator, "population") or splitter_member(estimator, "class_rates")):
         raise InvalidArgument(
             f"metric {m.name} of {what} divides by the random number of test points of a class, a ratio "
-            "that is not linear in the confusion counts; use backend='montecarlo' (or GE() for the population rate, "
-            f"or a stratified splitter, which fixes the class counts of its test folds){_SCORING_HINT}"
+            "that is not linear in the confusion counts: use a stratified splitter (it fixes the class counts of its "
+            "test folds), scoring='recall' or scoring='balanced_accuracy' with backend='montecarlo' (scikit-learn's "
+            "per-fold ratio), or GE() for the population rate"
         )
     return m
-
-
-#: where a statistic has no exact route: scikit-learn's scorer by simulation
-_SCORING_HINT = " (scikit-learn's scorers by simulation: scoring='balanced_accuracy', 'recall', ...)"
 
 
 def metric_engine(engine: Any, metric: LinearMetric) -> Any:

@@ -2,8 +2,9 @@
 
 ``cross_val_score(clf, X, y, cv=..., scoring=s)`` returns one score per fold and users report their
 mean. :func:`monte_carlo_scores` draws datasets of ``N`` i.i.d. points from a cell model as the
-fold count tables of the splitter (``score_folds`` of :class:`~momentbound.splitters.KFold`,
-:class:`~momentbound.splitters.StratifiedKFold` and :class:`~momentbound.splitters.HoldOut`), trains
+fold count tables of the splitter (its ``score_folds`` member: :class:`~momentbound.splitters.KFold`,
+:class:`~momentbound.splitters.StratifiedKFold`, :class:`~momentbound.splitters.HoldOut`, ``LeaveOneOut``,
+the repeated k-folds and the shuffle-splits), trains
 the classifier on each training table, and computes every fold's score from its confusion counts
 (or, for the ROC AUC, from the counts of each score level) in numpy, for many datasets at once.
 
@@ -43,7 +44,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -54,17 +55,22 @@ from momentbound.model.cells import CellModel
 
 __all__ = [
     "SCORINGS", "ScoreMoments", "RocBand", "check_scoring", "confusion_scores", "rank_scores",
-    "naive_bayes_proba", "population_scores", "monte_carlo_scores", "roc_band", "fold_scores", "full_scores",
-    "scoring_setup", "population_roc", "scored_moments",
+    "naive_bayes_proba", "population_scores", "pooled_auc", "POOLED_AUC", "monte_carlo_scores", "roc_band", "fold_scores", "full_scores",
+    "scoring_setup", "population_roc", "scored_moments", "check_scoring_run", "statistic_folds",
 ]
 
 #: scikit-learn's scorer names offered by ``scoring=``
 SCORINGS = ("accuracy", "balanced_accuracy", "recall", "precision", "f1", "recall_macro", "precision_macro",
             "f1_macro", "roc_auc", "roc_auc_ovr")
+#: the pooled AUC, ``roc_auc_score(y, cross_val_predict(clf, X, y, cv=..., method="predict_proba")[:, 1])``
+#: (not a scorer: one AUC of the out-of-fold probabilities of every point, two classes)
+POOLED_AUC = "roc_auc_pooled"
+#: every name ``scoring=`` takes
+SCORING_NAMES = SCORINGS + (POOLED_AUC,)
 #: the scorers with ``pos_label=1`` (two classes only)
-BINARY_SCORINGS = ("recall", "precision", "f1", "roc_auc")
+BINARY_SCORINGS = ("recall", "precision", "f1", "roc_auc", POOLED_AUC)
 #: the scorers of the classifier's probabilities (the others use its predictions)
-RANK_SCORINGS = ("roc_auc", "roc_auc_ovr")
+RANK_SCORINGS = ("roc_auc", "roc_auc_ovr", POOLED_AUC)
 
 # fold tables times cells times classes (or input pairs) per chunk of datasets (bounds one chunk's memory)
 _CHUNK_ENTRIES = 4_000_000
@@ -74,11 +80,11 @@ _SECONDS_PER_CELL = 3e-6
 
 def check_scoring(scoring: object, n_classes: int | None = None) -> str:
     """``scoring`` as a scorer name of :data:`SCORINGS`, checked against the number of classes."""
-    if not isinstance(scoring, str) or scoring not in SCORINGS:
-        raise InvalidArgument(f"scoring must be one of scikit-learn's scorer names {', '.join(SCORINGS)}; "
-                              f"got {scoring!r}")
+    if not isinstance(scoring, str) or scoring not in SCORING_NAMES:
+        raise InvalidArgument(f"scoring must be one of scikit-learn's scorer names {', '.join(SCORINGS)}, or "
+                              f"{POOLED_AUC!r} (the AUC of the pooled out-of-fold probabilities); got {scoring!r}")
     if n_classes is not None and n_classes != 2 and scoring in BINARY_SCORINGS:
-        other = "roc_auc_ovr" if scoring == "roc_auc" else f"{scoring}_macro"
+        other = "roc_auc_ovr" if scoring in ("roc_auc", POOLED_AUC) else f"{scoring}_macro"
         raise InvalidArgument(f"scoring={scoring!r} is scikit-learn's binary scorer (pos_label=1) and the model "
                               f"has {n_classes} classes: use scoring={other!r}")
     return scoring
@@ -226,7 +232,7 @@ def population_scores(p: np.ndarray, K: int, scoring: str, predictions: np.ndarr
     cells = np.asarray(p, dtype=float).reshape(-1, K)  # (inputs, K)
     if scoring in RANK_SCORINGS:
         assert proba is not None
-        if scoring == "roc_auc" or K == 2:  # scikit-learn's ovr scorer on two classes ranks class 1 too
+        if scoring != "roc_auc_ovr" or K == 2:  # scikit-learn's ovr scorer on two classes ranks class 1 too
             return _mann_whitney(cells[:, 1], cells[:, 0], proba[..., 1])
         total = cells.sum(axis=1)
         classes = [k for k in range(K) if 0 < cells[:, k].sum() < 1]
@@ -310,6 +316,8 @@ class _Setup:
     table: Any
     nb: Any
     sampler: Any
+    folds: int = 1
+    multimetric: bool = False
 
 
 def _setup(model: CellModel, N: int, estimator: Any, classifier: Any, draws: object, confidence: object,
@@ -331,8 +339,11 @@ def _setup(model: CellModel, N: int, estimator: Any, classifier: Any, draws: obj
         check_scoring(scoring, model.n_classes)
     sampler = splitter_member(estimator, "score_folds")
     if sampler is None and scoring is not None:
-        raise InvalidArgument(f"scoring= simulates the folds of KFold, StratifiedKFold and HoldOut; "
-                              f"{estimator.describe()} has no fold tables to score: use one of those")
+        raise InvalidArgument(f"scoring= simulates the folds of KFold, StratifiedKFold, HoldOut, LeaveOneOut, the "
+                              f"repeated k-folds and the shuffle-splits; {estimator.describe()} has no fold tables to "
+                              "score: use one of those")
+    split = estimator.split(N)
+    folds = len(split.fold_sizes) if scoring is None else _check_folds(estimator, sampler, model, N, scoring)
     if getattr(estimator, "average", "folds") != "folds":
         raise InvalidArgument("scoring= reports the mean of the fold scores, as cross_val_score(...).mean(): "
                               "use the splitter's default average='folds'")
@@ -350,8 +361,6 @@ def _setup(model: CellModel, N: int, estimator: Any, classifier: Any, draws: obj
         raise InvalidArgument(f"{'roc_band' if scoring is None else f'scoring={scoring!r}'} ranks naive Bayes "
                               "probabilities, which need alpha > 0 (with alpha = 0 an input unseen in training has "
                               "probability 0/0 in every class): use e.g. NaiveBayes('sklearn', 1), CategoricalNB's default")
-    split = estimator.split(N)
-    folds = len(split.fold_sizes)
     if scoring is None or scoring in RANK_SCORINGS or getattr(nb, "ties", None) == "sklearn":
         # CategoricalNB's logarithms of every count up to N
         guard.check(f"naive Bayes probabilities for counts up to N = {split.N}",
@@ -362,7 +371,27 @@ def _setup(model: CellModel, N: int, estimator: Any, classifier: Any, draws: obj
     guard.check(f"{int(draws)} datasets of {folds} fold(s) over {table.p.size} cells", seconds=seconds,
                 max_seconds=max_seconds,
                 fix=f"use fewer {guard.option('draws')} (at least {MIN_DRAWS}) or fewer folds")
-    return estimator, clf, _Setup(table, nb, sampler)
+    return estimator, clf, _Setup(table, nb, sampler, folds)
+
+
+def _check_folds(estimator: Any, sampler: Any, model: CellModel, N: int, scoring: str) -> int:
+    """The number of fold tables the splitter scores per dataset; refuses a scorer that its folds leave
+    undefined, from one throwaway draw of its fold tables (the splitter's own refusals, e.g. infinitely
+    many repetitions, come first)."""
+    p = np.asarray([float(c) for c in model.cells])
+    test, _, full = sampler(p / p.sum(), model.n_classes, estimator.split(N).N, 1, np.random.default_rng(0))
+    if scoring == POOLED_AUC:
+        if not np.array_equal(test.sum(axis=1), full):
+            raise InvalidArgument(f"scoring={POOLED_AUC!r} pools the out-of-fold probabilities of every point, as "
+                                  f"cross_val_predict does, so each point must be tested exactly once; "
+                                  f"{estimator.describe()} is not a partition: use KFold, StratifiedKFold or "
+                                  "LeaveOneOut (or scoring='roc_auc', the mean of the fold AUCs)")
+    elif scoring in RANK_SCORINGS and test.sum(axis=2).max() == 1:
+        raise InvalidArgument(f"scoring={scoring!r} of folds of one test point is undefined in scikit-learn (one "
+                              f"class in every fold: nan for every dataset) with {estimator.describe()}: use "
+                              f"scoring={POOLED_AUC!r} (the AUC of cross_val_predict's pooled probabilities) or "
+                              "larger test folds")
+    return int(test.shape[1])
 
 
 def _predicted_counts(test: np.ndarray, g: np.ndarray, K: int, rng: np.random.Generator) -> np.ndarray:
@@ -375,19 +404,56 @@ def _predicted_counts(test: np.ndarray, g: np.ndarray, K: int, rng: np.random.Ge
     return split.sum(axis=1)
 
 
+def pooled_auc(test: np.ndarray, proba: np.ndarray) -> np.ndarray:
+    """The AUC of the pooled out-of-fold probabilities of class 1: test tables ``(n, folds, inputs, 2)``
+    and the probabilities ``(n, folds, inputs, 2)`` of each fold's classifier (0 for a class absent from
+    its training part, as ``cross_val_predict`` fills it) to ``(n,)``; ``nan`` for a dataset of one class
+    (``roc_auc_score`` raises)."""
+    n = test.shape[0]
+    return _mann_whitney_sorted(test[..., 1].reshape(n, -1), test[..., 0].reshape(n, -1),
+                                proba[..., 1].reshape(n, -1))
+
+
+def _mann_whitney_sorted(pos: np.ndarray, neg: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """:func:`_mann_whitney` of rows ``(n, M)`` by sorting (time ``M log M``, memory ``M`` per row): every
+    positive weight counts the negative weight of the lower scores and half of the equal ones."""
+    order = np.argsort(score, axis=1, kind="stable")
+    s, p, q = (np.take_along_axis(a, order, axis=1) for a in (score, pos, neg))
+    n, M = s.shape
+    idx = np.broadcast_to(np.arange(M), (n, M))
+    new = np.ones((n, M), dtype=bool)
+    new[:, 1:] = s[:, 1:] != s[:, :-1]
+    start = np.maximum.accumulate(np.where(new, idx, 0), axis=1)  # first index of each element's tie group
+    last = np.ones((n, M), dtype=bool)
+    last[:, :-1] = new[:, 1:]
+    end = np.flip(np.minimum.accumulate(np.flip(np.where(last, idx, M), axis=1), axis=1), axis=1)
+    below = np.concatenate([np.zeros((n, 1)), np.cumsum(q, axis=1)], axis=1)  # negative weight before index i
+    lower = np.take_along_axis(below, start, axis=1)
+    tied = np.take_along_axis(below, end + 1, axis=1) - lower
+    u = (p * (lower + 0.5 * tied)).sum(axis=1)
+    den = p.sum(axis=1) * q.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, u / np.where(den > 0, den, 1), np.nan)
+
+
 def fold_scores(setup: _Setup, test: np.ndarray, train: np.ndarray, scoring: str,
                 rng: np.random.Generator) -> np.ndarray:
     """The score of every fold: test and training count tables ``(n, folds, cells)`` to ``(n, folds)``
-    (``nan`` where scikit-learn's scorer gives ``nan`` or raises)."""
+    (``nan`` where scikit-learn's scorer gives ``nan`` or raises); for :data:`POOLED_AUC` one score per
+    dataset, ``(n, 1)``."""
     m = setup.table
     K, (n, v, C) = m.K, test.shape
     flat_test, flat_train = test.reshape(n * v, C), train.reshape(n * v, C)
+    if scoring == POOLED_AUC:
+        proba, _ = naive_bayes_proba(flat_train, m.arities, K, setup.nb.alpha_exact)
+        return pooled_auc(test.reshape(n, v, -1, K), proba.reshape(n, v, -1, K))[:, None]
     if scoring in RANK_SCORINGS:
         proba, fitted = naive_bayes_proba(flat_train, m.arities, K, setup.nb.alpha_exact)
         fold = rank_scores(flat_test.reshape(n * v, -1, K), proba, fitted, scoring)
     else:
         conf = _predicted_counts(flat_test, m.predictions(flat_train), K, rng)
-        fold = confusion_scores(conf, scoring, flat_train.reshape(n * v, -1, K).sum(axis=1) > 0)
+        trained = None if setup.multimetric else flat_train.reshape(n * v, -1, K).sum(axis=1) > 0
+        fold = confusion_scores(conf, scoring, trained)
     return fold.reshape(n, v)
 
 
@@ -444,6 +510,7 @@ def monte_carlo_scores(
     confidence: float = 0.95,
     rng: np.random.Generator,
     max_seconds: float | None = 120.0,
+    multimetric: bool = False,
 ) -> ScoreMoments:
     """Moments of ``cross_val_score(clf, X, y, cv=estimator, scoring=scoring).mean()`` over datasets
     of ``N`` i.i.d. points, and of its deviation from the population value of the metric for the
@@ -456,9 +523,14 @@ def monte_carlo_scores(
     N:
         Dataset size.
     estimator:
-        ``KFold(v)``, ``StratifiedKFold(v)`` (``cv=v`` of a classifier) or ``HoldOut(...)``.
+        ``KFold(v)``, ``StratifiedKFold(v)`` (``cv=v`` of a classifier), ``HoldOut(...)``, ``LeaveOneOut()``,
+        ``RepeatedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit``, ``StratifiedShuffleSplit`` (finite
+        repetitions; the score is the mean over the folds of every repetition): any splitter with ``score_folds``.
     scoring:
-        A scikit-learn scorer name of :data:`SCORINGS` (semantics in the module docstring).
+        A scikit-learn scorer name of :data:`SCORINGS` (semantics in the module docstring), or
+        :data:`POOLED_AUC` (``"roc_auc_pooled"``): ``roc_auc_score(y, cross_val_predict(clf, X, y, cv=estimator,
+        method="predict_proba")[:, 1])``, one AUC of the out-of-fold probabilities (splitters that test
+        every point once).
     classifier:
         ``NaiveBayes(...)`` (default ``NaiveBayes()``) or a scikit-learn classifier;
         ``NaiveBayes(ties="sklearn", alpha=a)`` is ``CategoricalNB(alpha=a)``. The AUC scorers need
@@ -467,6 +539,11 @@ def monte_carlo_scores(
         Number of datasets (``>= 200``), interval level, ``numpy.random.Generator``.
     max_seconds:
         Refuse (before any work) a run estimated to take longer; ``None`` disables it.
+    multimetric:
+        ``True``: ``recall``, ``precision`` and ``f1`` as ``cross_validate(..., scoring=[...])`` computes
+        them when a scorer without ``pos_label`` (``accuracy``, ``balanced_accuracy``, a ``_macro`` one)
+        comes first in the list: they reuse its cached predictions and skip the check that class 1 was
+        fitted, so a fold trained without class 1 scores its predictions (0) instead of ``nan``.
 
     Returns
     -------
@@ -484,12 +561,18 @@ def monte_carlo_scores(
     from momentbound.bounds.result import Kind
 
     start = time.perf_counter()
+    if not isinstance(multimetric, bool):
+        raise InvalidArgument(f"multimetric must be True or False, got {multimetric!r}")
     estimator, clf, setup = _setup(model, N, estimator, classifier, draws, confidence, rng, scoring, max_seconds)
+    if multimetric:
+        setup = replace(setup, multimetric=True)
     N = estimator.split(N).N
     R = int(draws)
-    v = len(estimator.split(N).fold_sizes)
+    v = setup.folds
     inputs = setup.table.p.size // setup.table.K  # the AUC compares every pair of inputs of a fold
     per = max(1, v * max(setup.table.p.size * setup.table.K, inputs * inputs))
+    if scoring == POOLED_AUC:  # the sorted (fold, input) scores of a dataset
+        per = max(per, 8 * v * inputs)
     chunk = max(1, _CHUNK_ENTRIES // per)
     scores, pops = [], []
     for lo in range(0, R, chunk):
@@ -514,6 +597,50 @@ def monte_carlo_scores(
     )
 
 
+def statistic_folds(model: CellModel, N: int, estimator: Any, statistic: Any, *, classifier: Any = None,
+                    draws: object = 10_000, confidence: object = 0.95, rng: np.random.Generator,
+                    max_seconds: float | None = 120.0) -> tuple[np.ndarray, np.ndarray]:
+    """The value of a statistic on every fold of ``draws`` datasets of ``N`` points, ``(draws, folds)``
+    (``nan`` where scikit-learn's scorer gives ``nan``), and its population value for the classifier
+    trained on all ``N`` points, ``(draws,)``.
+
+    ``statistic``: a scorer name of :data:`SCORINGS`, or a
+    :class:`~momentbound.estimators.metrics.LinearMetric` (each fold's mean loss over its test points; the
+    population value ``sum L[y, k] P[Y = y, prediction = k]``); the ratios weighted by the class priors
+    (``recall(a)``, ``balanced_error()``) are refused, naming the scorers that compute them per fold."""
+    from momentbound.estimators.metrics import LinearMetric, as_metric
+
+    if isinstance(statistic, LinearMetric):
+        linear = as_metric(statistic)
+        if linear.prior_weighted:
+            raise InvalidArgument(f"metric {linear.name} divides by the random number of test points of a class, a "
+                                  "ratio, not a linear statistic of the folds: use scoring='recall' or "
+                                  "scoring='balanced_accuracy' (scikit-learn's per-fold ratio)")
+        loss = np.array(linear.matrix(model), dtype=float)
+        name = "accuracy"  # a statistic of the predictions: the checks of a prediction scorer
+    else:
+        name = check_scoring(statistic)
+    _, _, setup = _setup(model, N, estimator, classifier, draws, confidence, rng, name, max_seconds)
+    m = setup.table
+    test, train, full = setup.sampler(m.p, m.K, N, int(draws), rng)  # type: ignore[arg-type]
+    if not isinstance(statistic, LinearMetric):
+        return fold_scores(setup, test, train, name, rng), full_scores(setup, full, name)
+    n, v, C = test.shape
+    conf = _predicted_counts(test.reshape(n * v, C), m.predictions(train.reshape(n * v, C)), m.K, rng)
+    values = (conf * loss).sum(axis=(1, 2)).reshape(n, v) / test.sum(axis=2)
+    rates = np.einsum("xy,nxk->nyk", m.p.reshape(-1, m.K), m.predictions(full))
+    return values, (rates * loss).sum(axis=(1, 2))
+
+
+def check_scoring_run(model: CellModel, N: int, estimator: Any, scoring: object, *, classifier: Any = None,
+                      draws: object = 10_000, confidence: object = 0.95, max_seconds: float | None = 120.0) -> str:
+    """Every refusal :func:`monte_carlo_scores` would raise for these arguments, without any work (a sweep or
+    a ranking checks each of its rows first); returns the scorer name."""
+    name = check_scoring(scoring)
+    _setup(model, N, estimator, classifier, draws, confidence, np.random.default_rng(0), name, max_seconds)
+    return name
+
+
 def scored_moments(model: CellModel, N: int, estimator: Any, scoring: object, *, classifier: Any, backend: Any,
                    covariance: str = "exact", engine: Any = None, max_seconds: float | None = 120.0,
                    options: dict[str, Any]) -> ScoreMoments:
@@ -532,10 +659,11 @@ def scored_moments(model: CellModel, N: int, estimator: Any, scoring: object, *,
                               f"(with rng=np.random.default_rng(seed)), not backend={backend!r}")
     if covariance != "exact" or engine is not None:
         raise InvalidArgument("scoring= simulates the real procedure: use covariance='exact' and engine=None")
-    unknown = sorted(set(options) - {"draws", "confidence", "rng"})
+    unknown = sorted(set(options) - {"draws", "confidence", "rng", "multimetric"})
     if unknown:
-        raise InvalidArgument(f"unknown option(s) {unknown} with scoring=; it takes draws, confidence and rng")
-    kwargs = {k: options[k] for k in ("draws", "confidence") if k in options}
+        raise InvalidArgument(f"unknown option(s) {unknown} with scoring=; it takes draws, confidence, rng and "
+                              "multimetric")
+    kwargs = {k: options[k] for k in ("draws", "confidence", "multimetric") if k in options}
     return monte_carlo_scores(model, N, estimator, scoring=name, classifier=classifier,
                               rng=as_seed(options.get("rng"), "rng"), max_seconds=max_seconds, **kwargs)
 

@@ -37,7 +37,8 @@ SWEEP_AXES = ("holdout", "folds", "N")
 
 @dataclass(frozen=True)
 class SweepResult:
-    """Rows of a sweep (one :class:`EstimatorMoments` per value) and the total time."""
+    """Rows of a sweep (one :class:`EstimatorMoments` per value, a
+    :class:`~momentbound.estimators.scoring.ScoreMoments` with ``scoring=``) and the total time."""
 
     over: str
     values: tuple[Any, ...]
@@ -107,6 +108,8 @@ def sweep(
     progress: Callable[[int, int], None] | None = None,
     engine: MomentEngine | None = None,
     max_seconds: float | None = MAX_SECONDS,
+    metric: Any = None,
+    scoring: str | None = None,
     **montecarlo: Any,
 ) -> SweepResult:
     """Estimator moments over hold-out test sizes, numbers of folds, or dataset sizes.
@@ -134,6 +137,13 @@ def sweep(
         Exact backends: each point is refused (before any work) when its estimated time exceeds
         this, as in :func:`~momentbound.estimators.from_predictions.estimator_moments`; ``None``
         runs every point.
+    metric:
+        A :class:`~momentbound.estimators.metrics.LinearMetric` (exact backends): every row's moments are
+        those of that linear statistic of the confusion matrix instead of the 0-1 error.
+    scoring:
+        A scikit-learn scorer name (``backend="montecarlo"``): every row is
+        :func:`~momentbound.estimators.scoring.monte_carlo_scores` of ``cross_val_score(..., scoring=...)``,
+        a :class:`~momentbound.estimators.scoring.ScoreMoments` (options ``draws``, ``confidence``, ``seed``).
     **montecarlo:
         With ``backend="montecarlo"``: ``draws``, ``confidence``, ``scheduler``, ``workers``, ``timeout`` of
         :func:`~momentbound.estimators.montecarlo.monte_carlo_moments` and ``seed`` (an integer
@@ -152,12 +162,21 @@ def sweep(
     >>> res.to_frame()[["folds", "mean", "variance"]]  # doctest: +SKIP
     """
     configs = sweep_estimators(over, values, N=N, estimator=estimator)
+    if scoring is not None:
+        return _scoring_sweep(model, over, values, configs, classifier, backend, covariance, metric, scoring,
+                              progress, max_seconds, montecarlo)
+    if metric is not None and isinstance(backend, str) and backend == "montecarlo":
+        raise InvalidArgument("metric= has exact moments on the exact backends: drop backend='montecarlo' (for a "
+                              "scikit-learn scorer by simulation use scoring=)")
     if isinstance(backend, str) and backend == "montecarlo":
         return _montecarlo_sweep(model, over, values, configs, classifier, covariance, progress, montecarlo)
     if montecarlo:
         raise InvalidArgument(f"options {sorted(montecarlo)} only apply to backend='montecarlo'")
+    from momentbound.estimators.metrics import check_metric
+
     for n, est in configs:
         check_arguments(model, est, covariance)
+        check_metric(metric, est, backend)  # every row's statistic before any work
     if engine is None:
         engine = make_engine(model, classifier=classifier, backend=backend)
     for n, est in configs:  # every point's memory is checked before any computation starts
@@ -169,12 +188,53 @@ def sweep(
             estimator_moments(
                 model, n, est, classifier=classifier, backend=engine.backend, covariance=covariance,
                 engine=engine, progress=False,  # the caller's progress(i, n) reports the sweep
-                max_seconds=max_seconds,
+                max_seconds=max_seconds, metric=metric,
             )
         )
         if progress is not None:
             progress(i, len(configs))
     return SweepResult(over, tuple(values), tuple(rows), time.perf_counter() - start)
+
+
+def _seeds(options: dict[str, Any], rows: int) -> list[Any]:
+    """The ``seed`` option popped and checked: one child seed sequence per row."""
+    seed = options.pop("seed", None)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise InvalidArgument(f"seed must be None or an integer >= 0, got {seed!r}")
+    return np.random.SeedSequence(seed).spawn(rows)
+
+
+def _scoring_sweep(
+    model: CellModel, over: str, values: Sequence[Any], configs: Sequence[tuple[int, Splitter]], classifier: Any,
+    backend: Any, covariance: str, metric: Any, scoring: str, progress: Callable[[int, int], None] | None,
+    max_seconds: float | None, options: dict[str, Any],
+) -> SweepResult:
+    """:func:`sweep` with ``scoring=``: one seeded :func:`monte_carlo_scores` run per row, every row checked first."""
+    from momentbound.estimators.scoring import check_scoring_run, monte_carlo_scores
+
+    if metric is not None:
+        raise InvalidArgument("give scoring= (a scikit-learn scorer, by simulation) or metric= (an exact linear "
+                              "statistic), not both")
+    if not (isinstance(backend, str) and backend == "montecarlo"):
+        raise InvalidArgument(f"scoring={scoring!r} is computed by simulation: use backend='montecarlo' (with seed=), "
+                              f"not backend={backend!r}")
+    if covariance != "exact":
+        raise InvalidArgument("scoring= simulates the real procedure: use covariance='exact'")
+    unknown = sorted(set(options) - {"draws", "confidence", "seed"})
+    if unknown:
+        raise InvalidArgument(f"unknown option(s) {unknown} with scoring=; it takes draws, confidence and seed")
+    options = dict(options)
+    children = _seeds(options, len(configs))
+    for n, est in configs:  # every row's refusals (splitter, scorer, work) before any work
+        check_scoring_run(model, n, est, scoring, classifier=classifier, max_seconds=max_seconds, **options)
+    start = time.perf_counter()
+    rows = []
+    for i, ((n, est), child) in enumerate(zip(configs, children), start=1):
+        rows.append(monte_carlo_scores(model, n, est, scoring=scoring, classifier=classifier,
+                                       rng=np.random.default_rng(child), max_seconds=max_seconds, **options))
+        if progress is not None:
+            progress(i, len(configs))
+    return SweepResult(over, tuple(values), tuple(rows), time.perf_counter() - start)  # type: ignore[arg-type]
 
 
 def _montecarlo_sweep(
@@ -191,10 +251,7 @@ def _montecarlo_sweep(
     if covariance != "exact":
         raise InvalidArgument("backend='montecarlo' simulates the real procedure: use covariance='exact'")
     options = dict(options)
-    seed = options.pop("seed", None)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise InvalidArgument(f"seed must be None or an integer >= 0, got {seed!r}")
-    children = np.random.SeedSequence(seed).spawn(len(configs))
+    children = _seeds(options, len(configs))
     start = time.perf_counter()
     rows = []
     for i, ((n, est), child) in enumerate(zip(configs, children), start=1):

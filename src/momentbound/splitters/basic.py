@@ -621,6 +621,15 @@ class LeaveOneOut(SplitterDefaults):
     def describe(self) -> str:
         return "LeaveOneOut()"
 
+    def score_folds(self, p: np.ndarray, K: int, N: int, r: int,
+                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``r`` draws of (test tables ``(r, N, cells)``: one point each, training tables ``(r, N, cells)``,
+        full tables ``(r, cells)``) of ``N`` i.i.d. points."""
+        cells = rng.choice(p.size, size=(r, N), p=p)
+        test = np.zeros((r, N, p.size), dtype=np.int64)
+        np.put_along_axis(test, cells[:, :, None], 1, axis=2)
+        return folds_and_training(test)
+
     def params(self) -> dict[str, Any]:
         return {}
 

@@ -68,6 +68,35 @@ def _no_exact(splitter: Any) -> ExactParts:
 
 
 # ----------------------------------------------------------------------------- drawing datasets
+@dataclass(frozen=True)
+class _Cells:
+    """The flat cell probabilities and the number of classes, as the dataset samplers read them."""
+
+    p: np.ndarray
+    K: int
+
+
+#: most repetitions (splits) ``score_folds`` simulates per dataset
+MAX_SCORED_REPEATS = 10_000
+
+
+def _finite(value: float, name: str) -> int:
+    if math.isinf(value):
+        raise InvalidArgument(f"scoring= simulates the scores of every fold, so {name} must be finite, got inf: "
+                              f"give a number of {name} (the limit of many is the exact route of the 0-1 error)")
+    if value > MAX_SCORED_REPEATS:
+        raise InvalidArgument(f"scoring= simulates the scores of every fold of every one of the {name}: at most "
+                              f"{MAX_SCORED_REPEATS:,} {name}, got {int(value):,}; use fewer {name}")
+    return int(value)
+
+
+def _with_training(test: np.ndarray, cells: np.ndarray, n_cells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(test, train, full)``: the training table of every fold is the dataset without its test part."""
+    r = cells.shape[0]
+    full = np.bincount((np.arange(r)[:, None] * n_cells + cells).ravel(), minlength=r * n_cells).reshape(r, n_cells)
+    return test, full[:, None, :] - test, full
+
+
 def _rows(sim: Any, N: int, r: int, rng: np.random.Generator) -> np.ndarray:
     """``r`` datasets of ``N`` i.i.d. points as cell indices ``(r, N)``."""
     return rng.choice(sim.p.size, size=(r, N), p=sim.p)
@@ -171,6 +200,29 @@ class RepeatedKFold(SplitterDefaults):
 
         parts = sim.repeated(sizes, v, sample, self.repeats, average=self.average)
         return sim.with_iid_ge(parts) if self.stratified else parts  # GE of i.i.d. training sets, as exact
+
+    def score_folds(self, p: np.ndarray, K: int, N: int, r: int,
+                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``r`` draws of (test tables ``(r, repeats * v, cells)``, their training tables, full tables
+        ``(r, cells)``): ``repeats`` independent partitions of each dataset of ``N`` i.i.d. points (the
+        stratified ones of datasets scikit-learn can split), the folds of every partition in turn."""
+        R = _finite(self.repeats, "repeats")
+        cells = _rows(_Cells(p, K), N, r, rng)
+        y = cells % K
+        if self.stratified:
+            bad = ~np.stack([(y == k).sum(axis=1) >= self.v for k in range(K)], axis=1).any(axis=1)
+            while bad.any():  # scikit-learn refuses a dataset where every class has fewer than v members
+                cells[bad] = _rows(_Cells(p, K), N, int(bad.sum()), rng)
+                y = cells % K
+                bad = ~np.stack([(y == k).sum(axis=1) >= self.v for k in range(K)], axis=1).any(axis=1)
+            cum = np.cumsum(_stratified_allocation(y, K, self.v), axis=1).transpose(0, 2, 1)
+        block = np.repeat(np.arange(self.v), kfold_sizes(N, self.v))
+        parts = []
+        for _ in range(R):
+            labels = (_labels_by_counts(y, cum, rng) if self.stratified
+                      else rng.permuted(np.tile(block, (r, 1)), axis=1))
+            parts.append(fold_count_tables(cells, labels, self.v, p.size))
+        return _with_training(np.concatenate(parts, axis=1), cells, p.size)
 
 
 @dataclass(frozen=True)
@@ -317,6 +369,20 @@ class ShuffleSplit(SplitterDefaults):
 
         parts = sim.repeated((ns, N - ns), 1, sample, self.splits)
         return sim.with_iid_ge(parts) if self.stratified else parts  # GE of i.i.d. training sets, as exact
+
+    def score_folds(self, p: np.ndarray, K: int, N: int, r: int,
+                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``r`` draws of (test tables ``(r, splits, cells)``, their training tables, full tables
+        ``(r, cells)``): ``splits`` independent splits of each dataset of ``N`` i.i.d. points (the
+        stratified ones of datasets scikit-learn can split)."""
+        S = _finite(self.splits, "splits")
+        (ns,) = self.split(N).fold_sizes
+        cells = _rows(_Cells(p, K), N, r, rng)
+        if self.stratified:
+            cells = redraw_unsplittable(_Cells(p, K), cells, N, ns, rng)
+        y = cells % K
+        tests = [fold_count_tables(cells, self._labels(y, K, N, ns, rng), 2, p.size)[:, :1] for _ in range(S)]
+        return _with_training(np.concatenate(tests, axis=1), cells, p.size)
 
 
 @dataclass(frozen=True)
