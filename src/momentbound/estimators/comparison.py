@@ -29,7 +29,6 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import stats
 
 from momentbound import guard
 from momentbound.errors import InvalidArgument
@@ -167,6 +166,8 @@ def mcnemar_rejects(ns: int, level: float, variant: str) -> np.ndarray:
     >>> bool(r[6, 0]), bool(r[5, 0]), bool(r[10, 5])
     (True, False, False)
     """
+    from scipy import stats  # imported on use: scipy.stats takes a second to import
+
     reject = np.zeros((ns + 1, ns + 1), dtype=bool)
     crit = stats.chi2.ppf(1 - level, 1)
     for D in range(1, ns + 1):
@@ -228,6 +229,8 @@ def work_estimate(test: str, N: int, test_size: int | None, cells: int, rows: in
 
 def _mcnemar(model: CellModel, p: np.ndarray, A: SubsetNaiveBayes, B: SubsetNaiveBayes, N: int, ns: int,
              level: float, variant: str, draws: int, rng: np.random.Generator, exact: bool) -> tuple[Any, ...]:
+    from scipy import stats  # imported on use: scipy.stats takes a second to import
+
     n_train, C = N - ns, p.size
     if exact:
         tables = training_tables(n_train, C)
@@ -251,6 +254,8 @@ def _mcnemar(model: CellModel, p: np.ndarray, A: SubsetNaiveBayes, B: SubsetNaiv
 
 def _five_by_two(model: CellModel, p: np.ndarray, A: SubsetNaiveBayes, B: SubsetNaiveBayes, N: int,
                  level: float, draws: int, rng: np.random.Generator) -> tuple[Any, ...]:
+    from scipy import stats  # imported on use: scipy.stats takes a second to import
+
     C = p.size
     crit = stats.t.ppf(1 - level / 2, 5)
     cells = rng.choice(C, size=(draws, N), p=p)

@@ -38,7 +38,6 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from momentbound import guard
 from momentbound.errors import InvalidArgument, WorkLimitExceeded
@@ -120,6 +119,7 @@ def binomial_interval(k: np.ndarray, n: int, nominal: float, method: str) -> tup
     k = np.asarray(k, dtype=float)
     a = 1.0 - nominal
     if method == "clopper-pearson":
+        from scipy import stats  # imported on use: scipy.stats takes a second to import
         lo = np.where(k > 0, stats.beta.ppf(a / 2, k, n - k + 1), 0.0)
         hi = np.where(k < n, stats.beta.ppf(1 - a / 2, k + 1, n - k), 1.0)
         return lo, hi
@@ -229,6 +229,7 @@ def _holdout(m: TableModel, N: int, ns: int, method: str, target: str, nominal: 
         tables = m.draw(rng, n_train, (draws,))
         weights = np.full(draws, 1.0 / draws)
     ge = m.ge(m.predictions(tables))
+    from scipy import stats  # imported on use: scipy.stats takes a second to import
     pmf = stats.binom.pmf(ks[None, :], ns, np.clip(ge, 0.0, 1.0)[:, None])  # (R, ns + 1)
     point = ge[:, None] if target == "ge-train" else np.full((ge.size, 1), mu)
     inside = (lo[None, :] <= point + 1e-12) & (point - 1e-12 <= hi[None, :])
@@ -254,6 +255,7 @@ def _naive_cv(m: TableModel, N: int, v: int, sizes: tuple[int, ...], target: str
 def _nadeau_bengio(m: TableModel, N: int, splitter: Any, ns: int, target: str, nominal: float, mu: float,
                    draws: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     J = int(splitter.splits)
+    from scipy import stats  # imported on use: scipy.stats takes a second to import
     t = stats.t.ppf(0.5 + nominal / 2, J - 1)
     C = m.p.size
     cells = rng.choice(C, size=(draws, N), p=m.p)
@@ -434,6 +436,7 @@ def _statistic_coverage(model: CellModel, N: int, method: str, splitter: Any, ta
         half = NormalDist().inv_cdf(0.5 + nominal / 2) * np.sqrt(spread / v)
     else:
         (ns,) = splitter.split(N).fold_sizes
+        from scipy import stats  # imported on use: scipy.stats takes a second to import
         half = stats.t.ppf(0.5 + nominal / 2, v - 1) * np.sqrt((1.0 / v + ns / (N - ns)) * spread)
     est = values.mean(axis=1)
     cover = ((est - half <= pop) & (pop <= est + half)).astype(float)
