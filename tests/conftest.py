@@ -16,6 +16,13 @@ from pathlib import Path
 
 import pytest
 
+# One thread per pytest-xdist worker for numba's parallel kernels (OpenMP threads spin while they
+# wait) and for BLAS: ``make test`` already runs one worker per core, so more threads only compete
+# for the same cores. Set before anything imports numba or numpy; an explicit setting is kept.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+
 #: the paper's one-attribute model: two input values, prior 2/5 of class 0 (cells in order
 #: ``(x=0, y=0), (x=0, y=1), (x=1, y=0), (x=1, y=1)``)
 PAPER_CELLS = ("1/5", "3/10", "1/5", "3/10")
