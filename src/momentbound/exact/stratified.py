@@ -800,15 +800,17 @@ def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Seque
     if not (any(wi) and any(wj)):
         return zero
     ranges = [range(max(0, a_i[c] + a_j[c] - n[c]), min(a_i[c], a_j[c]) + 1) for c in range(K)]
+    dry = getattr(terms, "dry_run", False)  # a dry run counts the terms asked for, not their values
     for o in itertools.product(*ranges):
-        prob = math.prod((_hypergeometric(n[c], a_i[c], a_j[c], o[c]) for c in range(K)), start=Fraction(1))
         r = tuple(n[c] - a_i[c] - a_j[c] + o[c] for c in range(K))
         q = tuple(a_j[c] - o[c] for c in range(K))
         p = tuple(a_i[c] - o[c] for c in range(K))
         val = zero
         if any(o):
             same = terms.two_sets(r, q, p, u_in_1=False, t_in_2=False, same_point=True)
-            val = val + sum((o[k] * wi[k] * wj[k] * same[k, k] for k in range(K) if o[k] and wi[k] and wj[k]), zero)
+            if not dry:
+                val = val + sum((o[k] * wi[k] * wj[k] * same[k, k] for k in range(K) if o[k] and wi[k] and wj[k]),
+                                zero)
         parts = [
             (o, o, False, False),  # t, u in O (distinct points)
             (o, q, True, False),  # t in O, u in Q (trains fold i's classifier)
@@ -825,8 +827,11 @@ def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Seque
             if not pairs:
                 continue
             g = terms.two_sets(r, q, p, u_in_1=u_in_1, t_in_2=t_in_2)
-            val = val + sum((cnt * wi[k] * wj[l] * g[k, l] for k, l, cnt in pairs), zero)
-        total = total + (prob if terms.exact else float(prob)) * val
+            if not dry:
+                val = val + sum((cnt * wi[k] * wj[l] * g[k, l] for k, l, cnt in pairs), zero)
+        if not dry:
+            prob = math.prod((_hypergeometric(n[c], a_i[c], a_j[c], o[c]) for c in range(K)), start=Fraction(1))
+            total = total + (prob if terms.exact else float(prob)) * val
     return total
 
 
@@ -948,6 +953,8 @@ class TermWork:
     """
 
     KINDS = ("ops", "cells", "calls")
+    #: the terms are zeros: a route may skip the arithmetic on them (:func:`between_partitions`)
+    dry_run = True
     #: the dry run counts the 0-1 error's route (a loss matrix costs the same terms)
     loss = None
 
