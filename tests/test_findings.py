@@ -278,8 +278,39 @@ _EXACT_CV = {  # folds: (column, value as on the page)
     100: (("mean", "0.42471"),),
 }
 
+@pytest.fixture(scope="module")
+def shared_exact_runs():
+    """The studies' exact runs, each computed once in this module: ``cv_frame`` and
+    ``nb_size_study`` both ask for the exact pooled 10-fold CV of the 2x2 model at N = 100 (about
+    25 s of CPU), which the first computes and the second is served. Each run is the study's own
+    call of ``estimator_moments`` with the same model, tie rule, backend, N, estimator and options."""
+    import momentbound.studies.cv as cv
+    import momentbound.studies.nb_cv as nb_cv
+    from momentbound.studies._common import estimator_runner
+
+    done: dict = {}
+
+    def runner(model, *, ties, backend):
+        run, engine = estimator_runner(model, ties=ties, backend=backend)
+        if backend != "exact":
+            return run, engine
+
+        def once(N, estimator, **kw):
+            key = (model, ties, N, type(estimator), estimator, tuple(sorted(kw.items())))
+            if key not in done:
+                done[key] = run(N, estimator, **kw)
+            return done[key]
+
+        return once, engine
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cv, "estimator_runner", runner)
+        mp.setattr(nb_cv, "estimator_runner", runner)
+        yield done
+
+
 @pytest.mark.slow
-def test_exact_cv_at_N100_recomputed() -> None:
+def test_exact_cv_at_N100_recomputed(shared_exact_runs) -> None:
     from momentbound.model import second_nb_model
     from momentbound.studies.cv import cv_frame
 
@@ -291,7 +322,7 @@ def test_exact_cv_at_N100_recomputed() -> None:
 
 
 @pytest.mark.slow
-def test_monte_carlo_size_study_recomputed() -> None:
+def test_monte_carlo_size_study_recomputed(shared_exact_runs) -> None:
     from momentbound.studies.nb_cv import nb_size_study
 
     df = nb_size_study(
