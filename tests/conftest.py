@@ -86,7 +86,8 @@ def paper() -> object:
 #: Test files in order of their running time, longest first (measured with ``--durations``). With
 #: ``make test`` (pytest-xdist, ``--dist loadfile``) each file runs on one worker, so that its
 #: module fixtures run once; collecting the longest files first starts them first, so that no
-#: worker is left with a long file at the end while the other idles.
+#: worker is left with a long file at the end while the other idles. pytest-xdist keeps this order
+#: only with ``--no-loadscope-reorder`` (by default it sorts the files by their number of tests).
 LONGEST_FIRST = (
     "test_exact_reduced_states.py",
     "test_montecarlo_kernels.py",
