@@ -89,9 +89,9 @@ def paper() -> object:
 #: worker is left with a long file at the end while the other idles. pytest-xdist keeps this order
 #: only with ``--no-loadscope-reorder`` (by default it sorts the files by their number of tests).
 LONGEST_FIRST = (
+    "test_findings.py",
     "test_exact_reduced_states.py",
     "test_montecarlo_kernels.py",
-    "test_findings.py",
     "test_regressions_statuses.py",
     "test_cli_subprocess.py",
     "test_regressions_plugins.py",
