@@ -328,6 +328,7 @@ def _setup(model: CellModel, N: int, estimator: Any, classifier: Any, draws: obj
     scored by its probabilities (:func:`roc_band`)."""
     from momentbound import guard
     from momentbound.classifiers import NaiveBayes, as_classifier
+    from momentbound.classifiers.base import classifier_member
     from momentbound.estimators.simulation import MIN_DRAWS, TableModel, check_arguments
     from momentbound.splitters.basic import splitter_member
     from momentbound.splitters.registry import as_splitter
@@ -352,7 +353,7 @@ def _setup(model: CellModel, N: int, estimator: Any, classifier: Any, draws: obj
         clf = seeded(rng)
     form = clf.exact_form(model)
     table = TableModel(model, clf) if form is None else TableModel(form.model, form.classifier)
-    nb = form.classifier if form is not None and type(form.classifier) is NaiveBayes else None
+    nb = form.classifier if form is not None and classifier_member(form.classifier, "naive_bayes_kernel") else None
     if (scoring is None or scoring in RANK_SCORINGS) and nb is None:
         raise InvalidArgument(f"{'roc_band' if scoring is None else f'scoring={scoring!r}'} ranks the classifier's probabilities, which momentbound "
                               f"computes for naive Bayes (and CategoricalNB); {clf.describe()} has none: "

@@ -244,6 +244,11 @@ class SplitterDefaults:
     #: its exact route fixes the class counts of every test set (it conditions on them), so statistics
     #: that divide by them (a test set's recall, balanced error) are linear given them and exact
     class_rates: ClassVar[bool] = False
+    #: the confidence intervals of its estimate whose coverage :func:`~momentbound.estimators.coverage.interval_coverage`
+    #: measures: ``"holdout"`` (binomial intervals of one test set's error count), ``"folds"`` (the naive
+    #: CV interval of k fold errors), ``"splits"`` (Nadeau and Bengio's corrected interval of random
+    #: splits), or ``None``
+    interval_kind: ClassVar[str | None] = None
 
     def cross_folds(self, N: int, covariance: str) -> tuple[int, ...]:
         """Test-set sizes of the folds whose exact cross terms (``engine.fold_pair``) ``assemble`` asks
@@ -443,6 +448,7 @@ class HoldOut(SplitterDefaults):
     pointwise: ClassVar[bool] = False
     single_training_set: ClassVar[bool] = True
     linear_metrics: ClassVar[bool] = True
+    interval_kind: ClassVar[str | None] = "holdout"
 
     def __post_init__(self) -> None:
         if (self.test_size is None) == (self.test_fraction is None):
@@ -548,6 +554,7 @@ class KFold(SplitterDefaults):
     name: ClassVar[str] = "cv"
     pointwise: ClassVar[bool] = False
     linear_metrics: ClassVar[bool] = True
+    interval_kind: ClassVar[str | None] = "folds"
 
     def __post_init__(self) -> None:
         if isinstance(self.v, bool) or not isinstance(self.v, (int, np.integer)):

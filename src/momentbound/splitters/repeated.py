@@ -285,6 +285,7 @@ class ShuffleSplit(SplitterDefaults):
     stratified: ClassVar[bool] = False
     linear_metrics: ClassVar[bool] = True
     class_rates: ClassVar[bool] = True
+    interval_kind: ClassVar[str | None] = "splits"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "splits", _check_repeats(self.splits, "splits"))
