@@ -420,7 +420,7 @@ def _statistic_coverage(model: CellModel, N: int, method: str, splitter: Any, ta
                               "metric for the classifier trained on all N points, by simulation: use "
                               "target='ge-full' (and exact=None)")
     statistic = check_scoring(scoring, model.n_classes) if scoring is not None else as_metric(metric).name
-    values, pop = statistic_folds(model, splitter.split(N).N, splitter, scoring if scoring is not None else metric,
+    values, pop = statistic_folds(model, splitter.split(N).N, splitter, scoring if scoring is not None else as_metric(metric),
                                   classifier=classifier, draws=draws, confidence=confidence, rng=rng,
                                   max_seconds=max_seconds)
     R = int(draws)

@@ -606,17 +606,14 @@ def statistic_folds(model: CellModel, N: int, estimator: Any, statistic: Any, *,
     trained on all ``N`` points, ``(draws,)``.
 
     ``statistic``: a scorer name of :data:`SCORINGS`, or a
-    :class:`~momentbound.estimators.metrics.LinearMetric` (each fold's mean loss over its test points; the
-    population value ``sum L[y, k] P[Y = y, prediction = k]``); the ratios weighted by the class priors
-    (``recall(a)``, ``balanced_error()``) are refused, naming the scorers that compute them per fold."""
-    from momentbound.estimators.metrics import LinearMetric, as_metric
+    :class:`~momentbound.estimators.metrics.LinearMetric` (each fold's value as scikit-learn scores that
+    test set, :meth:`~momentbound.estimators.metrics.LinearMetric.test_set_weights`: the mean loss over its
+    test points, or for ``recall(a)``, ``class_error_rate(a)`` and ``balanced_error()`` the rates of its
+    own class counts; the population value ``sum L[y, k] P[Y = y, prediction = k]``)."""
+    from momentbound.estimators.metrics import LinearMetric
 
     if isinstance(statistic, LinearMetric):
-        linear = as_metric(statistic)
-        if linear.prior_weighted:
-            raise InvalidArgument(f"metric {linear.name} divides by the random number of test points of a class, a "
-                                  "ratio, not a linear statistic of the folds: use scoring='recall' or "
-                                  "scoring='balanced_accuracy' (scikit-learn's per-fold ratio)")
+        linear = statistic
         loss = np.array(linear.matrix(model), dtype=float)
         name = "accuracy"  # a statistic of the predictions: the checks of a prediction scorer
     else:
@@ -628,9 +625,25 @@ def statistic_folds(model: CellModel, N: int, estimator: Any, statistic: Any, *,
         return fold_scores(setup, test, train, name, rng), full_scores(setup, full, name)
     n, v, C = test.shape
     conf = _predicted_counts(test.reshape(n * v, C), m.predictions(train.reshape(n * v, C)), m.K, rng)
-    values = (conf * loss).sum(axis=(1, 2)).reshape(n, v) / test.sum(axis=2)
+    values = linear_fold_values(linear, conf, conf.sum(axis=2)).reshape(n, v)
     rates = np.einsum("xy,nxk->nyk", m.p.reshape(-1, m.K), m.predictions(full))
     return values, (rates * loss).sum(axis=(1, 2))
+
+
+def linear_fold_values(linear: Any, conf: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The statistic of each test set as scikit-learn scores it: ``conf`` ``(M, K, K)`` its confusion
+    counts (true class, prediction), ``counts`` ``(M, K)`` its class counts; the vectorised
+    :meth:`~momentbound.estimators.metrics.LinearMetric.test_set_weights`."""
+    K = conf.shape[1]
+    per_class = (conf * np.array(linear.base_matrix(K), dtype=float)).sum(axis=2)  # (M, K)
+    if not linear.prior_weighted:
+        return per_class.sum(axis=1) / counts.sum(axis=1)
+    inverse = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0)
+    if linear.rule in ("recall", "class_error_rate"):
+        (a,) = linear.classes
+        values = per_class[:, a] * inverse[:, a]
+        return values + (counts[:, a] == 0) if linear.rule == "class_error_rate" else values
+    return (per_class * inverse).sum(axis=1) / (counts > 0).sum(axis=1)
 
 
 def check_scoring_run(model: CellModel, N: int, estimator: Any, scoring: object, *, classifier: Any = None,
