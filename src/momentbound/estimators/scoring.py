@@ -361,7 +361,9 @@ def _setup(model: CellModel, N: int, estimator: Any, classifier: Any, draws: obj
     if (scoring is None or scoring in RANK_SCORINGS) and nb.alpha_exact == 0:
         raise InvalidArgument(f"{'roc_band' if scoring is None else f'scoring={scoring!r}'} ranks naive Bayes "
                               "probabilities, which need alpha > 0 (with alpha = 0 an input unseen in training has "
-                              "probability 0/0 in every class): use e.g. NaiveBayes('sklearn', 1), CategoricalNB's default")
+                              "probability 0/0 in every class): use "
+                              + ("--alpha 1" if guard.cli_mode() else "e.g. NaiveBayes('sklearn', 1)")
+                              + ", CategoricalNB's default")
     if scoring is None or scoring in RANK_SCORINGS or getattr(nb, "ties", None) == "sklearn":
         # CategoricalNB's logarithms of every count up to N
         guard.check(f"naive Bayes probabilities for counts up to N = {split.N}",
