@@ -297,20 +297,27 @@ def check_metric(metric: object, estimator: Any, backend: object = "exact") -> L
     reason = splitter_member(estimator, "metric_refusal")(m)
     if reason is None:
         return m
+    cli = cli_mode()
     if m.prior_weighted and splitter_member(estimator, "metric_refusal")(LinearMetric.confusion_entry(0, 0)) is None:
         # the splitter weighs the shares of its test points, not this division by a class count
         scorer = option("scoring", "recall" if m.rule in ("recall", "class_error_rate") else "balanced_accuracy")
+        fixed = ("--splitter stratified-cv, repeated-cv, repeated-stratified-cv, shuffle-split, "
+                 "stratified-shuffle-split, resubstitution, bootstrap or 632" if cli else
+                 "StratifiedKFold, RepeatedKFold, RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit, "
+                 "Resubstitution, Bootstrap() or Point632()")
         raise InvalidArgument(
-            f"metric {m.name} of {what}: {reason}: use a splitter that fixes the class counts of its test sets "
-            "(the stratified splitters, the shuffle-splits, the repeated k-folds, resubstitution, the ideal "
-            f"bootstrap and .632), {scorer} with {montecarlo} (scikit-learn's per-fold ratio), or "
-            "GE for the population rate"
+            f"metric {m.name} of {what}: {reason}: use {'--splitter ge' if cli else 'GE()'} for the population "
+            f"rate, a splitter whose exact route fixes the class counts of its test sets ({fixed}), or {scorer} "
+            f"with {montecarlo} (scikit-learn's per-fold ratio)"
         )
+    exact = ("--splitter ge, holdout, cv, loo, repeated-cv, stratified-cv, repeated-stratified-cv, shuffle-split, "
+             "stratified-shuffle-split, resubstitution, bootstrap or 632 (without --bootstraps)" if cli else
+             "GE, HoldOut, KFold, LeaveOneOut, RepeatedKFold, StratifiedKFold, RepeatedStratifiedKFold, "
+             "ShuffleSplit, StratifiedShuffleSplit, Resubstitution, Bootstrap() or Point632()")
     raise InvalidArgument(
-        f"metric {m.name} has no exact route for {what} ({reason}): use a splitter with one (GE, HoldOut, "
-        "KFold, LeaveOneOut, the repeated and stratified k-folds, the shuffle-splits, Resubstitution, the ideal "
-        f"Bootstrap and Point632), or {option('scoring') + ('' if cli_mode() else '=')} with {montecarlo} for a scikit-learn "
-        "scorer of its folds where the splitter has folds"
+        f"metric {m.name} has no exact route for {what} ({reason}): use a splitter with one ({exact}), or "
+        f"{option('scoring') + ('' if cli else '=')} with {montecarlo} for a scikit-learn scorer of the folds of "
+        "the splitters that have folds"
     )
 
 
