@@ -121,6 +121,11 @@ def _per_table(splitter: Any, law: Any, N: int, engine: Any) -> tuple[np.ndarray
     return splitter.per_table_rule(law, N, engine_rule(engine))
 
 
+def _named(python: str, cli: str) -> str:
+    """A splitter as the caller names it: ``cli`` inside the command line, else ``python``."""
+    return cli if active() and active().cli else python
+
+
 def _ratio_refusal(splitter: Any, metric: Any) -> str | None:
     """The bootstrap family's :meth:`~momentbound.splitters.SplitterDefaults.metric_refusal`: a finite number
     of samples has no exact route (each point's loss is averaged over the random number of samples that
@@ -128,7 +133,7 @@ def _ratio_refusal(splitter: Any, metric: Any) -> str | None:
     if getattr(splitter, "B", None) is not None:
         return (f"with B={splitter.B} bootstrap samples each point's loss is divided by the random number of samples "
                 "that leave it out, and their sum by the random number of points left out, a ratio simulated only "
-                f"for the 0-1 error; give {'no --bootstraps' if active() and active().cli else 'B=None'} (the ideal "
+                f"for the 0-1 error; give {_named('B=None', 'no --bootstraps')} (the ideal "
                 "B -> infinity estimate, exact for every linear metric)")
     return None
 
@@ -330,8 +335,8 @@ class Point632Plus(Bootstrap):
     def metric_refusal(self, metric: Any) -> str | None:
         return _ratio_refusal(self, metric) or (
             ".632+ weighs Err(1) by the relative overfitting rate, a ratio of differences with the no-information "
-            "error rate, so it is not linear in the losses; Point632 (.632) is, and has exact moments of every "
-            "linear metric")
+            f"error rate, so it is not linear in the losses; {_named('Point632()', '--splitter 632')} (.632) is, "
+            "and has exact moments of every linear metric")
 
     def approximation(self, engine: Any, N: int) -> tuple[float, float] | None:
         """Ideal ``B``: the delta-method approximation (:meth:`delta`) beside the exact moments."""
@@ -366,8 +371,8 @@ class OutOfBag(SplitterDefaults):
 
     def metric_refusal(self, metric: Any) -> str | None:
         return ("each point is predicted by a majority vote of the classifiers that leave it out, simulated only "
-                "for the 0-1 error; Bootstrap (Err(1), B=None) averages their losses instead, and has exact "
-                "moments of every linear metric")
+                f"for the 0-1 error; {_named('Bootstrap()', '--splitter bootstrap without --bootstraps')} (the ideal "
+                "Err(1)) averages their losses instead, and has exact moments of every linear metric")
 
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
         raise InvalidArgument(
