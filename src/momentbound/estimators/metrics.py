@@ -17,9 +17,11 @@ rows of ``L`` divided by ``P[Y = a]``) are linear population rates of a fitted c
 has their exact moments. An estimator's recall divides by the number of its test points of class
 ``a``: for ``KFold`` or hold-out a random count, so a ratio (``scoring=`` by simulation), but the
 splitters whose exact routes condition on the class counts of every test set (``class_rates``:
-``StratifiedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit``, ``StratifiedShuffleSplit``)
-score each test set as scikit-learn does (:meth:`LinearMetric.test_set_weights`), linearly given
-those counts, so exactly.
+``StratifiedKFold``, ``RepeatedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit``,
+``StratifiedShuffleSplit``) score each test set as scikit-learn does
+(:meth:`LinearMetric.test_set_weights`), linearly given those counts, so exactly; so do the table
+sums of ``Resubstitution``, the ideal ``Bootstrap`` and ``Point632``, with the class counts of the data.
+A splitter says why it cannot weigh a metric through its ``metric_refusal`` member.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ the mean is ``KFold``'s; the variance is
 ``Var(mean of R) = Var(CE)/R + (1 - 1/R) C``,  ``C = Cov(CE^(1), CE^(2))``,
 
 ``C`` the covariance of the statistics of two independent partitions of the same data
-(``docs/mathematics.md``, "Repeated k-fold").
+(``docs/mathematics.md``, "Stratified cross-validation", repeated k-fold).
 
 Given the class counts ``n`` of the data, a fold of ``s`` points of a shuffled partition is a
 uniform subset: its class composition ``a`` is multivariate hypergeometric, and given ``a`` its

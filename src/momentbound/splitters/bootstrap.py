@@ -18,7 +18,11 @@ and the bootstrap"):
 Exact moments (``backend="exact"``) come from sums over the data's count tables
 (:mod:`momentbound.exact.tables`): resubstitution, ideal ``Err(1)``, ideal .632 and ideal .632+
 (which, with tie coins entering as their probabilities, is a function of the table too). Finite ``B``
-and the out-of-bag vote are simulated (``backend="montecarlo"``).
+and the out-of-bag vote are simulated (``backend="montecarlo"``). Resubstitution, ideal ``Err(1)`` and
+ideal .632 take every linear statistic of the confusion matrix (``metric=``): each point's loss under
+the metric's loss matrix, weighed by the metric's weights of the data's class counts (a recall divides
+by them, fixed in each table); .632+, finite ``B`` and the out-of-bag vote refuse them
+(``metric_refusal`` names the reason).
 """
 
 from __future__ import annotations

@@ -10,8 +10,9 @@ partition,
 
 the covariance of the errors of two independent partitions of the same data: the part of the
 variance that repetition cannot remove (``R = inf``). The Monte Carlo backend draws the datasets
-point by point and partitions each twice; ``RepeatedStratifiedKFold``, ``ShuffleSplit`` and
-``StratifiedShuffleSplit`` also have exact terms for naive Bayes, and exact joint terms with ``GE_N``
+point by point and partitions each twice; ``RepeatedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit``
+and ``StratifiedShuffleSplit`` also have exact terms for naive Bayes (class-count routes that take every
+linear metric, a fold's recall and balanced error included), and exact joint terms with ``GE_N``
 (``docs/mathematics.md``, "Stratified cross-validation" and "Accuracy against GE_N").
 
 ``StratifiedShuffleSplit`` mirrors scikit-learn's ``_approximate_mode``: the training part takes
