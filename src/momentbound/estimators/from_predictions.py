@@ -724,8 +724,8 @@ def check_work(engine: MomentEngine, estimator: Splitter, N: int, covariance: st
             about = "more than" if isinstance(seconds, AtLeast) else "about"
             raise InvalidArgument(
                 f"the exact {estimator.describe()} at N={split.N} would take {about} {seconds:.2g} s (limit "
-                f"{max_seconds:g} s); use backend='montecarlo' (conditional Monte Carlo, confidence intervals), "
-                "a smaller N, or max_seconds=None to run it anyway"
+                f"{max_seconds:g} s); use {option('backend', 'montecarlo')} (conditional Monte Carlo, confidence "
+                f"intervals), a smaller {option('N')}, or {option('max_seconds', None)} to run it anyway"
             )
     check_cross_memory(engine, split, estimator, covariance)  # before any work
     return split

@@ -250,6 +250,20 @@ class SplitterDefaults:
     #: splits), or ``None``
     interval_kind: ClassVar[str | None] = None
 
+    def metric_refusal(self, metric: Any) -> str | None:
+        """Why the exact route cannot weigh ``metric`` (a
+        :class:`~momentbound.estimators.metrics.LinearMetric` other than the 0-1 error), or ``None`` when it
+        can. Default, from the flags above: no exact route unless ``linear_metrics``; the rates weighted by
+        the class priors (recall, balanced error) need ``population`` or ``class_rates``. A splitter whose
+        route depends on the metric in another way overrides it; the message names the reason, the caller
+        adds the fixes."""
+        if not self.linear_metrics:
+            return "its exact moments are the 0-1 error's own sums"
+        if getattr(metric, "prior_weighted", False) and not (self.population or self.class_rates):
+            return ("it divides by the random number of test points of a class, a ratio that is not linear in "
+                    "the confusion counts")
+        return None
+
     def cross_folds(self, N: int, covariance: str) -> tuple[int, ...]:
         """Test-set sizes of the folds whose exact cross terms (``engine.fold_pair``) ``assemble`` asks
         for; the backends check their time and memory before any work. Default: none."""

@@ -18,7 +18,11 @@ and the bootstrap"):
 Exact moments (``backend="exact"``) come from sums over the data's count tables
 (:mod:`momentbound.exact.tables`): resubstitution, ideal ``Err(1)``, ideal .632 and ideal .632+
 (which, with tie coins entering as their probabilities, is a function of the table too). Finite ``B``
-and the out-of-bag vote are simulated (``backend="montecarlo"``).
+and the out-of-bag vote are simulated (``backend="montecarlo"``). Resubstitution, ideal ``Err(1)`` and
+ideal .632 take every linear statistic of the confusion matrix (``metric=``): each point's loss under
+the metric's loss matrix, weighed by the metric's weights of the data's class counts (a recall divides
+by them, fixed in each table); .632+, finite ``B`` and the out-of-bag vote refuse them
+(``metric_refusal`` names the reason).
 """
 
 from __future__ import annotations
@@ -113,9 +117,29 @@ def plus_value(resub: Any, err1: Any, gamma: Any) -> np.ndarray:
 # ----------------------------------------------------------------------------- splitters
 def _per_table(splitter: Any, law: Any, N: int, engine: Any) -> tuple[np.ndarray, np.ndarray | None]:
     """The splitter's conditional mean and coin variance per table, for the engine's linear statistic
-    (its ``loss``; ``None``: the 0-1 error, ``per_table``)."""
-    loss = getattr(engine, "loss", None)
-    return splitter.per_table(law, N) if loss is None else splitter.per_table_loss(law, N, loss)
+    (its metric or ``loss``, ``per_table_rule``; neither: the 0-1 error, ``per_table``)."""
+    from momentbound.splitters.stratified import engine_rule
+
+    if getattr(engine, "loss", None) is None and getattr(engine, "metric", None) is None:
+        return splitter.per_table(law, N)
+    return splitter.per_table_rule(law, N, engine_rule(engine))
+
+
+def _named(python: str, cli: str) -> str:
+    """A splitter as the caller names it: ``cli`` inside the command line, else ``python``."""
+    return cli if active() and active().cli else python
+
+
+def _ratio_refusal(splitter: Any, metric: Any) -> str | None:
+    """The bootstrap family's :meth:`~momentbound.splitters.SplitterDefaults.metric_refusal`: a finite number
+    of samples has no exact route (each point's loss is averaged over the random number of samples that
+    leave it out, then over the random number of points left out at least once)."""
+    if getattr(splitter, "B", None) is not None:
+        return (f"with B={splitter.B} bootstrap samples each point's loss is divided by the random number of samples "
+                "that leave it out, and their sum by the random number of points left out, a ratio simulated only "
+                f"for the 0-1 error; give {_named('B=None', 'no --bootstraps')} (the ideal "
+                "B -> infinity estimate, exact for every linear metric)")
+    return None
 
 
 class _TableMoments:
@@ -173,9 +197,14 @@ class Resubstitution(SplitterDefaults):
         """The estimate's conditional mean and tie-coin variance given the count table."""
         return law.resubstitution(N)
 
-    def per_table_loss(self, law: Any, N: int, loss: Any) -> tuple[np.ndarray, np.ndarray | None]:
-        """:meth:`per_table` of the linear statistic of ``loss`` (``K x K``, rows: true class)."""
-        return law.resubstitution(N, loss)
+    #: its statistic divides by the class counts of the data, fixed in each table of the exact route
+    class_rates: ClassVar[bool] = True
+
+    def per_table_rule(self, law: Any, N: int, rule: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """:meth:`per_table` of a linear statistic (a count rule: its base loss matrix and the weights of
+        the class counts of the ``N`` points, :meth:`~momentbound.exact.tables.TableLaw.rule_statistics`)."""
+        r, v, _ = law.rule_statistics(N, rule)
+        return r, v
 
     assemble = _TableMoments.assemble
     full_product = _TableMoments.full_product
@@ -219,8 +248,21 @@ class Bootstrap(SplitterDefaults):
     def params(self) -> dict[str, Any]:
         return {"bootstraps": self.B}
 
+    #: every linear statistic of the confusion matrix of the ``N`` out-of-sample predictions (ideal ``B``)
+    linear_metrics: ClassVar[bool] = True
+    #: a recall or a balanced error divides by the class counts of the data, fixed in each table
+    class_rates: ClassVar[bool] = True
+
     def per_table(self, law: Any, N: int) -> tuple[np.ndarray, np.ndarray | None]:
         return law.bootstrap(N), None
+
+    def per_table_rule(self, law: Any, N: int, rule: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """``Err1`` of a linear statistic per table: each point's loss under the rule's base matrix averaged
+        over the bootstrap samples that leave it out, weighed by the rule's weights of the data's class counts."""
+        return law.rule_statistics(N, rule)[2], None
+
+    def metric_refusal(self, metric: Any) -> str | None:
+        return _ratio_refusal(self, metric)
 
     assemble = _TableMoments.assemble
     full_product = _TableMoments.full_product
@@ -245,6 +287,12 @@ class Point632(Bootstrap):
         r, v = law.resubstitution(N)
         a = WEIGHT_632 if law.exact else float(WEIGHT_632)
         return (1 - a) * r + a * law.bootstrap(N), (1 - a) * (1 - a) * v
+
+    def per_table_rule(self, law: Any, N: int, rule: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """``0.368`` resubstitution ``+ 0.632`` ``Err1`` of the same linear statistic, per table."""
+        r, v, err1 = law.rule_statistics(N, rule)
+        a = WEIGHT_632 if law.exact else float(WEIGHT_632)
+        return (1 - a) * r + a * err1, (1 - a) * (1 - a) * v
 
 
 @dataclass(frozen=True)
@@ -288,6 +336,12 @@ class Point632Plus(Bootstrap):
         grad = np.array([(f(mu + h * np.eye(3)[i]) - f(mu - h * np.eye(3)[i])) / (2 * h) for i in range(3)])
         return f(mu), float(max(grad @ sigma @ grad, 0.0))
 
+    def metric_refusal(self, metric: Any) -> str | None:
+        return _ratio_refusal(self, metric) or (
+            ".632+ weighs Err(1) by the relative overfitting rate, a ratio of differences with the no-information "
+            f"error rate, so it is not linear in the losses; {_named('Point632()', '--splitter 632')} (.632) is, "
+            "and has exact moments of every linear metric")
+
     def approximation(self, engine: Any, N: int) -> tuple[float, float] | None:
         """Ideal ``B``: the delta-method approximation (:meth:`delta`) beside the exact moments."""
         return self.delta(engine, N) if self.B is None else None
@@ -318,6 +372,11 @@ class OutOfBag(SplitterDefaults):
 
     def params(self) -> dict[str, Any]:
         return {"bootstraps": self.B}
+
+    def metric_refusal(self, metric: Any) -> str | None:
+        return ("each point is predicted by a majority vote of the classifiers that leave it out, simulated only "
+                f"for the 0-1 error; {_named('Bootstrap()', '--splitter bootstrap without --bootstraps')} (the ideal "
+                "Err(1)) averages their losses instead, and has exact moments of every linear metric")
 
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
         raise InvalidArgument(
