@@ -112,6 +112,9 @@ class EstimatorAccuracy:
         (:class:`Approximation`, never mixed with the exact numbers).
     backend, kind:
         ``"exact"`` / ``"montecarlo"`` and ``Kind.EXACT`` / ``Kind.ESTIMATE``.
+    route:
+        Exact only, splitters with several exact sums: which one computed the numbers
+        (``"count-tables"``, ``"rows"``, ``"class-states"``; :class:`~momentbound.estimators.results.ErrorMoments`).
     draws, confidence:
         Monte Carlo only: number of draws and interval level.
     seconds:
@@ -149,6 +152,7 @@ class EstimatorAccuracy:
     draws: int | None = None
     confidence: float | None = None
     metric: str = "error"
+    route: str | None = None
 
     def as_row(self) -> dict[str, Any]:
         """A flat row: names, then every number as a float (intervals as ``_lower``/``_upper``)."""
@@ -170,6 +174,8 @@ class EstimatorAccuracy:
             row["approximation_variance"] = self.approximation.variance
             row["approximation_kind"] = self.approximation.kind
         row.update({"backend": self.backend, "kind": getattr(self.kind, "value", str(self.kind)), "seconds": self.seconds})
+        if self.route is not None:
+            row["route"] = self.route
         return row
 
 
@@ -220,6 +226,7 @@ def _exact(model: CellModel, N: int, estimator: Splitter, classifier: Any, engin
         "covariance_with_ge": cov,
         "correlation_with_ge": _corr(cov, var, gvar),
         "classifier": engine.source_classifier or engine.classifier,
+        "route": parts.route,
     }
     if splitter_member(estimator, "single_training_set"):
         train = parts.train_size

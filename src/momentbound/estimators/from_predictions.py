@@ -484,6 +484,7 @@ def _compute(
         single_variance=parts.single_variance,
         repetition_covariance=parts.repetition_covariance,
         split_probability=parts.split_probability,
+        route=parts.route,
         metric=metric,
     )
 
