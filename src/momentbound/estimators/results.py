@@ -75,6 +75,9 @@ class ErrorMoments:
         Which exact sums computed the moments where a splitter has several: ``"count-tables"`` (every
         count table), ``"rows"`` or ``"class-states"`` (sums over sufficient statistics,
         :mod:`momentbound.exact.resub_states`); ``None`` otherwise.
+    auto_reason:
+        ``backend="auto"`` only: why the exact sums were not used (their refusal, before any work) when
+        it simulated (``backend`` is then ``"montecarlo"``); ``None`` when they were.
     """
 
     estimator: Splitter
@@ -100,6 +103,7 @@ class ErrorMoments:
     repetition_covariance: Value | None = None
     split_probability: Value | None = None
     route: str | None = None
+    auto_reason: str | None = None
 
     @property
     def is_interval(self) -> bool:
@@ -131,4 +135,6 @@ class ErrorMoments:
         )
         if self.route is not None:
             row["route"] = self.route
+        if self.auto_reason is not None:
+            row["auto_reason"] = self.auto_reason
         return row
