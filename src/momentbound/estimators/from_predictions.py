@@ -484,6 +484,7 @@ def _compute(
         single_variance=parts.single_variance,
         repetition_covariance=parts.repetition_covariance,
         split_probability=parts.split_probability,
+        route=parts.route,
         metric=metric,
     )
 
@@ -527,6 +528,9 @@ def estimator_moments(
     backend:
         Prediction-probability backend: a registered name (``"exact"``, ``"sampling"``,
         ``"bound:<method>"``, ``"series"``) or a backend object. Its ``kind`` is the result's kind.
+        ``"auto"``: the exact moments where the exact route accepts the work (its time, memory and
+        table limits, checked before any work), otherwise ``"montecarlo"`` with the given Monte Carlo
+        options; the result's ``backend`` says which, and ``auto_reason`` holds the exact route's refusal.
     covariance:
         ``"exact"`` (default) or ``"paper"``: the printed Lemma 2,
         ``E[HE_i HE_j] = E[GE(zeta_i) GE(zeta_j)]``, which ignores that each fold's test points
@@ -605,6 +609,9 @@ def estimator_moments(
 
     estimator = as_splitter(estimator)
     check_arguments(model, estimator, covariance)
+    if isinstance(backend, str) and backend == "auto":
+        return _auto_moments(model, N, estimator, classifier=classifier, covariance=covariance, engine=engine,
+                             max_seconds=max_seconds, scoring=scoring, metric=metric, options=montecarlo)
     if scoring is not None:
         if metric is not None:
             raise InvalidArgument("give scoring= (a scikit-learn scorer, by simulation) or metric= (an exact linear "
@@ -685,6 +692,36 @@ def estimator_moments(
             return _compute(engine, split.N, estimator, covariance, chosen.name)
         finally:
             engine.meter = None
+
+
+def auto_fallback(error: InvalidArgument) -> bool:
+    """Whether ``backend="auto"`` simulates after this refusal of the exact route: the refusals of
+    intractable or unavailable exact sums name ``backend='montecarlo'`` as their fix."""
+    return "montecarlo" in str(error)
+
+
+def _auto_moments(model: CellModel, N: int, estimator: Splitter, *, classifier: Any, covariance: str,
+                  engine: MomentEngine | None, max_seconds: float | None, scoring: str | None, metric: Any,
+                  options: dict[str, Any]) -> Any:
+    """``backend="auto"``: the exact moments where the exact route accepts the work (its limits are
+    checked before any work), otherwise the Monte Carlo ones with ``auto_reason`` the refusal."""
+    import dataclasses
+
+    exact_options = {k: v for k, v in options.items() if k == "progress"}
+    try:
+        return estimator_moments(model, N, estimator, classifier=classifier, backend="exact", covariance=covariance,
+                                 engine=engine, max_seconds=max_seconds, scoring=scoring, metric=metric,
+                                 **exact_options)
+    except InvalidArgument as error:
+        if not auto_fallback(error):
+            raise
+        reason = str(error)
+    result = estimator_moments(model, N, estimator, classifier=classifier, backend="montecarlo",
+                               covariance=covariance, max_seconds=max_seconds, scoring=scoring, metric=metric,
+                               **options)
+    if "auto_reason" in getattr(type(result), "__dataclass_fields__", {}):
+        result = dataclasses.replace(result, auto_reason=reason)
+    return result
 
 
 def check_work(engine: MomentEngine, estimator: Splitter, N: int, covariance: str,

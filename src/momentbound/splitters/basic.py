@@ -146,6 +146,8 @@ class ExactParts:
     single_variance: Value | None = None
     repetition_covariance: Value | None = None
     split_probability: Value | None = None
+    #: which exact sums computed it, where a splitter has several (e.g. ``"count-tables"``, ``"rows"``)
+    route: str | None = None
 
 
 @dataclass(frozen=True)

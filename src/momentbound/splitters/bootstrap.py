@@ -142,19 +142,52 @@ def _ratio_refusal(splitter: Any, metric: Any) -> str | None:
     return None
 
 
+def _state_route(splitter: Any, engine: Any, N: int) -> Any:
+    """The sums over sufficient statistics (:mod:`momentbound.exact.resub_states`) of the splitter's
+    ``state_statistic`` when the count tables of ``N`` points exceed the table-sum limit and a route
+    applies (the 0-1 error, float arithmetic); ``None``: sum over the count tables."""
+    from momentbound.exact import resub_states
+    from momentbound.exact.tables import MAX_TABLES, MAX_TABLES_EXACT, table_count
+
+    statistic = getattr(splitter, "state_statistic", None)
+    if statistic is None or getattr(engine, "loss", None) is not None:
+        return None
+    backend = engine.backend
+    if str(getattr(backend, "name", "")) != "exact" or getattr(backend, "arithmetic", None) == "rational":
+        return None
+    mode = getattr(backend, "mode", None)
+    rational = bool(engine.model.is_exact and (mode is None or mode(engine.model, N) == "rational"))
+    if table_count(N, engine.model.n_cells) <= (MAX_TABLES_EXACT if rational else MAX_TABLES):
+        return None
+    if resub_states.route(engine.model, engine.classifier, statistic, N) is None:
+        return None
+    cache = engine.__dict__.setdefault("_state_moments", {})
+    if (statistic, N) not in cache:
+        result = resub_states.state_moments(engine.model, engine.classifier, N, statistic,
+                                            tail=float(getattr(backend, "tail", 1e-13)))
+        if hasattr(backend, "dropped_mass_bound"):
+            backend.dropped_mass_bound = max(backend.dropped_mass_bound, 2 * result.dropped_mass_bound)
+        cache[(statistic, N)] = result
+    return cache[(statistic, N)]
+
+
 class _TableMoments:
     """``assemble`` and ``full_product`` of an estimator that is a function of the count table
-    (``per_table(law, N)``: conditional mean and tie-coin variance, or ``None``)."""
+    (``per_table(law, N)``: conditional mean and tie-coin variance, or ``None``); past the table-sum
+    limit, the sums over sufficient statistics of its ``state_statistic`` where they apply."""
 
     def assemble(self: Any, engine: Any, N: int, covariance: str) -> ExactParts:
         _only_exact(self, covariance)
         if getattr(self, "B", None) is not None:
             _finite_needs_montecarlo(self)
         self.split(N)
+        states = _state_route(self, engine, N)
+        if states is not None:
+            return ExactParts(states.mean, states.second, N, route=states.route)
         law = table_law(engine, N)
         value, coin = _per_table(self, law, N, engine)
         mean, second = _moments(law, N, value, coin)
-        return ExactParts(mean, second, N)
+        return ExactParts(mean, second, N, route="count-tables")
 
     def exact_progress(self: Any, engine: Any, N: int, covariance: str) -> None:
         return None  # sums over the count tables report no progress
@@ -164,6 +197,9 @@ class _TableMoments:
         if getattr(self, "B", None) is not None:
             _finite_needs_montecarlo(self)
         self.split(N)
+        states = _state_route(self, engine, N)
+        if states is not None:
+            return states.joint
         law = table_law(engine, N)
         loss = getattr(engine, "loss", None)
         return law.expect(N, _per_table(self, law, N, engine)[0] * (law.ge(N) if loss is None else law.ge(N, loss)))
@@ -180,6 +216,8 @@ class Resubstitution(SplitterDefaults):
     """
 
     name: ClassVar[str] = "resubstitution"
+    #: the statistic of :mod:`momentbound.exact.resub_states` (sums over sufficient statistics)
+    state_statistic: ClassVar[str | None] = "resubstitution"
 
     def split(self, N: int) -> Split:
         return Split(check_size(N), ())
@@ -235,6 +273,7 @@ class Bootstrap(SplitterDefaults):
 
     B: int | None = field(default=None, metadata={"help": "Bootstrap samples B (absent: the ideal B -> infinity)", "flags": ('--bootstraps',)})
     name: ClassVar[str] = "bootstrap"
+    state_statistic: ClassVar[str | None] = "bootstrap"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "B", _check_B(self.B))
@@ -282,6 +321,7 @@ class Point632(Bootstrap):
     """
 
     name: ClassVar[str] = "632"
+    state_statistic: ClassVar[str | None] = "632"
 
     def per_table(self, law: Any, N: int) -> tuple[np.ndarray, np.ndarray | None]:
         r, v = law.resubstitution(N)
@@ -309,6 +349,7 @@ class Point632Plus(Bootstrap):
     """
 
     name: ClassVar[str] = "632plus"
+    state_statistic: ClassVar[str | None] = None  # not a sum of per-point terms
 
     def per_table(self, law: Any, N: int) -> tuple[np.ndarray, np.ndarray | None]:
         key = ("632plus", N)
