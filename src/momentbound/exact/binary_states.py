@@ -44,42 +44,78 @@ def applies(arities: Sequence[int]) -> bool:
 
 
 @njit(cache=True, fastmath=True)
-def _pair_both(pc, H1, H2, off1, off2, rows, length, acc):  # pragma: no cover - compiled
-    """``acc[xt, xu, k, l] += sum_p pc[p] H1[xt, l, k, p + off1[l, xu]] H2[xu, k, l, p + off2[k, xt]]``
-    over the rows of the padded grid that hold states (``length`` entries from each of ``rows``),
-    a block of rows at a time so that the block stays in cache."""
-    I = H1.shape[0]
-    K = H1.shape[1]
-    n_rows = rows.shape[0]
+def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, acc):  # pragma: no cover - compiled
+    """``acc[xt, xu, k, l] += sum_s pc[s] H1_{xt,l}[k](s + shift_l(xu)) H2_{xu,k}[l](s + shift_k(xt))``.
+
+    ``H1_{x,c}`` (``K`` components of ``size[c]`` entries each, on the grid of ``C`` plus one point
+    of class ``c``) starts at ``buf1[start1[x, c]]`` (``-1``: absent); ``rowidx[c, r]`` is the flat
+    index of row ``r`` of ``C``'s grid (all axes but the last, whose ``length`` entries are
+    contiguous) on that grid and ``sh[c, x]`` the flat shift of a point of input ``x`` in class
+    ``c``. Blocks of rows at a time, so that a block stays in cache."""
+    I = start1.shape[0]
+    K = start1.shape[1]
+    R = rowidx.shape[1]
     block = max(1, 512 // length)
-    for r0 in range(0, n_rows, block):
-        r1 = min(n_rows, r0 + block)
+    for r0 in range(0, R, block):
+        r1 = min(R, r0 + block)
         for xt in range(I):
             for l in range(K):
+                s1 = start1[xt, l]
+                if s1 < 0:
+                    continue
                 for xu in range(I):
-                    o1 = off1[l, xu]
                     for k in range(K):
-                        o2 = off2[k, xt]
-                        s = 0.0
+                        s2 = start2[xu, k]
+                        if s2 < 0:
+                            continue
+                        total = 0.0
                         for r in range(r0, r1):
-                            p0 = rows[r]
-                            for p in range(p0, p0 + length):
-                                s += pc[p] * H1[xt, l, k, p + o1] * H2[xu, k, l, p + o2]
-                        acc[xt, xu, k, l] += s
+                            p = r * length
+                            i1 = s1 + k * size[l] + rowidx[l, r] + sh[l, xu]
+                            i2 = s2 + l * size[k] + rowidx[k, r] + sh[k, xt]
+                            for q in range(length):
+                                total += pc[p + q] * buf1[i1 + q] * buf2[i2 + q]
+                        acc[xt, xu, k, l] += total
 
 
 @njit(cache=True)
-def _correlate(X, base, off, w, Y):  # pragma: no cover - compiled
-    """``Y[a, r, b] = sum_s w[s] X[a, base[r] + off[s], b]``: one class's correlation on flat indices."""
+def _correlate(X, base, off, last, w, Y):  # pragma: no cover - compiled
+    """``Y[a, r, q] = sum_s w[s] X[a, base[r] + off[s], last[s] + q]``: one class's correlation, its
+    last axis (with everything after it) contiguous in the third index."""
     A = X.shape[0]
-    B = X.shape[2]
+    Q = Y.shape[2]
     for a in range(A):
         for r in range(base.shape[0]):
             for s in range(off.shape[0]):
                 ws = w[s]
                 src = base[r] + off[s]
-                for b in range(B):
-                    Y[a, r, b] += ws * X[a, src, b]
+                sh = last[s]
+                for q in range(Q):
+                    Y[a, r, q] += ws * X[a, src, sh + q]
+
+
+class _Cache:
+    """Arrays by key, the least recently used dropped first past a number of bytes."""
+
+    def __init__(self, limit: int, exact: bool) -> None:
+        self.limit, self.exact = limit, exact
+        self.items: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
+        self.bytes = 0
+
+    def get(self, key: tuple, make) -> object:
+        if key in self.items:
+            self.items.move_to_end(key)
+            return self.items[key][0]
+        value = make()
+        size = sum(a.nbytes for a in (value if isinstance(value, list) else [value]) if isinstance(a, np.ndarray))
+        if self.exact:
+            size *= 4  # Python integers behind the object pointers
+        self.items[key] = (value, size)
+        self.bytes += size
+        while self.bytes > self.limit and len(self.items) > 1:
+            _, (_, old) = self.items.popitem(last=False)
+            self.bytes -= old
+        return value
 
 
 class BinaryStates:
@@ -91,6 +127,8 @@ class BinaryStates:
 
     #: bytes of per-composition arrays (decisions in state orientation, ``V``, ``P_m``) kept
     CACHE_BYTES = 512 * 2**20
+    #: bytes of the averaged decision grids of :meth:`side` kept
+    SIDE_BYTES = 1024 * 2**20
 
     def __init__(self, terms: object) -> None:
         self.t = terms
@@ -104,24 +142,11 @@ class BinaryStates:
         self.bumps = [tuple(int(x[j] == 0) for j in range(d)) for x in self.inputs]
         dtype = object if self.exact else float
         self.nums = np.array(t.num, dtype=dtype)  # type: ignore[attr-defined]  # (K, I)
-        self._cache: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
-        self._bytes = 0
+        self._cache = _Cache(self.CACHE_BYTES, self.exact)
+        self._sides = _Cache(self.SIDE_BYTES, self.exact)
 
-    # ------------------------------------------------------------------ cache
     def _get(self, key: tuple, make) -> object:
-        if key in self._cache:
-            self._cache.move_to_end(key)
-            return self._cache[key][0]
-        value = make()
-        size = sum(a.nbytes for a in (value if isinstance(value, list) else [value]) if isinstance(a, np.ndarray))
-        if self.exact:
-            size *= 4  # Python integers behind the object pointers
-        self._cache[key] = (value, size)
-        self._bytes += size
-        while self._bytes > self.CACHE_BYTES and len(self._cache) > 1:
-            _, (_, old) = self._cache.popitem(last=False)
-            self._bytes -= old
-        return value
+        return self._cache.get(key, make)
 
     # ------------------------------------------------------------------ grids
     def shape(self, m: Counts) -> tuple[int, ...]:
@@ -217,22 +242,23 @@ class BinaryStates:
         side = X.shape[1 + c * d]
         lead = int(np.prod(X.shape[:1 + c * d]))
         tail = int(np.prod(X.shape[1 + (c + 1) * d:]))
-        key = ("map", side, e)
-        base, off = self._get(key, lambda: self._maps(side, e))  # type: ignore[misc]
+        base, off, last = self._get(("map", side, e), lambda: self._maps(side, e))  # type: ignore[misc]
         w = np.ascontiguousarray(L, dtype=float).reshape(-1)
-        Y = np.zeros((lead, base.size, tail))
-        _correlate(np.ascontiguousarray(X).reshape(lead, side**d, tail), base, off, w, Y)
+        Y = np.zeros((lead, base.size, (side - e) * tail))
+        _correlate(np.ascontiguousarray(X).reshape(lead, side ** (d - 1), side * tail), base, off, last * tail, w, Y)
         shape = list(X.shape)
         shape[1 + c * d:1 + (c + 1) * d] = [side - e] * d
         return Y.reshape(shape)
 
     def _maps(self, side: int, e: int) -> list[np.ndarray]:
-        """Flat input index of every output state and of every kernel state (grid side ``side``)."""
+        """Flat index (over the first ``d - 1`` axes) of every output row and of every kernel state,
+        and the kernel state's last coordinate."""
         d = self.d
-        strides = np.array([side ** (d - 1 - j) for j in range(d)], dtype=np.int64)
-        base = np.indices((side - e,) * d).reshape(d, -1).T @ strides
-        off = np.indices((e + 1,) * d).reshape(d, -1).T @ strides
-        return [np.ascontiguousarray(base, dtype=np.int64), np.ascontiguousarray(off, dtype=np.int64)]
+        strides = np.array([side ** (d - 2 - j) for j in range(d - 1)], dtype=np.int64)
+        base = np.indices((side - e,) * (d - 1)).reshape(d - 1, -1).T @ strides
+        kernel = np.indices((e + 1,) * d).reshape(d, -1).T
+        off = kernel[:, :-1] @ strides
+        return [np.ascontiguousarray(x, dtype=np.int64) for x in (base, off, kernel[:, -1])]
 
     def shifted(self, X: np.ndarray, c: int, bump: Sequence[int], cc: Counts) -> np.ndarray:
         """``X(s + bump on class c's axes)`` for ``s`` on the state grid of ``cc``."""
@@ -306,6 +332,8 @@ class BinaryStates:
         """Both test points train the other classifier: ``sum_{x_t, x_u} q_k(x_t) q_l(x_u) sum_s P_C(s)
         H1[k](s + shift_l(x_u)) H2[l](s + shift_k(x_t))``, ``H1``, ``H2`` averaged over the private parts."""
         K, I = self.K, self.I
+        if not self.exact:
+            return self._both_compiled(cc, P, self.side(m1, b1), self.side(m2, b2), ks, ls)
         H1 = {(it, l): self.averaged(m1, it, [b1[c] - (c == l) for c in range(K)])
               for it in range(I) for l in ls}
         if (m1, b1) == (m2, b2):  # two folds of one composition: the same averages on both sides
@@ -313,8 +341,6 @@ class BinaryStates:
         else:
             H2 = {(iu, k): self.averaged(m2, iu, [b2[c] - (c == k) for c in range(K)])
                   for iu in range(I) for k in ks}
-        if not self.exact:
-            return self._both_compiled(cc, P, H1, H2, ks, ls)
         total = np.zeros((K, K), dtype=object)
         total[...] = 0
         for it in range(I):
@@ -330,35 +356,57 @@ class BinaryStates:
                         total[k, l] += self.nums[k, it] * self.nums[l, iu] * np.sum(A[k] * B)
         return total
 
-    def _both_compiled(self, cc: Counts, P: np.ndarray, H1: dict, H2: dict, ks: Sequence[int],
+    def side(self, m: Counts, b: Counts) -> tuple[np.ndarray, np.ndarray]:
+        """One side of :meth:`_both` in float arithmetic: ``H_{x,c} = averaged(m, x, b - e_c)`` for every
+        input ``x`` and class ``c`` with ``b_c > 0``, contiguous in one buffer, and their starts
+        (``-1``: absent). It depends on ``(m, b)`` only, so neighbouring class counts share it."""
+
+        def make() -> list[np.ndarray]:
+            K, I = self.K, self.I
+            cc = tuple(m[x] - b[x] for x in range(K))
+            sizes = [K * math.prod(self.shape(tuple(cc[x] + (x == c) for x in range(K)))) for c in range(K)]
+            start = -np.ones((I, K), dtype=np.int64)
+            buf = np.empty(max(1, sum(I * sizes[c] for c in range(K) if b[c] >= 1)))
+            at = 0
+            for c in range(K):
+                if b[c] < 1:
+                    continue
+                for ix in range(I):
+                    H = self.averaged(m, ix, [b[x] - (x == c) for x in range(K)])
+                    buf[at:at + sizes[c]].reshape(H.shape)[...] = H
+                    start[ix, c] = at
+                    at += sizes[c]
+            return [buf, start]
+
+        return tuple(self._sides.get(("side", m, b), make))  # type: ignore[return-value]
+
+    def _both_compiled(self, cc: Counts, P: np.ndarray, side1: tuple, side2: tuple, ks: Sequence[int],
                        ls: Sequence[int]) -> np.ndarray:
-        """:meth:`_both` in float arithmetic: every array on the grid of ``cc + 1`` in every class, so
-        a shift is a constant offset of the flat index."""
+        """:meth:`_both` in float arithmetic, on the sides' buffers (:meth:`side`)."""
         K, I, d = self.K, self.I, self.d
-        pad = tuple(cc[c] + 2 for c in range(K) for _ in range(d))
-        strides = np.cumprod((1,) + pad[::-1])[:-1][::-1]
-        size = int(np.prod(pad))
-        extra = int(strides.sum())  # past the end, so every shifted read stays inside
-        pc = np.zeros(pad)
-        pc[tuple(slice(0, n) for n in P.shape)] = P
-        A1 = np.zeros((I, K, K, size + extra))
-        A2 = A1 if H2 is H1 else np.zeros((I, K, K, size + extra))
-        for A, H in ((A1, H1), (A2, H2)) if H2 is not H1 else ((A1, H1),):
-            for (ix, c), X in H.items():
-                A[ix, c, :, :size].reshape((K,) + pad)[(slice(None),) + tuple(slice(0, n) for n in X.shape[1:])] = X
-        off = np.zeros((K, I), dtype=np.int64)  # the flat shift of a point of input x in class c
-        for c in range(K):
-            for ix in range(I):
-                off[c, ix] = sum(self.bumps[ix][j] * strides[c * d + j] for j in range(d))
-        # the rows along the last axis that hold states of cc (the padding has P_C = 0)
-        length = cc[K - 1] + 1
-        starts = np.indices(pad[:-1]).reshape(len(pad) - 1, -1)
-        inside = np.all(starts < np.array([cc[i // d] + 1 for i in range(len(pad) - 1)])[:, None], axis=0)
-        rows = np.ascontiguousarray(starts[:, inside].T @ strides[:-1], dtype=np.int64)
+        layout = self._get(("layout", cc), lambda: self._layout(cc))
+        size, rowidx, sh = layout  # type: ignore[misc]
         acc = np.zeros((I, I, K, K))
-        _pair_both(pc.reshape(-1), A1, A2, off, off, rows, length, acc)
+        _pair_both(P.reshape(-1), cc[K - 1] + 1, side1[0], side1[1], side2[0], side2[1], size, rowidx, sh, acc)
         w = self.nums.astype(float)
         total = np.einsum("abkl,ka,lb->kl", acc, w, w)
         mask = np.zeros((K, K))
         mask[np.ix_(list(ks), list(ls))] = 1.0
         return total * mask
+
+    def _layout(self, cc: Counts) -> list[np.ndarray]:
+        """Per class ``c``: the size of the grid of ``cc + e_c``, the flat index on it of every row of
+        ``cc``'s grid, and the flat shift of one point of each input in class ``c``."""
+        K, I, d = self.K, self.I, self.d
+        rows = np.indices(self.shape(cc)[:-1]).reshape(K * d - 1, -1).T
+        size = np.zeros(K, dtype=np.int64)
+        rowidx = np.zeros((K, rows.shape[0]), dtype=np.int64)
+        sh = np.zeros((K, I), dtype=np.int64)
+        for c in range(K):
+            grid = self.shape(tuple(cc[x] + (x == c) for x in range(K)))
+            strides = np.cumprod((1,) + grid[::-1])[:-1][::-1].astype(np.int64)
+            size[c] = int(np.prod(grid))
+            rowidx[c] = rows @ strides[:-1]
+            for ix in range(I):
+                sh[c, ix] = sum(self.bumps[ix][j] * strides[c * d + j] for j in range(d))
+        return [size, rowidx, sh]
