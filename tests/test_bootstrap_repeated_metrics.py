@@ -247,3 +247,13 @@ def test_repeated_kfold_balanced_error_against_scikit_learn_simulation():
         assert abs(z_mean) < 3 and abs(z_var) < 3, (name, z_mean, z_var)
         single = estimator_moments(model, N, RepeatedKFold(v, 1), classifier=NB, metric=metric)
         assert abs(x.var(ddof=1) - float(single.variance)) > 3 * dev.std(ddof=1) / math.sqrt(draws), name
+
+
+def test_repeated_kfold_work_is_guarded_before_any_work():
+    """The dry run of the class-count route refuses a long run, the agreement-law estimate a large cache."""
+    model = CellModel((2,), ["9/50", "2/25", "1/50", "18/25"])
+    with pytest.raises(InvalidArgument, match="backend='montecarlo'.*max_seconds=None"):
+        estimator_moments(model, 400, RepeatedKFold(5, 10), max_seconds=5, metric="balanced_error")
+    two = CellModel((2, 2), ["1/10", "1/20", "1/8", "1/10", "3/40", "1/5", "1/5", "3/20"])
+    with pytest.raises(InvalidArgument, match="GiB"):
+        estimator_moments(two, 60, RepeatedKFold(5, 10))
