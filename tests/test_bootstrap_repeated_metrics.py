@@ -257,3 +257,16 @@ def test_repeated_kfold_work_is_guarded_before_any_work():
     two = CellModel((2, 2), ["1/10", "1/20", "1/8", "1/10", "3/40", "1/5", "1/5", "3/20"])
     with pytest.raises(InvalidArgument, match="GiB"):
         estimator_moments(two, 60, RepeatedKFold(5, 10))
+
+
+@pytest.mark.parametrize("estimator", [Point632(), Bootstrap(), RepeatedKFold(2, 3)], ids=["632", "err1", "rkf"])
+def test_confusion_moments_of_the_new_routes_add_up_to_the_error(estimator):
+    """The off-diagonal entries of the confusion matrix sum to the error: their means and covariances add up."""
+    from momentbound.estimators import confusion_moments
+
+    model = CellModel((2,), ["1/5", "3/10", "7/20", "3/20"])
+    r = confusion_moments(model, 5, estimator)
+    e = estimator_moments(model, 5, estimator)
+    assert r.mean[0][1] + r.mean[1][0] == e.mean
+    assert sum(r.covariance[i][j] for i in (1, 2) for j in (1, 2)) == e.variance
+    assert r.covariance[1][1] != e.variance
