@@ -247,3 +247,75 @@ def test_repeated_kfold_balanced_error_against_scikit_learn_simulation():
         assert abs(z_mean) < 3 and abs(z_var) < 3, (name, z_mean, z_var)
         single = estimator_moments(model, N, RepeatedKFold(v, 1), classifier=NB, metric=metric)
         assert abs(x.var(ddof=1) - float(single.variance)) > 3 * dev.std(ddof=1) / math.sqrt(draws), name
+
+
+def test_repeated_kfold_work_is_guarded_before_any_work():
+    """The dry run of the class-count route refuses a long run, the agreement-law estimate a large cache."""
+    model = CellModel((2,), ["9/50", "2/25", "1/50", "18/25"])
+    with pytest.raises(InvalidArgument, match="backend='montecarlo'.*max_seconds=None"):
+        estimator_moments(model, 400, RepeatedKFold(5, 10), max_seconds=5, metric="balanced_error")
+    two = CellModel((2, 2), ["1/10", "1/20", "1/8", "1/10", "3/40", "1/5", "1/5", "3/20"])
+    with pytest.raises(InvalidArgument, match="GiB"):
+        estimator_moments(two, 60, RepeatedKFold(5, 10))
+
+
+@pytest.mark.parametrize("estimator", [Point632(), Bootstrap(), RepeatedKFold(2, 3)], ids=["632", "err1", "rkf"])
+def test_confusion_moments_of_the_new_routes_add_up_to_the_error(estimator):
+    """The off-diagonal entries of the confusion matrix sum to the error: their means and covariances add up."""
+    from momentbound.estimators import confusion_moments
+
+    model = CellModel((2,), ["1/5", "3/10", "7/20", "3/20"])
+    r = confusion_moments(model, 5, estimator)
+    e = estimator_moments(model, 5, estimator)
+    assert r.mean[0][1] + r.mean[1][0] == e.mean
+    assert sum(r.covariance[i][j] for i in (1, 2) for j in (1, 2)) == e.variance
+    assert r.covariance[1][1] != e.variance
+
+
+def test_tie_coins_of_resubstitution_and_632_with_a_class_rate():
+    """NaiveBayes with random ties (alpha = 0): each point's prediction is an independent coin. Every
+    ordered dataset, every coin outcome of its points (resubstitution) and every resample (Err(1), the
+    coins averaged over infinitely many resamples): the recall's and the balanced error's moments equal
+    the exact ones, coin variance included."""
+    from momentbound.classifiers import NaiveBayes
+
+    model, N = BINARY, 4
+    clf = NaiveBayes(ties="random")
+    K, C = model.n_classes, len(model.cells)
+    samples = list(itertools.product(range(N), repeat=N))
+
+    cache: dict[tuple[int, ...], np.ndarray] = {}
+
+    def g(rows: np.ndarray) -> np.ndarray:  # P[predict k] at every input (halves: exact), for these rows' table
+        key = tuple(np.bincount(rows, minlength=C))
+        if key not in cache:
+            probs = clf.predict_tables(model, np.array(key)[None, :])[0]
+            cache[key] = np.array([[Fraction(v).limit_denominator(2) for v in row] for row in probs], dtype=object)
+        return cache[key]
+
+    rows = []
+    for seq, w in _datasets(model, N):
+        x = seq // K
+        q = np.empty((N, K), dtype=object)
+        for i in range(N):
+            left_out = [s for s in samples if i not in s]
+            q[i] = [sum((g(seq[list(s)])[x[i], k] for s in left_out), Fraction(0)) / len(left_out) for k in range(K)]
+        rows.append((seq, w, g(seq), q))
+    for name, metric in (("recall[1]", LinearMetric.recall(1)), ("balanced_error", LinearMetric.balanced_error())):
+        acc = {"resub": [Fraction(0)] * 2, "632": [Fraction(0)] * 2}
+        for seq, w, full, q in rows:
+            x, y = seq // K, seq % K
+            err1 = _rate(y, q, name, K)
+            for outcome in itertools.product(range(K), repeat=N):  # every coin of every point
+                prob = math.prod((full[x[i], outcome[i]] for i in range(N)), start=Fraction(1))
+                if not prob:
+                    continue
+                hit = np.array([[Fraction(int(outcome[i] == k)) for k in range(K)] for i in range(N)], dtype=object)
+                resub = _rate(y, hit, name, K)
+                for key, value in (("resub", resub), ("632", (1 - WEIGHT_632) * resub + WEIGHT_632 * err1)):
+                    acc[key][0] += w * prob * value
+                    acc[key][1] += w * prob * value * value
+        for key, est in (("resub", Resubstitution()), ("632", Point632())):
+            m, s2 = acc[key]
+            got = estimator_moments(model, N, est, classifier=clf, metric=metric)
+            assert (got.mean, got.variance) == (m, s2 - m * m), (name, key)

@@ -63,3 +63,11 @@ def test_refusals_name_command_line_options(extra, fragments):
     for fragment in fragments:
         assert fragment in done.stderr, (fragment, done.stderr)
     assert "backend='montecarlo'" not in done.stderr and "B=None" not in done.stderr
+
+
+def test_a_long_repeated_kfold_is_refused_with_command_line_options():
+    done = run_in_process(["estimate", "--arities", "2", "--cells", "9/50,2/25,1/50,18/25", "--N", "400",
+                           "--splitter", "repeated-cv", "--folds", "5", "--metric", "balanced_error",
+                           "--max-seconds", "5"])
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "--backend montecarlo" in done.stderr and "--max-seconds none" in done.stderr, done.stderr

@@ -375,10 +375,11 @@ def estimator_accuracy(
     metric:
         Exact only: a :class:`~momentbound.estimators.metrics.LinearMetric` (``None``: the 0-1 error), compared
         with its population counterpart ``GE_N`` (e.g. a confusion entry against ``P[Y = a, g_N(X) = b]``),
-        for ``GE``, ``HoldOut``, ``KFold``, ``LeaveOneOut`` and ``Resubstitution``, and with the rates that divide
-        by class counts (recall, balanced error: scikit-learn's fold scores against the population rates)
-        for ``StratifiedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit`` and ``StratifiedShuffleSplit``;
-        others raise ``InvalidArgument``.
+        for ``GE``, ``HoldOut``, ``KFold``, ``LeaveOneOut``, and with the rates that divide by class counts
+        (recall, balanced error: scikit-learn's fold scores against the population rates) for
+        ``StratifiedKFold``, ``RepeatedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit``,
+        ``StratifiedShuffleSplit``, and (rates over the data's class counts) ``Resubstitution``, the ideal
+        ``Bootstrap()`` and ``Point632()``; others raise ``InvalidArgument`` with the splitter's reason.
 
     Returns
     -------

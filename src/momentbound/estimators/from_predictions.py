@@ -547,11 +547,14 @@ def estimator_moments(
         The statistic: ``None`` or ``"error"`` (the 0-1 error), or a
         :class:`~momentbound.estimators.metrics.LinearMetric` (a loss matrix: a confusion entry, the errors
         on one class, costs) for the splitters whose exact terms are the engine's (``GE``, ``HoldOut``,
-        ``KFold``, ``LeaveOneOut``, ``Resubstitution``) and for the class-count routes of ``StratifiedKFold``,
+        ``KFold``, ``LeaveOneOut``), for the count-table sums of ``Resubstitution``, the ideal ``Bootstrap()``
+        and ``Point632()``, and for the class-count routes of ``StratifiedKFold``, ``RepeatedKFold``,
         ``RepeatedStratifiedKFold``, ``ShuffleSplit`` and ``StratifiedShuffleSplit``. The rates that divide
-        by class counts (recall, class error rate, balanced error) are population rates for ``GE()`` and
+        by class counts (recall, class error rate, balanced error) are population rates for ``GE()``,
         scikit-learn's fold scores (``recall_score``, ``1 - balanced_accuracy_score``) for the class-count
-        routes, which fix the class counts of every test set (``class_rates``). Others raise
+        routes, which fix the class counts of every test set (``class_rates``), and rates over the data's
+        class counts for resubstitution and the ideal bootstrap. The splitter says why it refuses a metric
+        (``metric_refusal``); the refusal raises
         ``InvalidArgument`` naming ``backend="montecarlo"`` and ``scoring=`` (docs/mathematics.md, "Linear
         statistics of the confusion matrix" and "Stratified cross-validation").
     **montecarlo:
