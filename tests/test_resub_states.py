@@ -41,6 +41,9 @@ CASES = [
     ((4,), 3, 5, "resubstitution", NaiveBayes(ties="first", alpha=1), "rows"),
     ((3,), 2, 6, "bootstrap", NaiveBayes(), "rows"),
     ((3,), 2, 6, "632", NaiveBayes(ties="first"), "rows"),
+    ((3,), 3, 3, "bootstrap", NaiveBayes(), "rows"),
+    ((4,), 3, 3, "632", NaiveBayes(), "rows"),
+    ((2,), 3, 4, "632", NaiveBayes(), "rows"),
     ((2, 3), 2, 5, "resubstitution", NaiveBayes(), "class-states"),
     ((2, 3), 2, 5, "resubstitution", NaiveBayes(ties="first", alpha=1), "class-states"),
     ((2, 2, 2), 2, 4, "resubstitution", NaiveBayes(alpha=Fraction(1, 2)), "class-states"),
@@ -68,6 +71,7 @@ def test_a_wrong_tie_rule_is_caught():
 def test_routes_and_refusals():
     assert route(_model((2, 3), 3, 1), NaiveBayes(), "resubstitution", 10) is None  # several attributes, K = 3
     assert route(_model((3,), 2, 1), NaiveBayes(alpha=1), "bootstrap", 10) is None  # Err(1) needs alpha = 0
+    assert route(_model((3,), 3, 1), NaiveBayes(ties="first"), "bootstrap", 10) is None  # 'first': two classes
     assert route(_model((3,), 2, 1), NaiveBayes(ties="sklearn"), "resubstitution", 10) is None
     with pytest.raises(InvalidArgument, match="statistic must be one of"):
         route(_model((3,), 2, 1), NaiveBayes(), "oob", 10)

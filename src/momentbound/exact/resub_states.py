@@ -13,8 +13,10 @@ statistics"). Two routes:
     sum_x psi_x(T[x, .])`` are sums of row functions; ``E[phi(row_x) f(row_x')]`` is the row law
     of ``x`` against ``f`` pushed through the conditional law of row ``x'`` (per class
     ``Binomial(n_k - r_k, theta_{x'k} / (1 - theta_{xk}))``): one small matrix product per class.
-    With two classes and ``alpha = 0`` the ideal bootstrap's ``q_c`` is a function of the row too
-    (:func:`momentbound.exact.tables.bootstrap_fast`), so ``Err(1)`` and .632 take the same route.
+    With ``alpha = 0`` the prediction at ``x`` is the largest count of the row, so the ideal
+    bootstrap's ``q_c`` is a function of the row of ``x_c`` too (the bootstrap sample's row is
+    multinomial given it): ``Err(1)`` and .632 take the same route (ties ``random``, any number of
+    classes; two classes also ``first``, :func:`momentbound.exact.tables.bootstrap_fast`).
 
 ``"class-states"`` (two classes, any number of attributes)
     Per class ``k`` and total ``n_k``, the law ``L_k`` of the marginal counts and the moments
@@ -82,12 +84,54 @@ def route(model: CellModel, clf: Any, statistic: str, N: int) -> str | None:
     if model.d == 1:
         if statistic == "resubstitution":
             return "rows" if keys_fit_int64(clf.alpha_exact, model.arities, N, model.n_classes) else None
-        from momentbound.exact.tables import fast_bootstrap_applies
-
-        return "rows" if fast_bootstrap_applies(model, clf) else None
+        return "rows" if _row_bootstrap_applies(model, clf) else None
     if statistic == "resubstitution" and _two_class_ok(model, clf, N):
         return "class-states"
     return None
+
+
+def _row_bootstrap_applies(model: CellModel, clf: Any) -> bool:
+    """One attribute and ``alpha = 0``: the prediction at ``x`` is the largest count of the row
+    ``T[x, .]`` (ties ``random``; two classes also ``first``, :func:`momentbound.exact.tables.bootstrap_fast`)."""
+    from momentbound.exact.tables import fast_bootstrap_applies
+
+    if model.d != 1 or clf.alpha_exact != 0:
+        return False
+    return clf.ties == "random" or fast_bootstrap_applies(model, clf)
+
+
+def _bootstrap_row_table(clf: Any, N: int, K: int) -> np.ndarray:
+    """``W[b, y]``: the probability that the classifier of a bootstrap sample predicts ``y`` at an
+    input whose row without the left-out point is ``b`` (``sum(b) <= N - 1``; dense ``(N,) * K + (K,)``).
+
+    With one attribute and ``alpha = 0`` the class-``k`` score at ``x`` is ``S[x, k] / N``, so the
+    prediction depends on the sample's row only, the first ``K`` components of
+    ``Multinomial(N; b / (N - 1), 1 - sum(b) / (N - 1))``."""
+    from math import lgamma
+
+    rows = np.array(_compositions_at_most(N, K), dtype=np.int64)  # sample rows s, sum(s) <= N
+    g, scale = decision_shares(clf, (K,), [N] * K, [rows[:, k:k + 1] for k in range(K)])
+    D = (g / scale).T  # (len(rows), K)
+    lf = np.array([lgamma(i + 1) for i in range(N + 1)])
+    rest_s = N - rows.sum(axis=1)
+    coef = lf[N] - lf[rows].sum(axis=1) - lf[rest_s]
+    bases = np.array(_compositions_at_most(N - 1, K), dtype=np.int64)
+    W = np.zeros((N,) * K + (K,))
+    counts = np.concatenate([rows, rest_s[:, None]], axis=1).astype(float)
+    for start in range(0, len(bases), 512):
+        b = bases[start:start + 512].astype(float)
+        probs = np.concatenate([b, (N - 1 - b.sum(axis=1))[:, None]], axis=1) / (N - 1)
+        logp = np.log(np.where(probs > 0, probs, 1.0)) - 1e30 * (probs == 0)  # a zero-probability category
+        weight = np.exp(coef[None, :] + logp @ counts.T)  # (bases, rows): exp(-huge) = 0 where impossible
+        W[tuple(bases[start:start + 512].T)] = weight @ D
+    return W
+
+
+def _compositions_at_most(n: int, K: int) -> list[tuple[int, ...]]:
+    """Every ``K``-vector of nonnegative integers with sum at most ``n``."""
+    if K == 0:
+        return [()]
+    return [(a,) + rest for a in range(n + 1) for rest in _compositions_at_most(n - a, K - 1)]
 
 
 def _splits(N: int, K: int) -> list[tuple[int, ...]]:
@@ -147,7 +191,8 @@ def state_moments(
         raise InvalidArgument(
             f"no sufficient-statistic route for {statistic} with this model (d = {model.d}, K = "
             f"{model.n_classes}) and {clf.describe()}: resubstitution needs one attribute or two classes "
-            "(ties 'random' or 'first'); Err(1) and .632 need one attribute, two classes and alpha = 0; "
+            "(ties 'random' or 'first'); Err(1) and .632 need one attribute and alpha = 0 (ties 'random', "
+            "or 'first' with two classes); "
             "use backend='montecarlo'"
         )
     work = work_estimate(model, N, statistic)
@@ -183,7 +228,8 @@ def _cond_matrix(n: int, rho: float) -> np.ndarray:
     return binom.pmf(r[None, :], (n - r)[:, None], min(max(rho, 0.0), 1.0))
 
 
-def _row_values(fm: CellModel, clf: Any, n: tuple[int, ...], statistic: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _row_values(fm: CellModel, clf: Any, n: tuple[int, ...], statistic: str,
+                W: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """On the grid of rows ``r`` (``prod_k [0, n_k]``): the decision ``D[..., y]``, the statistic's
     per-row value ``phi(r) = sum_y r_y q_y(r)`` and its coin variance."""
     K = len(n)
@@ -196,11 +242,20 @@ def _row_values(fm: CellModel, clf: Any, n: tuple[int, ...], statistic: str) -> 
     coin = (r * err * D).sum(axis=-1)
     if statistic == "resubstitution":
         return D, resub, coin
-    from momentbound.exact.tables import bootstrap_fast
-
     N = sum(n)
-    flat = np.stack([axes[0], axes[1], n[0] - axes[0], n[1] - axes[1]], axis=-1).reshape(-1, 4)
-    q = bootstrap_fast(fm, clf, flat, N)[:, :2].reshape(r.shape)
+    if clf.ties == "random":
+        W = _bootstrap_row_table(clf, N, K) if W is None else W
+        q = np.zeros(r.shape)
+        for y in range(K):
+            b = [a - (k == y) for k, a in enumerate(axes)]
+            ok = b[y] >= 0
+            idx = tuple(np.where(ok, bk, 0) for bk in b)
+            q[..., y] = np.where(ok, 1.0 - W[idx + (y,)], 0.0)
+    else:  # two classes, ties 'first'
+        from momentbound.exact.tables import bootstrap_fast
+
+        flat = np.stack([axes[0], axes[1], n[0] - axes[0], n[1] - axes[1]], axis=-1).reshape(-1, 4)
+        q = bootstrap_fast(fm, clf, flat, N)[:, :2].reshape(r.shape)
     err1 = (r * q).sum(axis=-1)
     if statistic == "bootstrap":
         return D, err1, np.zeros_like(err1)
@@ -214,11 +269,12 @@ def _rows(fm: CellModel, clf: Any, N: int, statistic: str) -> StateMoments:
     theta = np.divide(P, pi, out=np.zeros_like(P), where=pi > 0)
     w = P.sum(axis=1, keepdims=True) - P  # P[X = x, Y != y]
     mean = second = joint = 0.0
+    W = (_bootstrap_row_table(clf, N, K) if statistic != "resubstitution" and clf.ties == "random" else None)
     for n in _splits(N, K):
         pn = float(multinomial.pmf(n, N, pi)) if N > 0 else 1.0
         if not pn > 0:
             continue
-        D, phi, coin = _row_values(fm, clf, n, statistic)
+        D, phi, coin = _row_values(fm, clf, n, statistic, W)
         psi = np.einsum("...k,xk->...x", D, w)  # GE contribution of every input
         laws = []
         for x in range(V):
