@@ -200,7 +200,8 @@ def state_moments(
         raise InvalidArgument(
             f"the exact {statistic} on sufficient statistics at N={N} ({way} route) needs about {work:.2g} "
             f"multiply-adds (~{work * NS_PER_OP * 1e-9:.2g} s on one core; limit {max_work:.2g}); use "
-            "backend='montecarlo', a smaller N, or raise the limit (max_work=None)"
+            "backend='montecarlo' (or backend='auto'), a smaller N, or "
+            "momentbound.exact.resub_states.state_moments(..., max_work=None) to run it anyway"
         )
     memory = memory_estimate(model, N, statistic)
     if max_memory is not None and memory > max_memory:
