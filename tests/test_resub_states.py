@@ -77,10 +77,10 @@ def test_routes_and_refusals():
         route(_model((3,), 2, 1), NaiveBayes(), "oob", 10)
     with pytest.raises(InvalidArgument, match="backend='montecarlo'"):
         state_moments(_model((2, 3), 3, 1), NaiveBayes(), 10)
-    with pytest.raises(InvalidArgument, match="max_work=None"):
-        state_moments(_model((2, 3), 2, 1), NaiveBayes(), 40, max_work=1e6)
+    with pytest.raises(InvalidArgument, match="max_seconds=None"):
+        state_moments(_model((2, 3), 2, 1), NaiveBayes(), 40, max_seconds=1.0)
     with pytest.raises(InvalidArgument, match="GiB"):
-        state_moments(_model((2, 3), 2, 1), NaiveBayes(), 40, max_work=None, max_memory=1e6)
+        state_moments(_model((2, 3), 2, 1), NaiveBayes(), 40, max_seconds=None, max_memory=1e6)
 
 
 @pytest.mark.parametrize("splitter_name,arities,K", [("Resubstitution", (2, 3), 2), ("Point632", (3,), 2),

@@ -45,18 +45,21 @@ from momentbound.errors import InvalidArgument
 from momentbound.model.cells import CellModel
 
 __all__ = ["StateMoments", "route", "work_estimate", "memory_estimate", "state_moments", "STATISTICS",
-           "MAX_WORK", "NS_PER_OP"]
+           "MAX_SECONDS", "NS_PER_OP"]
 
 #: statistics this module sums: resubstitution, the ideal bootstrap ``Err(1)`` and .632
 STATISTICS = ("resubstitution", "bootstrap", "632")
-#: default limit on the estimated multiply-adds (about a minute of CPU at :data:`NS_PER_OP`)
-MAX_WORK = 2e11
-#: CPU nanoseconds per estimated multiply-add (the estimate counts every state pair; measured 0.29 on
-#: two attributes of 2 and 3 values, two classes, N = 40: 6.6e10 estimated, 18.9 s CPU)
-NS_PER_OP = 0.3
+#: default limit on the estimated CPU seconds (:func:`work_estimate` times :data:`NS_PER_OP`)
+MAX_SECONDS = 60.0
+#: CPU nanoseconds per estimated multiply-add of each route. class-states: the estimate counts every
+#: state pair, measured 0.29 (two attributes of 2 and 3 values, two classes, N = 40: 6.6e10 estimated,
+#: 18.9 s CPU); rows: measured 1.0-1.7 at N = 45-120 (6.4 at N = 30, where per-split overhead dominates)
+NS_PER_OP = {"rows": 1.7, "class-states": 0.3}
 #: default limit on the bytes held
 MAX_MEMORY = 2 * 2**30
 WEIGHT = 0.632
+#: float entries of one block of bootstrap-row weights (:func:`_bootstrap_row_table`)
+_W_CHUNK = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -118,12 +121,13 @@ def _bootstrap_row_table(clf: Any, N: int, K: int) -> np.ndarray:
     bases = np.array(_compositions_at_most(N - 1, K), dtype=np.int64)
     W = np.zeros((N,) * K + (K,))
     counts = np.concatenate([rows, rest_s[:, None]], axis=1).astype(float)
-    for start in range(0, len(bases), 512):
-        b = bases[start:start + 512].astype(float)
+    step = max(1, _W_CHUNK // len(rows))
+    for start in range(0, len(bases), step):
+        b = bases[start:start + step].astype(float)
         probs = np.concatenate([b, (N - 1 - b.sum(axis=1))[:, None]], axis=1) / (N - 1)
         logp = np.log(np.where(probs > 0, probs, 1.0)) - 1e30 * (probs == 0)  # a zero-probability category
         weight = np.exp(coef[None, :] + logp @ counts.T)  # (bases, rows): exp(-huge) = 0 where impossible
-        W[tuple(bases[start:start + 512].T)] = weight @ D
+        W[tuple(bases[start:start + step].T)] = weight @ D
     return W
 
 
@@ -152,6 +156,8 @@ def work_estimate(model: CellModel, N: int, statistic: str = "resubstitution", c
         for n in _splits(N, K):
             grid = math.prod(v + 1 for v in n)
             total += grid * (V * V * sum(v + 1 for v in n) * 2 + 20 * K)
+        if statistic != "resubstitution":  # the bootstrap-row table: every base row against every sample row
+            total += math.comb(N - 1 + K, K) * math.comb(N + K, K) * (2 * K + 4)
         return total
     D = _grid_dims(model)
     states = [_states(model, n) for n in range(N + 1)]
@@ -169,7 +175,10 @@ def memory_estimate(model: CellModel, N: int, statistic: str = "resubstitution")
     V, K = model.n_inputs, model.n_classes
     if model.d == 1:
         grid = max(math.prod(v + 1 for v in n) for n in _splits(N, K))
-        return 8.0 * grid * (4 * V + 8) + 8.0 * K * (N + 1) ** 2
+        table = 0.0
+        if statistic != "resubstitution":  # W, the sample rows and two blocks of weights
+            table = 8.0 * (N ** K * K + math.comb(N + K, K) * (2 * K + 2) + 2 * max(_W_CHUNK, math.comb(N + K, K)))
+        return 8.0 * grid * (4 * V + 8) + 8.0 * K * (N + 1) ** 2 + table
     D = _grid_dims(model)
     per = 1 + V + V * V
     kept = sum(_states(model, n) for n in range(N + 1)) * (per + V) * 8.0 * 2
@@ -178,13 +187,13 @@ def memory_estimate(model: CellModel, N: int, statistic: str = "resubstitution")
 
 def state_moments(
     model: CellModel, clf: Any, N: int, statistic: str = "resubstitution", *, tail: float = 1e-13,
-    max_work: float | None = MAX_WORK, max_memory: float | None = MAX_MEMORY,
+    max_seconds: float | None = MAX_SECONDS, max_memory: float | None = MAX_MEMORY,
 ) -> StateMoments:
     """Exact (float) ``E[est]``, ``E[est^2]`` and ``E[est GE_N]`` of resubstitution, ``Err(1)`` or .632.
 
-    Refuses (``InvalidArgument``) before any work when no route applies, or when the estimated
-    work (:func:`work_estimate`) or memory (:func:`memory_estimate`) exceeds ``max_work`` /
-    ``max_memory`` (``None``: no limit).
+    Refuses (``InvalidArgument``) before any work when no route applies, or when the estimated CPU
+    seconds (:func:`work_estimate` times :data:`NS_PER_OP`) or bytes (:func:`memory_estimate`) exceed
+    ``max_seconds`` / ``max_memory`` (``None``: no limit).
     """
     way = route(model, clf, statistic, N)
     if way is None:
@@ -196,12 +205,13 @@ def state_moments(
             "use backend='montecarlo'"
         )
     work = work_estimate(model, N, statistic)
-    if max_work is not None and work > max_work:
+    seconds = work * NS_PER_OP[way] * 1e-9
+    if max_seconds is not None and seconds > max_seconds:
         raise InvalidArgument(
             f"the exact {statistic} on sufficient statistics at N={N} ({way} route) needs about {work:.2g} "
-            f"multiply-adds (~{work * NS_PER_OP * 1e-9:.2g} s on one core; limit {max_work:.2g}); use "
+            f"multiply-adds (~{seconds:.2g} s on one core; limit {max_seconds:g} s); use "
             "backend='montecarlo' (or backend='auto'), a smaller N, or "
-            "momentbound.exact.resub_states.state_moments(..., max_work=None) to run it anyway"
+            "momentbound.exact.resub_states.state_moments(..., max_seconds=None) to run it anyway"
         )
     memory = memory_estimate(model, N, statistic)
     if max_memory is not None and memory > max_memory:

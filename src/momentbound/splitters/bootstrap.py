@@ -17,8 +17,10 @@ and the bootstrap"):
 
 Exact moments (``backend="exact"``) come from sums over the data's count tables
 (:mod:`momentbound.exact.tables`): resubstitution, ideal ``Err(1)``, ideal .632 and ideal .632+
-(which, with tie coins entering as their probabilities, is a function of the table too). Finite ``B``
-and the out-of-bag vote are simulated (``backend="montecarlo"``).
+(which, with tie coins entering as their probabilities, is a function of the table too); past the
+table limit, resubstitution, ``Err(1)`` and .632 are summed over naive Bayes' sufficient statistics
+where :mod:`momentbound.exact.resub_states` has a route (each splitter names its ``state_statistic``).
+Finite ``B`` and the out-of-bag vote are simulated (``backend="montecarlo"``).
 """
 
 from __future__ import annotations
