@@ -115,3 +115,16 @@ def test_estimator_moments_records_the_route(monkeypatch):
 def test_work_estimate_grows_with_N():
     model = _model((2, 3), 2, seed=1)
     assert resub_states.work_estimate(model, 40) > 10 * resub_states.work_estimate(model, 20)
+
+
+@pytest.mark.parametrize("arities,K,N,weights,statistic", [
+    ((2, 3), 2, 5, [1, 0, 2, 5, 0, 2, 3, 1, 6, 0, 1, 4], "resubstitution"),
+    ((2, 2), 2, 5, [1, 0, 3, 0, 2, 0, 1, 0], "resubstitution"),  # class 1 never occurs
+    ((4,), 3, 3, [1, 0, 2, 5, 0, 2, 0, 0, 6, 0, 1, 4], "bootstrap"),  # an input that never occurs
+    ((3,), 2, 5, [1, 0, 0, 5, 2, 2], "632"),
+])
+def test_cells_of_probability_zero(arities, K, N, weights, statistic):
+    model = CellModel.normalized(arities, [Fraction(v) for v in weights], K)
+    got = state_moments(model, NaiveBayes(), N, statistic)
+    for a, b in zip((got.mean, got.second, got.joint), _table_sums(model, NaiveBayes(), N, statistic)):
+        assert abs(a - float(b)) < 1e-12
