@@ -61,6 +61,19 @@ def test_equal_to_every_count_table(arities, K, N, statistic, clf, way):
     assert got.dropped_mass_bound < 1e-13
 
 
+@pytest.mark.parametrize("arities,K,N,clf", [((2, 3), 2, 6, NaiveBayes()), ((4,), 3, 6, NaiveBayes(alpha=1)),
+                                             ((2, 2, 2), 2, 5, NaiveBayes(ties="first"))])
+def test_ge_moments_equal_the_engine(arities, K, N, clf):
+    """E[GE_N] and E[GE_N^2] of the same sums against the prediction-probability engine (another route)."""
+    from momentbound.estimators import make_engine
+
+    model = _model(arities, K, seed=11).to_float()
+    got = state_moments(model, clf, N)
+    engine = make_engine(model, classifier=clf)
+    assert abs(got.ge_mean - float(engine.ge_first(N))) < 1e-12
+    assert abs(got.ge_second - float(engine.ge_second(N))) < 1e-12
+
+
 def test_a_wrong_tie_rule_is_caught():
     model = _model((2, 3), 2, seed=3)
     got = state_moments(model, NaiveBayes(ties="first"), 5)

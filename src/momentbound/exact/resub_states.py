@@ -64,13 +64,16 @@ _W_CHUNK = 4_000_000
 
 @dataclass(frozen=True)
 class StateMoments:
-    """``E[est]``, ``E[est^2]`` (tie coins included) and ``E[est GE_N]`` of one statistic."""
+    """``E[est]``, ``E[est^2]`` (tie coins included) and ``E[est GE_N]`` of one statistic, with
+    ``E[GE_N]`` and ``E[GE_N^2]`` from the same sums."""
 
     mean: float
     second: float
     joint: float
     route: str
     dropped_mass_bound: float = 0.0
+    ge_mean: float | None = None
+    ge_second: float | None = None
 
 
 def _two_class_ok(model: CellModel, clf: Any, N: int) -> bool:
@@ -279,7 +282,7 @@ def _rows(fm: CellModel, clf: Any, N: int, statistic: str) -> StateMoments:
     pi = P.sum(axis=0)
     theta = np.divide(P, pi, out=np.zeros_like(P), where=pi > 0)
     w = P.sum(axis=1, keepdims=True) - P  # P[X = x, Y != y]
-    mean = second = joint = 0.0
+    mean = second = joint = ge1 = ge2 = 0.0
     W = (_bootstrap_row_table(clf, N, K) if statistic != "resubstitution" and clf.ties == "random" else None)
     for n in _splits(N, K):
         pn = float(multinomial.pmf(n, N, pi)) if N > 0 else 1.0
@@ -293,12 +296,14 @@ def _rows(fm: CellModel, clf: Any, N: int, statistic: str) -> StateMoments:
             for k in range(K):
                 law = np.multiply.outer(law, binom.pmf(np.arange(n[k] + 1), n[k], theta[x, k]))
             laws.append(law)
-        m1 = s2 = j2 = 0.0
+        m1 = s2 = j2 = g1 = g2 = 0.0
         for x in range(V):
             lx = laws[x]
             m1 += float((lx * phi).sum())
             s2 += float((lx * (phi * phi + coin)).sum())
             j2 += float((lx * phi * psi[..., x]).sum())
+            g1 += float((lx * psi[..., x]).sum())
+            g2 += float((lx * psi[..., x] ** 2).sum())
             others = [y for y in range(V) if y != x]
             if not others:
                 continue
@@ -309,10 +314,13 @@ def _rows(fm: CellModel, clf: Any, N: int, statistic: str) -> StateMoments:
                 pushed = _apply_cond(stacked[..., [0, 1 + i]], mats)
                 s2 += float((lx * phi * pushed[..., 0]).sum())
                 j2 += float((lx * phi * pushed[..., 1]).sum())
+                g2 += float((lx * psi[..., x] * pushed[..., 1]).sum())
         mean += pn * m1
         second += pn * s2
         joint += pn * j2
-    return StateMoments(mean / N, second / (N * N), joint / N, "rows")
+        ge1 += pn * g1
+        ge2 += pn * g2
+    return StateMoments(mean / N, second / (N * N), joint / N, "rows", ge_mean=ge1, ge_second=ge2)
 
 
 # ----------------------------------------------------------------------------- two classes, any d
@@ -401,10 +409,10 @@ def _den(clf: Any, model: CellModel, n_k: int) -> int:
 @njit(cache=True, parallel=True)
 def _pair_sums(L0, A0, B0, k0, L1, A1, B1, k1, lim0, tail1, tie, pge0, pge1):  # pragma: no cover - compiled
     """Per class-0 state: sums over the class-1 states (sorted by ``L1`` descending, cut where
-    ``L1 < lim0[i]``) of ``(N r)``, ``(N r)^2``, coin, ``(N r) GE`` and the skipped mass."""
+    ``L1 < lim0[i]``) of ``(N r)``, ``(N r)^2``, coin, ``(N r) GE``, the skipped mass, ``GE`` and ``GE^2``."""
     S0, X = A0.shape
     S1 = L1.shape[0]
-    out = np.zeros((S0, 5))
+    out = np.zeros((S0, 7))
     for i in prange(S0):
         G = np.zeros((X, X))
         g = np.zeros(X)
@@ -412,6 +420,8 @@ def _pair_sums(L0, A0, B0, k0, L1, A1, B1, k1, lim0, tail1, tie, pge0, pge1):  #
         sq = 0.0
         coin = 0.0
         jn = 0.0
+        w1 = 0.0
+        w2 = 0.0
         l0 = L0[i]
         lim = lim0[i]
         stop = S1
@@ -445,6 +455,8 @@ def _pair_sums(L0, A0, B0, k0, L1, A1, B1, k1, lim0, tail1, tie, pge0, pge1):  #
             v = l1 * s0 + l0 * s1
             m += v
             jn += v * ge
+            w1 += l1 * ge
+            w2 += l1 * ge * ge
             coin += cn
             sq += l0 * b1 + 2.0 * s0 * s1
         for x in range(X):
@@ -455,6 +467,8 @@ def _pair_sums(L0, A0, B0, k0, L1, A1, B1, k1, lim0, tail1, tie, pge0, pge1):  #
         out[i, 2] = coin
         out[i, 3] = jn
         out[i, 4] = l0 * tail1[stop] if stop < S1 else 0.0
+        out[i, 5] = l0 * w1
+        out[i, 6] = l0 * w2
     return out
 
 
@@ -468,7 +482,7 @@ def _class_states(fm: CellModel, clf: Any, N: int, tail: float) -> StateMoments:
     pairs = sum(len(levels[0][a].L) * len(levels[1][N - a].L) for a in range(N + 1))
     thr = tail / max(pairs, 1)
     tie = 0.5 if clf.ties == "random" else 0.0
-    totals = np.zeros(5)
+    totals = np.zeros(7)
     for a in range(N + 1):
         b = N - a
         ps = float(binom.pmf(a, N, pi[0]))
@@ -490,5 +504,5 @@ def _class_states(fm: CellModel, clf: Any, N: int, tail: float) -> StateMoments:
         out = _pair_sums(lv0.L, lv0.A, lv0.B, k0, L1, A1, B1, k1, lim0, tail1, tie,
                          np.ascontiguousarray(P[:, 0]), np.ascontiguousarray(P[:, 1]))
         totals += ps * out.sum(axis=0)
-    m, sq, coin, jn, dropped = totals
-    return StateMoments(m / N, (sq + coin) / (N * N), jn / N, "class-states", float(dropped))
+    m, sq, coin, jn, dropped, g1, g2 = totals
+    return StateMoments(m / N, (sq + coin) / (N * N), jn / N, "class-states", float(dropped), float(g1), float(g2))

@@ -146,6 +146,11 @@ def _state_route(splitter: Any, engine: Any, N: int) -> Any:
         if hasattr(backend, "dropped_mass_bound"):
             backend.dropped_mass_bound = max(backend.dropped_mass_bound, 2 * result.dropped_mass_bound)
         cache[(statistic, N)] = result
+        if not rational:  # the same sums give E[GE_N] and E[GE_N^2]: the engine need not sum them again
+            for name, value in (("_ge1", result.ge_mean), ("_ge2", result.ge_second)):
+                store = getattr(engine, name, None)
+                if isinstance(store, dict):
+                    store.setdefault(N, value)
     return cache[(statistic, N)]
 
 
