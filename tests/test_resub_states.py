@@ -141,3 +141,14 @@ def test_cells_of_probability_zero(arities, K, N, weights, statistic):
     got = state_moments(model, NaiveBayes(), N, statistic)
     for a, b in zip((got.mean, got.second, got.joint), _table_sums(model, NaiveBayes(), N, statistic)):
         assert abs(a - float(b)) < 1e-12
+
+
+def test_the_estimators_read_the_module_limit(monkeypatch):
+    from momentbound.estimators import estimator_moments
+    from momentbound.splitters.bootstrap import Resubstitution
+
+    model = _model((2, 3), 2, seed=2).to_float()
+    monkeypatch.setattr(tables, "MAX_TABLES", 10)
+    monkeypatch.setattr(resub_states, "MAX_SECONDS", 1e-9)
+    with pytest.raises(InvalidArgument, match="MAX_SECONDS"):
+        estimator_moments(model, 6, Resubstitution())

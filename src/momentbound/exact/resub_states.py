@@ -214,7 +214,8 @@ def state_moments(
             f"the exact {statistic} on sufficient statistics at N={N} ({way} route) needs about {work:.2g} "
             f"multiply-adds (~{seconds:.2g} s on one core; limit {max_seconds:g} s); use "
             "backend='montecarlo' (or backend='auto'), a smaller N, or "
-            "momentbound.exact.resub_states.state_moments(..., max_seconds=None) to run it anyway"
+            "momentbound.exact.resub_states.state_moments(..., max_seconds=None) (estimators: raise "
+            "momentbound.exact.resub_states.MAX_SECONDS) to run it anyway"
         )
     memory = memory_estimate(model, N, statistic)
     if max_memory is not None and memory > max_memory:

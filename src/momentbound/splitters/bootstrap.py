@@ -142,7 +142,8 @@ def _state_route(splitter: Any, engine: Any, N: int) -> Any:
     cache = engine.__dict__.setdefault("_state_moments", {})
     if (statistic, N) not in cache:
         result = resub_states.state_moments(engine.model, engine.classifier, N, statistic,
-                                            tail=float(getattr(backend, "tail", 1e-13)))
+                                            tail=float(getattr(backend, "tail", 1e-13)),
+                                            max_seconds=resub_states.MAX_SECONDS)  # the limit as set now
         if hasattr(backend, "dropped_mass_bound"):
             backend.dropped_mass_bound = max(backend.dropped_mass_bound, 2 * result.dropped_mass_bound)
         cache[(statistic, N)] = result
