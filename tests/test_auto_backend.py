@@ -14,7 +14,7 @@ from momentbound.splitters.bootstrap import Bootstrap, Resubstitution
 
 
 def _model():
-    return CellModel.normalized((2, 3), [1, 3, 2, 5, 4, 2, 3, 1, 6, 2, 1, 4], 2)
+    return CellModel.normalized((2, 3), [1, 3, 2, 5, 4, 2, 3, 1, 6, 2, 1, 4], 2).to_float()
 
 
 def test_auto_is_exact_where_the_exact_route_accepts():

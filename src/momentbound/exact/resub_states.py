@@ -13,8 +13,10 @@ statistics"). Two routes:
     sum_x psi_x(T[x, .])`` are sums of row functions; ``E[phi(row_x) f(row_x')]`` is the row law
     of ``x`` against ``f`` pushed through the conditional law of row ``x'`` (per class
     ``Binomial(n_k - r_k, theta_{x'k} / (1 - theta_{xk}))``): one small matrix product per class.
-    With two classes and ``alpha = 0`` the ideal bootstrap's ``q_c`` is a function of the row too
-    (:func:`momentbound.exact.tables.bootstrap_fast`), so ``Err(1)`` and .632 take the same route.
+    With ``alpha = 0`` the prediction at ``x`` is the largest count of the row, so the ideal
+    bootstrap's ``q_c`` is a function of the row of ``x_c`` too (the bootstrap sample's row is
+    multinomial given it): ``Err(1)`` and .632 take the same route (ties ``random``, any number of
+    classes; two classes also ``first``, :func:`momentbound.exact.tables.bootstrap_fast`).
 
 ``"class-states"`` (two classes, any number of attributes)
     Per class ``k`` and total ``n_k``, the law ``L_k`` of the marginal counts and the moments
@@ -43,29 +45,35 @@ from momentbound.errors import InvalidArgument
 from momentbound.model.cells import CellModel
 
 __all__ = ["StateMoments", "route", "work_estimate", "memory_estimate", "state_moments", "STATISTICS",
-           "MAX_WORK", "NS_PER_OP"]
+           "MAX_SECONDS", "NS_PER_OP"]
 
 #: statistics this module sums: resubstitution, the ideal bootstrap ``Err(1)`` and .632
 STATISTICS = ("resubstitution", "bootstrap", "632")
-#: default limit on the estimated multiply-adds (about a minute of CPU at :data:`NS_PER_OP`)
-MAX_WORK = 2e11
-#: CPU nanoseconds per estimated multiply-add (the estimate counts every state pair; measured 0.29 on
-#: two attributes of 2 and 3 values, two classes, N = 40: 6.6e10 estimated, 18.9 s CPU)
-NS_PER_OP = 0.3
+#: default limit on the estimated CPU seconds (:func:`work_estimate` times :data:`NS_PER_OP`)
+MAX_SECONDS = 60.0
+#: CPU nanoseconds per estimated multiply-add of each route. class-states: the estimate counts every
+#: state pair, measured 0.29 (two attributes of 2 and 3 values, two classes, N = 40: 6.6e10 estimated,
+#: 18.9 s CPU); rows: measured 1.0-1.7 at N = 45-120 (6.4 at N = 30, where per-split overhead dominates)
+NS_PER_OP = {"rows": 1.7, "class-states": 0.3}
 #: default limit on the bytes held
 MAX_MEMORY = 2 * 2**30
 WEIGHT = 0.632
+#: float entries of one block of bootstrap-row weights (:func:`_bootstrap_row_table`)
+_W_CHUNK = 4_000_000
 
 
 @dataclass(frozen=True)
 class StateMoments:
-    """``E[est]``, ``E[est^2]`` (tie coins included) and ``E[est GE_N]`` of one statistic."""
+    """``E[est]``, ``E[est^2]`` (tie coins included) and ``E[est GE_N]`` of one statistic, with
+    ``E[GE_N]`` and ``E[GE_N^2]`` from the same sums."""
 
     mean: float
     second: float
     joint: float
     route: str
     dropped_mass_bound: float = 0.0
+    ge_mean: float | None = None
+    ge_second: float | None = None
 
 
 def _two_class_ok(model: CellModel, clf: Any, N: int) -> bool:
@@ -82,12 +90,55 @@ def route(model: CellModel, clf: Any, statistic: str, N: int) -> str | None:
     if model.d == 1:
         if statistic == "resubstitution":
             return "rows" if keys_fit_int64(clf.alpha_exact, model.arities, N, model.n_classes) else None
-        from momentbound.exact.tables import fast_bootstrap_applies
-
-        return "rows" if fast_bootstrap_applies(model, clf) else None
+        return "rows" if _row_bootstrap_applies(model, clf) else None
     if statistic == "resubstitution" and _two_class_ok(model, clf, N):
         return "class-states"
     return None
+
+
+def _row_bootstrap_applies(model: CellModel, clf: Any) -> bool:
+    """One attribute and ``alpha = 0``: the prediction at ``x`` is the largest count of the row
+    ``T[x, .]`` (ties ``random``; two classes also ``first``, :func:`momentbound.exact.tables.bootstrap_fast`)."""
+    from momentbound.exact.tables import fast_bootstrap_applies
+
+    if model.d != 1 or clf.alpha_exact != 0:
+        return False
+    return clf.ties == "random" or fast_bootstrap_applies(model, clf)
+
+
+def _bootstrap_row_table(clf: Any, N: int, K: int) -> np.ndarray:
+    """``W[b, y]``: the probability that the classifier of a bootstrap sample predicts ``y`` at an
+    input whose row without the left-out point is ``b`` (``sum(b) <= N - 1``; dense ``(N,) * K + (K,)``).
+
+    With one attribute and ``alpha = 0`` the class-``k`` score at ``x`` is ``S[x, k] / N``, so the
+    prediction depends on the sample's row only, the first ``K`` components of
+    ``Multinomial(N; b / (N - 1), 1 - sum(b) / (N - 1))``."""
+    from math import lgamma
+
+    rows = np.array(_compositions_at_most(N, K), dtype=np.int64)  # sample rows s, sum(s) <= N
+    g, scale = decision_shares(clf, (K,), [N] * K, [rows[:, k:k + 1] for k in range(K)])
+    D = (g / scale).T  # (len(rows), K)
+    lf = np.array([lgamma(i + 1) for i in range(N + 1)])
+    rest_s = N - rows.sum(axis=1)
+    coef = lf[N] - lf[rows].sum(axis=1) - lf[rest_s]
+    bases = np.array(_compositions_at_most(N - 1, K), dtype=np.int64)
+    W = np.zeros((N,) * K + (K,))
+    counts = np.concatenate([rows, rest_s[:, None]], axis=1).astype(float)
+    step = max(1, _W_CHUNK // len(rows))
+    for start in range(0, len(bases), step):
+        b = bases[start:start + step].astype(float)
+        probs = np.concatenate([b, (N - 1 - b.sum(axis=1))[:, None]], axis=1) / (N - 1)
+        logp = np.log(np.where(probs > 0, probs, 1.0)) - 1e30 * (probs == 0)  # a zero-probability category
+        weight = np.exp(coef[None, :] + logp @ counts.T)  # (bases, rows): exp(-huge) = 0 where impossible
+        W[tuple(bases[start:start + step].T)] = weight @ D
+    return W
+
+
+def _compositions_at_most(n: int, K: int) -> list[tuple[int, ...]]:
+    """Every ``K``-vector of nonnegative integers with sum at most ``n``."""
+    if K == 0:
+        return [()]
+    return [(a,) + rest for a in range(n + 1) for rest in _compositions_at_most(n - a, K - 1)]
 
 
 def _splits(N: int, K: int) -> list[tuple[int, ...]]:
@@ -108,6 +159,8 @@ def work_estimate(model: CellModel, N: int, statistic: str = "resubstitution", c
         for n in _splits(N, K):
             grid = math.prod(v + 1 for v in n)
             total += grid * (V * V * sum(v + 1 for v in n) * 2 + 20 * K)
+        if statistic != "resubstitution":  # the bootstrap-row table: every base row against every sample row
+            total += math.comb(N - 1 + K, K) * math.comb(N + K, K) * (2 * K + 4)
         return total
     D = _grid_dims(model)
     states = [_states(model, n) for n in range(N + 1)]
@@ -125,7 +178,10 @@ def memory_estimate(model: CellModel, N: int, statistic: str = "resubstitution")
     V, K = model.n_inputs, model.n_classes
     if model.d == 1:
         grid = max(math.prod(v + 1 for v in n) for n in _splits(N, K))
-        return 8.0 * grid * (4 * V + 8) + 8.0 * K * (N + 1) ** 2
+        table = 0.0
+        if statistic != "resubstitution":  # W, the sample rows and two blocks of weights
+            table = 8.0 * (N ** K * K + math.comb(N + K, K) * (2 * K + 2) + 2 * max(_W_CHUNK, math.comb(N + K, K)))
+        return 8.0 * grid * (4 * V + 8) + 8.0 * K * (N + 1) ** 2 + table
     D = _grid_dims(model)
     per = 1 + V + V * V
     kept = sum(_states(model, n) for n in range(N + 1)) * (per + V) * 8.0 * 2
@@ -134,28 +190,32 @@ def memory_estimate(model: CellModel, N: int, statistic: str = "resubstitution")
 
 def state_moments(
     model: CellModel, clf: Any, N: int, statistic: str = "resubstitution", *, tail: float = 1e-13,
-    max_work: float | None = MAX_WORK, max_memory: float | None = MAX_MEMORY,
+    max_seconds: float | None = MAX_SECONDS, max_memory: float | None = MAX_MEMORY,
 ) -> StateMoments:
     """Exact (float) ``E[est]``, ``E[est^2]`` and ``E[est GE_N]`` of resubstitution, ``Err(1)`` or .632.
 
-    Refuses (``InvalidArgument``) before any work when no route applies, or when the estimated
-    work (:func:`work_estimate`) or memory (:func:`memory_estimate`) exceeds ``max_work`` /
-    ``max_memory`` (``None``: no limit).
+    Refuses (``InvalidArgument``) before any work when no route applies, or when the estimated CPU
+    seconds (:func:`work_estimate` times :data:`NS_PER_OP`) or bytes (:func:`memory_estimate`) exceed
+    ``max_seconds`` / ``max_memory`` (``None``: no limit).
     """
     way = route(model, clf, statistic, N)
     if way is None:
         raise InvalidArgument(
             f"no sufficient-statistic route for {statistic} with this model (d = {model.d}, K = "
             f"{model.n_classes}) and {clf.describe()}: resubstitution needs one attribute or two classes "
-            "(ties 'random' or 'first'); Err(1) and .632 need one attribute, two classes and alpha = 0; "
+            "(ties 'random' or 'first'); Err(1) and .632 need one attribute and alpha = 0 (ties 'random', "
+            "or 'first' with two classes); "
             "use backend='montecarlo'"
         )
     work = work_estimate(model, N, statistic)
-    if max_work is not None and work > max_work:
+    seconds = work * NS_PER_OP[way] * 1e-9
+    if max_seconds is not None and seconds > max_seconds:
         raise InvalidArgument(
             f"the exact {statistic} on sufficient statistics at N={N} ({way} route) needs about {work:.2g} "
-            f"multiply-adds (~{work * NS_PER_OP * 1e-9:.2g} s on one core; limit {max_work:.2g}); use "
-            "backend='montecarlo', a smaller N, or raise the limit (max_work=None)"
+            f"multiply-adds (~{seconds:.2g} s on one core; limit {max_seconds:g} s); use "
+            "backend='montecarlo' (or backend='auto'), a smaller N, or "
+            "momentbound.exact.resub_states.state_moments(..., max_seconds=None) (estimators: raise "
+            "momentbound.exact.resub_states.MAX_SECONDS) to run it anyway"
         )
     memory = memory_estimate(model, N, statistic)
     if max_memory is not None and memory > max_memory:
@@ -183,7 +243,8 @@ def _cond_matrix(n: int, rho: float) -> np.ndarray:
     return binom.pmf(r[None, :], (n - r)[:, None], min(max(rho, 0.0), 1.0))
 
 
-def _row_values(fm: CellModel, clf: Any, n: tuple[int, ...], statistic: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _row_values(fm: CellModel, clf: Any, n: tuple[int, ...], statistic: str,
+                W: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """On the grid of rows ``r`` (``prod_k [0, n_k]``): the decision ``D[..., y]``, the statistic's
     per-row value ``phi(r) = sum_y r_y q_y(r)`` and its coin variance."""
     K = len(n)
@@ -196,11 +257,20 @@ def _row_values(fm: CellModel, clf: Any, n: tuple[int, ...], statistic: str) -> 
     coin = (r * err * D).sum(axis=-1)
     if statistic == "resubstitution":
         return D, resub, coin
-    from momentbound.exact.tables import bootstrap_fast
-
     N = sum(n)
-    flat = np.stack([axes[0], axes[1], n[0] - axes[0], n[1] - axes[1]], axis=-1).reshape(-1, 4)
-    q = bootstrap_fast(fm, clf, flat, N)[:, :2].reshape(r.shape)
+    if clf.ties == "random":
+        W = _bootstrap_row_table(clf, N, K) if W is None else W
+        q = np.zeros(r.shape)
+        for y in range(K):
+            b = [a - (k == y) for k, a in enumerate(axes)]
+            ok = b[y] >= 0
+            idx = tuple(np.where(ok, bk, 0) for bk in b)
+            q[..., y] = np.where(ok, 1.0 - W[idx + (y,)], 0.0)
+    else:  # two classes, ties 'first'
+        from momentbound.exact.tables import bootstrap_fast
+
+        flat = np.stack([axes[0], axes[1], n[0] - axes[0], n[1] - axes[1]], axis=-1).reshape(-1, 4)
+        q = bootstrap_fast(fm, clf, flat, N)[:, :2].reshape(r.shape)
     err1 = (r * q).sum(axis=-1)
     if statistic == "bootstrap":
         return D, err1, np.zeros_like(err1)
@@ -213,12 +283,13 @@ def _rows(fm: CellModel, clf: Any, N: int, statistic: str) -> StateMoments:
     pi = P.sum(axis=0)
     theta = np.divide(P, pi, out=np.zeros_like(P), where=pi > 0)
     w = P.sum(axis=1, keepdims=True) - P  # P[X = x, Y != y]
-    mean = second = joint = 0.0
+    mean = second = joint = ge1 = ge2 = 0.0
+    W = (_bootstrap_row_table(clf, N, K) if statistic != "resubstitution" and clf.ties == "random" else None)
     for n in _splits(N, K):
         pn = float(multinomial.pmf(n, N, pi)) if N > 0 else 1.0
         if not pn > 0:
             continue
-        D, phi, coin = _row_values(fm, clf, n, statistic)
+        D, phi, coin = _row_values(fm, clf, n, statistic, W)
         psi = np.einsum("...k,xk->...x", D, w)  # GE contribution of every input
         laws = []
         for x in range(V):
@@ -226,12 +297,14 @@ def _rows(fm: CellModel, clf: Any, N: int, statistic: str) -> StateMoments:
             for k in range(K):
                 law = np.multiply.outer(law, binom.pmf(np.arange(n[k] + 1), n[k], theta[x, k]))
             laws.append(law)
-        m1 = s2 = j2 = 0.0
+        m1 = s2 = j2 = g1 = g2 = 0.0
         for x in range(V):
             lx = laws[x]
             m1 += float((lx * phi).sum())
             s2 += float((lx * (phi * phi + coin)).sum())
             j2 += float((lx * phi * psi[..., x]).sum())
+            g1 += float((lx * psi[..., x]).sum())
+            g2 += float((lx * psi[..., x] ** 2).sum())
             others = [y for y in range(V) if y != x]
             if not others:
                 continue
@@ -242,10 +315,13 @@ def _rows(fm: CellModel, clf: Any, N: int, statistic: str) -> StateMoments:
                 pushed = _apply_cond(stacked[..., [0, 1 + i]], mats)
                 s2 += float((lx * phi * pushed[..., 0]).sum())
                 j2 += float((lx * phi * pushed[..., 1]).sum())
+                g2 += float((lx * psi[..., x] * pushed[..., 1]).sum())
         mean += pn * m1
         second += pn * s2
         joint += pn * j2
-    return StateMoments(mean / N, second / (N * N), joint / N, "rows")
+        ge1 += pn * g1
+        ge2 += pn * g2
+    return StateMoments(mean / N, second / (N * N), joint / N, "rows", ge_mean=ge1, ge_second=ge2)
 
 
 # ----------------------------------------------------------------------------- two classes, any d
@@ -334,10 +410,10 @@ def _den(clf: Any, model: CellModel, n_k: int) -> int:
 @njit(cache=True, parallel=True)
 def _pair_sums(L0, A0, B0, k0, L1, A1, B1, k1, lim0, tail1, tie, pge0, pge1):  # pragma: no cover - compiled
     """Per class-0 state: sums over the class-1 states (sorted by ``L1`` descending, cut where
-    ``L1 < lim0[i]``) of ``(N r)``, ``(N r)^2``, coin, ``(N r) GE`` and the skipped mass."""
+    ``L1 < lim0[i]``) of ``(N r)``, ``(N r)^2``, coin, ``(N r) GE``, the skipped mass, ``GE`` and ``GE^2``."""
     S0, X = A0.shape
     S1 = L1.shape[0]
-    out = np.zeros((S0, 5))
+    out = np.zeros((S0, 7))
     for i in prange(S0):
         G = np.zeros((X, X))
         g = np.zeros(X)
@@ -345,6 +421,8 @@ def _pair_sums(L0, A0, B0, k0, L1, A1, B1, k1, lim0, tail1, tie, pge0, pge1):  #
         sq = 0.0
         coin = 0.0
         jn = 0.0
+        w1 = 0.0
+        w2 = 0.0
         l0 = L0[i]
         lim = lim0[i]
         stop = S1
@@ -378,6 +456,8 @@ def _pair_sums(L0, A0, B0, k0, L1, A1, B1, k1, lim0, tail1, tie, pge0, pge1):  #
             v = l1 * s0 + l0 * s1
             m += v
             jn += v * ge
+            w1 += l1 * ge
+            w2 += l1 * ge * ge
             coin += cn
             sq += l0 * b1 + 2.0 * s0 * s1
         for x in range(X):
@@ -388,6 +468,8 @@ def _pair_sums(L0, A0, B0, k0, L1, A1, B1, k1, lim0, tail1, tie, pge0, pge1):  #
         out[i, 2] = coin
         out[i, 3] = jn
         out[i, 4] = l0 * tail1[stop] if stop < S1 else 0.0
+        out[i, 5] = l0 * w1
+        out[i, 6] = l0 * w2
     return out
 
 
@@ -401,7 +483,7 @@ def _class_states(fm: CellModel, clf: Any, N: int, tail: float) -> StateMoments:
     pairs = sum(len(levels[0][a].L) * len(levels[1][N - a].L) for a in range(N + 1))
     thr = tail / max(pairs, 1)
     tie = 0.5 if clf.ties == "random" else 0.0
-    totals = np.zeros(5)
+    totals = np.zeros(7)
     for a in range(N + 1):
         b = N - a
         ps = float(binom.pmf(a, N, pi[0]))
@@ -423,5 +505,5 @@ def _class_states(fm: CellModel, clf: Any, N: int, tail: float) -> StateMoments:
         out = _pair_sums(lv0.L, lv0.A, lv0.B, k0, L1, A1, B1, k1, lim0, tail1, tie,
                          np.ascontiguousarray(P[:, 0]), np.ascontiguousarray(P[:, 1]))
         totals += ps * out.sum(axis=0)
-    m, sq, coin, jn, dropped = totals
-    return StateMoments(m / N, (sq + coin) / (N * N), jn / N, "class-states", float(dropped))
+    m, sq, coin, jn, dropped, g1, g2 = totals
+    return StateMoments(m / N, (sq + coin) / (N * N), jn / N, "class-states", float(dropped), float(g1), float(g2))

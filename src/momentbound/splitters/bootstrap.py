@@ -17,12 +17,14 @@ and the bootstrap"):
 
 Exact moments (``backend="exact"``) come from sums over the data's count tables
 (:mod:`momentbound.exact.tables`): resubstitution, ideal ``Err(1)``, ideal .632 and ideal .632+
-(which, with tie coins entering as their probabilities, is a function of the table too). Finite ``B``
-and the out-of-bag vote are simulated (``backend="montecarlo"``). Resubstitution, ideal ``Err(1)`` and
-ideal .632 take every linear statistic of the confusion matrix (``metric=``): each point's loss under
-the metric's loss matrix, weighed by the metric's weights of the data's class counts (a recall divides
-by them, fixed in each table); .632+, finite ``B`` and the out-of-bag vote refuse them
-(``metric_refusal`` names the reason).
+(which, with tie coins entering as their probabilities, is a function of the table too); past the
+table limit, resubstitution, ``Err(1)`` and .632 of the 0-1 error are summed over naive Bayes' sufficient
+statistics where :mod:`momentbound.exact.resub_states` has a route (each splitter names its
+``state_statistic``). Finite ``B`` and the out-of-bag vote are simulated (``backend="montecarlo"``).
+Resubstitution, ideal ``Err(1)`` and ideal .632 take every linear statistic of the confusion matrix
+(``metric=``) on the count tables: each point's loss under the metric's loss matrix, weighed by the
+metric's weights of the data's class counts (a recall divides by them, fixed in each table); .632+,
+finite ``B`` and the out-of-bag vote refuse them (``metric_refusal`` names the reason).
 """
 
 from __future__ import annotations
@@ -164,10 +166,16 @@ def _state_route(splitter: Any, engine: Any, N: int) -> Any:
     cache = engine.__dict__.setdefault("_state_moments", {})
     if (statistic, N) not in cache:
         result = resub_states.state_moments(engine.model, engine.classifier, N, statistic,
-                                            tail=float(getattr(backend, "tail", 1e-13)))
+                                            tail=float(getattr(backend, "tail", 1e-13)),
+                                            max_seconds=resub_states.MAX_SECONDS)  # the limit as set now
         if hasattr(backend, "dropped_mass_bound"):
             backend.dropped_mass_bound = max(backend.dropped_mass_bound, 2 * result.dropped_mass_bound)
         cache[(statistic, N)] = result
+        if not rational:  # the same sums give E[GE_N] and E[GE_N^2]: the engine need not sum them again
+            for name, value in (("_ge1", result.ge_mean), ("_ge2", result.ge_second)):
+                store = getattr(engine, name, None)
+                if isinstance(store, dict):
+                    store.setdefault(N, value)
     return cache[(statistic, N)]
 
 
