@@ -36,6 +36,7 @@ import resource
 import time
 import tracemalloc
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -72,10 +73,15 @@ def fold_of_points(cells: np.ndarray, K: int, v: int) -> np.ndarray:
 def cv_scores(cells: np.ndarray, model: CellModel, v: int) -> tuple[np.ndarray, np.ndarray]:
     """``cross_val_score(CategoricalNB(alpha=1), X, y, cv=v, scoring=s).mean()`` per row for
     ``s = "balanced_accuracy"`` and for the recall of class 0 (0 on a fold without class 0)."""
+    return fold_scores(cells, fold_of_points(cells, model.n_classes, v), model, v)
+
+
+def fold_scores(cells: np.ndarray, fold: np.ndarray, model: CellModel, v: int) -> tuple[np.ndarray, np.ndarray]:
+    """The mean over the ``v`` test folds (``fold``: the test fold of every point, ``(r, N)``) of
+    ``CategoricalNB(alpha=1)``'s balanced accuracy and recall of class 0, per row."""
     K, arity = model.n_classes, model.arities[0]
     r, n = cells.shape
     x, y = cells // K, cells % K
-    fold = fold_of_points(cells, K, v)
     tab = np.zeros((r, v, arity, K))
     np.add.at(tab, (np.arange(r)[:, None], fold, x, y), 1)
     train = tab.sum(axis=1, keepdims=True) - tab  # (r, v, arity, K)
@@ -151,19 +157,42 @@ def simulate(model: CellModel, rng: np.random.Generator, *, rel: float | None = 
              batch: int = 2000) -> tuple[np.ndarray, float, float]:
     """Balanced errors until the s.e. of the mean is ``rel`` of the mean (or ``draws`` of them);
     returns the values, CPU and wall seconds."""
+    return run_batches(lambda size: 1.0 - cv_balanced_accuracy(draw(model, size, rng), model, V),
+                       lambda values: values.std(ddof=1) / math.sqrt(len(values)) / values.mean(),
+                       rel=rel, draws=draws, batch=batch, least=100)
+
+
+def run_batches(one_batch: Any, precision: Any, *, rel: float | None, draws: int | None, batch: int,
+                least: int) -> tuple[np.ndarray, float, float]:
+    """``one_batch(size)`` values until ``precision(values) <= rel`` (after ``least`` of them) or ``draws``
+    of them; returns the values, CPU and wall seconds."""
     c0, w0 = time.process_time(), time.perf_counter()
     out: list[np.ndarray] = []
     total = 0
     while True:
         size = batch if draws is None else min(batch, draws - total)
-        out.append(1.0 - cv_balanced_accuracy(draw(model, size, rng), model, V))
+        out.append(one_batch(size))
         total += size
         values = np.concatenate(out)
         if draws is not None and total >= draws:
             break
-        if rel is not None and total >= 100 and values.std(ddof=1) / math.sqrt(total) <= rel * values.mean():
+        if rel is not None and total >= least and precision(values) <= rel:
             break
     return values, time.process_time() - c0, time.perf_counter() - w0
+
+
+def measure(call: Any) -> tuple[Any, float, float, float, float]:
+    """``call()`` timed cold: its result, CPU and wall seconds, the process's max RSS (MiB) after it, and
+    the peak traced Python memory (MiB) of a second call."""
+    c0, w0 = time.process_time(), time.perf_counter()
+    result = call()
+    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    tracemalloc.start()
+    call()
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    return result, cpu, wall, rss, peak
 
 
 def main() -> None:
@@ -182,14 +211,8 @@ def main() -> None:
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
     clf = NaiveBayes("sklearn", 1)
 
-    c0, w0 = time.process_time(), time.perf_counter()
-    exact = estimator_moments(MODEL, N, StratifiedKFold(V), classifier=clf, metric="balanced_error")
-    exact_cpu, exact_wall = time.process_time() - c0, time.perf_counter() - w0
-    rss_exact = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    tracemalloc.start()
-    estimator_moments(MODEL, N, StratifiedKFold(V), classifier=clf, metric="balanced_error")
-    exact_peak = tracemalloc.get_traced_memory()[1] / 2**20
-    tracemalloc.stop()
+    exact, exact_cpu, exact_wall, rss_exact, exact_peak = measure(
+        lambda: estimator_moments(MODEL, N, StratifiedKFold(V), classifier=clf, metric="balanced_error"))
     mean, var = float(exact.mean), float(exact.variance)
     print(f"exact: mean {mean:.6f}, variance {var:.5e}, split probability {float(exact.split_probability):.6f}; "
           f"{exact_cpu:.2f} s CPU, {exact_wall:.2f} s wall; peak traced {exact_peak:.1f} MiB, "

@@ -219,9 +219,11 @@ def test_point632plus_exact_is_the_table_function():
 def test_intractable_table_sums_refuse_before_work():
     from momentbound.model import second_nb_model
 
-    for est in (Resubstitution(), KFold(10, average="pooled"), Bootstrap()):
+    for est in (KFold(10, average="pooled"), Bootstrap()):
         with pytest.raises(InvalidArgument, match="montecarlo"):
             estimator_accuracy(second_nb_model(), 100, est)
+    with pytest.raises(InvalidArgument, match="montecarlo"):  # past the sufficient-statistic route's work limit
+        estimator_accuracy(second_nb_model(), 400, Resubstitution())
     with pytest.raises(InvalidArgument, match="montecarlo"):
         estimator_accuracy(MODELS["3class"], 40, Bootstrap())  # generic bootstrap sum above its limit
 

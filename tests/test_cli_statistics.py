@@ -125,7 +125,6 @@ ADVISE = ["advise", "--data", DATA, "--target", "y", "--N", "20"]
     ([*COVERAGE, "--method", "wald", "--test-size", "5", "--scoring", "f1"], "--method naive-cv"),
     ([*COVERAGE, "--method", "naive-cv", "--folds", "4", "--target", "expected-ge-full", "--metric", "error"],
      "--target ge-full"),
-    ([*COVERAGE, "--method", "naive-cv", "--folds", "4", "--metric", "balanced_error"], "--scoring recall"),
     ([*COVERAGE, "--method", "nadeau-bengio", "--splits", "4", "--test-size", "5", "--scoring", "roc_auc_pooled"],
      "not a partition"),
     ([*ADVISE, "--scoring", "f1", "--metric", "error"], "not both"),

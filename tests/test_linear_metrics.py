@@ -21,8 +21,7 @@ from momentbound.estimators import (
     make_engine,
 )
 from momentbound.probability.exact_backend import ExactBackend
-from momentbound.splitters.bootstrap import Bootstrap
-from momentbound.splitters.repeated import RepeatedKFold
+from momentbound.splitters.bootstrap import Bootstrap, Point632Plus
 
 MODEL = CellModel((2,), ["1/5", "3/10", "7/20", "3/20"])
 #: two attributes: the float exact backend serves the error's cross terms by the reduced-state kernels
@@ -57,8 +56,8 @@ def test_a_class_beyond_the_model_is_refused() -> None:
     [
         (KFold(2), LinearMetric.recall(0), "backend='montecarlo'"),
         (KFold(2), "balanced_error", "not linear"),
-        (RepeatedKFold(2, 2), LinearMetric.confusion_entry(0, 1), "backend='montecarlo'"),
-        (Bootstrap(), LinearMetric.class_error(0), "no exact route"),
+        (Point632Plus(), LinearMetric.confusion_entry(0, 1), "backend='montecarlo'"),
+        (Bootstrap(50), LinearMetric.class_error(0), "no exact route"),
         (KFold(2), "precision", "not linear"),
     ],
 )
@@ -68,7 +67,7 @@ def test_statistics_that_are_not_linear_for_the_splitter_name_the_monte_carlo_ro
             call(MODEL, 6, estimator, metric=metric)
         assert fragment in str(err.value)
     with pytest.raises(InvalidArgument, match="backend='montecarlo'"):
-        confusion_moments(MODEL, 6, Bootstrap())
+        confusion_moments(MODEL, 6, Point632Plus())
 
 
 def test_montecarlo_backend_does_not_take_a_linear_metric() -> None:

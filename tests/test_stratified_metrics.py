@@ -291,13 +291,13 @@ def test_stratified_shuffle_split_metrics_equal_every_split():
 
 
 def test_splitters_say_which_metrics_are_exact():
-    """The class-count routes take every rule; KFold keeps refusing the ratios, the bootstrap every metric."""
+    """The class-count routes take every rule; KFold keeps refusing the ratios, finite bootstraps every metric."""
     for est in (StratifiedKFold(2), RepeatedStratifiedKFold(2, 2), ShuffleSplit(2, 2), GE()):
         estimator_moments(BINARY, 5, est, metric="balanced_error")
     with pytest.raises(InvalidArgument, match="scoring='balanced_accuracy'"):
         estimator_moments(BINARY, 5, KFold(2), metric="balanced_error")
     with pytest.raises(InvalidArgument, match="backend='montecarlo'"):
-        estimator_moments(BINARY, 5, Bootstrap(), metric=LinearMetric.recall(0))
+        estimator_moments(BINARY, 5, Bootstrap(20), metric=LinearMetric.recall(0))
 
 
 def test_a_non_indicator_loss_uses_its_squares_on_one_point():

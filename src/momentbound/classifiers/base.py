@@ -75,6 +75,10 @@ class ClassifierDefaults:
 
     #: ``predict_tables(model, tables, scheduler=..., workers=...)`` fits on a Dask scheduler
     schedulable: ClassVar[bool] = False
+    #: its predictions and probabilities are those of :class:`~momentbound.classifiers.naive_bayes.NaiveBayes`
+    #: with its own ``ties`` and ``alpha_exact``, so the compiled naive Bayes kernels (Monte Carlo) and
+    #: the rank scorers (``roc_auc``) apply to it
+    naive_bayes_kernel: ClassVar[bool] = False
 
 
 def classifier_member(classifier: Any, name: str) -> Any:

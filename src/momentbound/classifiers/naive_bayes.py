@@ -287,6 +287,12 @@ class NaiveBayes:
     ties: str = "random"
     alpha: object = 0
     name: ClassVar[str] = "naive-bayes"
+    naive_bayes_kernel: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "naive_bayes_kernel" not in cls.__dict__:  # a subclass may change the predictions: it says so itself
+            cls.naive_bayes_kernel = False
 
     def __post_init__(self) -> None:
         if self.ties not in TIE_RULES:

@@ -19,9 +19,9 @@ def data_arguments(func: Any) -> Any:
         click.option("--classifier", "classifier_name", default="naive-bayes", show_default=True,
                      help="naive-bayes | histogram | majority (the exact classifiers)."),
         click.option("--alpha", default=None, help="Laplace smoothing alpha >= 0 (naive-bayes).  [default: 0]"),
-        click.option("--ties", type=click.Choice(["random", "first"]), default=None,
-                     help="Tie rule: the paper's fair coin, or the lowest class index among exactly tied scores.  "
-                     "[default: random]"),
+        click.option("--ties", type=click.Choice(["random", "first", "sklearn"]), default=None,
+                     help="Tie rule: the paper's fair coin, the lowest class index among exactly tied scores, or "
+                     "(naive-bayes) sklearn: exactly CategoricalNB's float argmax.  [default: random]"),
         click.option("--seed", type=int, default=0, show_default=True, help="Seed of the Monte Carlo draws."),
         click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document."),
     ]

@@ -20,8 +20,9 @@ def model_and_run_options(func: Any) -> Any:
         click.option("--arities", default="2", show_default=True, help="Attribute arities, comma-separated."),
         click.option("--cells", default=None, help="P[X=x, Y=k], comma-separated, class fastest."),
         click.option("--classes", "n_classes", type=int, default=None, help="Number of classes K."),
-        click.option("--ties", type=click.Choice(["random", "first"]), default="random", show_default=True,
-                     help="Tie rule of naive Bayes."),
+        click.option("--ties", type=click.Choice(["random", "first", "sklearn"]), default="random", show_default=True,
+                     help="Tie rule of naive Bayes: the paper's fair coin, the lowest class index among exactly tied "
+                     "scores, or sklearn: exactly CategoricalNB's float argmax."),
         click.option("--alpha", default="0", show_default=True, help="Laplace smoothing alpha >= 0."),
         click.option("--N", "N", type=int, required=True, help="Dataset size."),
         click.option("--draws", type=int, default=10_000, show_default=True, help="Monte Carlo draws (>= 200)."),
@@ -55,7 +56,8 @@ def interval_fields(name: str, value: Any) -> dict[str, float]:
 @click.option("--splits", type=int, default=None, help="Splits of nadeau-bengio.")
 @click.option("--nominal", type=float, default=0.95, show_default=True, help="Level of the user's interval.")
 @statistic_options("The interval of its fold values (--method naive-cv or nadeau-bengio) against its population value "
-                   "(--target ge-full); not the ratios recall:A, class_error_rate:A, balanced_error.",
+                   "(--target ge-full); recall:A, class_error_rate:A and balanced_error score each fold with its own "
+                   "class counts, as scikit-learn does.",
                    "The interval of the fold scores (--method naive-cv or nadeau-bengio, --target ge-full).")
 @limit_options
 @library_errors

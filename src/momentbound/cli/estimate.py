@@ -97,10 +97,12 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
 @click.option("--against", type=click.Choice(["ge-full"]), default=None,
               help="ge-full: also how well the estimate tracks GE_N, the error of the classifier trained on "
               "all N points (bias, RMS, covariance and correlation).")
-@statistic_options("Splitters ge, holdout, cv, loo and resubstitution, and for recall:A, class_error_rate:A and "
+@statistic_options("Splitters ge, holdout, cv, loo, repeated-cv, resubstitution, bootstrap and 632 (ideal, no "
+                   "--bootstraps), and for recall:A, class_error_rate:A and "
                    "balanced_error scikit-learn's fold scores (recall_score, 1 - balanced_accuracy_score, averaged "
                    "over the folds) under the splitters that fix the class counts of their test folds "
-                   "(stratified-cv, repeated-stratified-cv, shuffle-split, stratified-shuffle-split); exact-route "
+                   "(stratified-cv, repeated-cv, repeated-stratified-cv, shuffle-split, stratified-shuffle-split; "
+                   "resubstitution, bootstrap and 632 divide by the class counts of the data); exact-route "
                    "backends.",
                    "Needs --backend montecarlo; splitters holdout, cv, stratified-cv, loo (not roc_auc), repeated-cv, "
                    "repeated-stratified-cv, shuffle-split and stratified-shuffle-split (finite repetitions); "
@@ -169,14 +171,9 @@ def command(
         _scores(model, N, est, classifier, scoring, options, as_json)
         return
     if linear is not None:
-        from momentbound.splitters.basic import splitter_member
+        from momentbound.estimators.metrics import check_metric
 
-        if linear.prior_weighted and not (splitter_member(est, "population") or splitter_member(est, "class_rates")):
-            raise UserError(f"--metric {metric} of {est.describe()} divides by the random number of test points of a "
-                            "class (a ratio, not linear in the confusion counts): use --splitter ge for the population "
-                            "rate, a stratified splitter (stratified-cv, repeated-stratified-cv, "
-                            "stratified-shuffle-split, which fix the class counts of their test folds), or --scoring "
-                            "recall / balanced_accuracy with --backend montecarlo for the cross-validated score")
+        check_metric(linear, est, backend)  # refusals name the command line's options, before any work
         options["metric"] = linear
     if against is not None:
         _accuracy(model, N, est, classifier, backend, covariance, options, as_json)

@@ -16,6 +16,7 @@ from momentbound.cli._common import (
     build_classifier,
     build_model,
     build_splitter,
+    splitter_fields,
     SCORE_FIELDS,
     check_dask_options,
     check_statistic,
@@ -39,6 +40,20 @@ from momentbound.cli._files import claim_output_file, force_option, write_errors
 
 #: most rows one sweep may have (a longer list asks for a coarser sweep)
 MAX_ROWS = 1000
+
+
+def _check_fold_template(splitter: tuple[str, dict[str, str]], split_values: dict[str, Any]) -> None:
+    """``--over folds --splitter NAME``: a splitter with folds ``v``, which ``--values`` gives."""
+    from momentbound.splitters import SPLITTERS
+
+    name, given = splitter
+    field = next((f for f in splitter_fields(SPLITTERS[name]) if f.name == "v"), None)
+    if field is None:
+        raise click.UsageError(f"--over folds sweeps the folds v of its splitter; {name} has none: use cv, "
+                               "stratified-cv, repeated-cv or repeated-stratified-cv (or --over N)")
+    flags = [flag for flag in given if flag in field.metadata.get("flags", ())]
+    if "v" in split_values or flags:
+        raise click.UsageError(f"--over folds takes the folds from --values; drop {(flags or ['--param v'])[0]}")
 
 
 def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
@@ -100,13 +115,13 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
               help="Comma-separated values; ranges A-B allowed (e.g. 2-20,50,loo). Hold-out: test "
               "sizes, or shares like 0.1,0.5.")
 @click.option("--N", "N", type=int, default=None, help="Dataset size (for --over holdout|folds).")
-@splitter_options("ge", " for --over N")
+@splitter_options("ge", " for --over N, or for --over folds the splitter whose folds are swept (default cv)")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the rows to this CSV file (an existing file needs --force).")
 @force_option
 @statistic_options("Every row: exact-route backends; each splitter takes what estimate --metric lists for it (rows "
-                   "--over folds are cv's: confusion:A:B and class_error:A; --over N --splitter stratified-cv also "
-                   "recall:A and balanced_error).",
+                   "--over folds are cv's unless --splitter says otherwise: confusion:A:B and class_error:A; "
+                   "--splitter stratified-cv also recall:A and balanced_error).",
                    "Every row: needs --backend montecarlo (with --draws and --seed); hold-out, cross-validation, "
                    "leave-one-out (not roc_auc), repeated and shuffle-split rows.")
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")
@@ -151,10 +166,13 @@ def command(
     if N is not None and N < 1:
         raise UserError(f"--N must be a positive integer, got {N}")
     split_values, params = split_params(splitter[0], params)
-    if over != "N" and (splitter[0] != "ge" or splitter[1] or split_values):
+    chosen = splitter[0] != "ge" or splitter[1] or split_values
+    if over == "holdout" and chosen:
         raise click.UsageError("--splitter (--estimator) and its options (--folds, --repeats, --average, --splits, "
-                               "--test-size, --test-fraction, --bootstraps, --param of its fields) only apply to "
-                               "--over N")
+                               "--test-size, --test-fraction, --bootstraps, --param of its fields) apply to "
+                               "--over folds and --over N; --over holdout sweeps HoldOut's test size")
+    if over == "folds" and chosen:
+        _check_fold_template(splitter, split_values)
     check_montecarlo(backend, covariance, draws)
     linear, scoring = check_statistic(metric, scoring, backend)
     if scoring is not None and (use_dask or scheduler is not None or workers is not None or covariance != "exact"):
@@ -168,6 +186,8 @@ def command(
     vals = _parse_values(over, values, N)
     model = build_model(arities, cells, n_classes)
     est = None
+    if over == "folds" and chosen:  # the template whose v is swept (a placeholder v until then)
+        est = build_splitter(splitter, {**split_values, "v": 2})
     if over == "N":
         est = build_splitter(splitter, split_values)
         for v in vals:

@@ -45,7 +45,7 @@ from momentbound.model.cells import CellModel
 
 __all__ = ["Approximation", "EstimatorAccuracy", "estimator_accuracy", "ACCURACY_BACKENDS", "ACCURACY_FIELDS"]
 
-ACCURACY_BACKENDS = ("exact", "montecarlo")
+ACCURACY_BACKENDS = ("exact", "montecarlo", "auto")
 
 #: the numeric fields of :class:`EstimatorAccuracy`, in table order
 ACCURACY_FIELDS = (
@@ -112,6 +112,12 @@ class EstimatorAccuracy:
         (:class:`Approximation`, never mixed with the exact numbers).
     backend, kind:
         ``"exact"`` / ``"montecarlo"`` and ``Kind.EXACT`` / ``Kind.ESTIMATE``.
+    auto_reason:
+        ``backend="auto"``: the exact route's refusal when it simulated instead (``backend`` is then
+        ``"montecarlo"``), else ``None``.
+    route:
+        Exact only, splitters with several exact sums: which one computed the numbers
+        (``"count-tables"``, ``"rows"``, ``"class-states"``; :class:`~momentbound.estimators.results.ErrorMoments`).
     draws, confidence:
         Monte Carlo only: number of draws and interval level.
     seconds:
@@ -149,6 +155,8 @@ class EstimatorAccuracy:
     draws: int | None = None
     confidence: float | None = None
     metric: str = "error"
+    route: str | None = None
+    auto_reason: str | None = None
 
     def as_row(self) -> dict[str, Any]:
         """A flat row: names, then every number as a float (intervals as ``_lower``/``_upper``)."""
@@ -170,6 +178,10 @@ class EstimatorAccuracy:
             row["approximation_variance"] = self.approximation.variance
             row["approximation_kind"] = self.approximation.kind
         row.update({"backend": self.backend, "kind": getattr(self.kind, "value", str(self.kind)), "seconds": self.seconds})
+        if self.route is not None:
+            row["route"] = self.route
+        if self.auto_reason is not None:
+            row["auto_reason"] = self.auto_reason
         return row
 
 
@@ -220,6 +232,7 @@ def _exact(model: CellModel, N: int, estimator: Splitter, classifier: Any, engin
         "covariance_with_ge": cov,
         "correlation_with_ge": _corr(cov, var, gvar),
         "classifier": engine.source_classifier or engine.classifier,
+        "route": parts.route,
     }
     if splitter_member(estimator, "single_training_set"):
         train = parts.train_size
@@ -346,7 +359,9 @@ def estimator_accuracy(
         ``"exact"``: naive Bayes and its exact forms, the splitters with exact joint terms (GE,
         hold-out, ``KFold``, leave-one-out, ``StratifiedKFold``, ``RepeatedStratifiedKFold``,
         ``ShuffleSplit``, ``StratifiedShuffleSplit``, resubstitution, ideal bootstrap, .632, .632+);
-        ``"montecarlo"``: everything, with confidence intervals.
+        ``"montecarlo"``: everything, with confidence intervals. ``"auto"``: exact where the exact
+        route accepts the work (its limits are checked before any work), otherwise Monte Carlo (``rng``
+        required); ``backend`` of the result says which, ``auto_reason`` the exact route's refusal.
     draws, confidence, rng:
         Monte Carlo only: number of draws, interval level, and the ``numpy.random.Generator``
         (required for ``"montecarlo"``).
@@ -360,10 +375,11 @@ def estimator_accuracy(
     metric:
         Exact only: a :class:`~momentbound.estimators.metrics.LinearMetric` (``None``: the 0-1 error), compared
         with its population counterpart ``GE_N`` (e.g. a confusion entry against ``P[Y = a, g_N(X) = b]``),
-        for ``GE``, ``HoldOut``, ``KFold``, ``LeaveOneOut`` and ``Resubstitution``, and with the rates that divide
-        by class counts (recall, balanced error: scikit-learn's fold scores against the population rates)
-        for ``StratifiedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit`` and ``StratifiedShuffleSplit``;
-        others raise ``InvalidArgument``.
+        for ``GE``, ``HoldOut``, ``KFold``, ``LeaveOneOut``, and with the rates that divide by class counts
+        (recall, balanced error: scikit-learn's fold scores against the population rates) for
+        ``StratifiedKFold``, ``RepeatedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit``,
+        ``StratifiedShuffleSplit``, and (rates over the data's class counts) ``Resubstitution``, the ideal
+        ``Bootstrap()`` and ``Point632()``; others raise ``InvalidArgument`` with the splitter's reason.
 
     Returns
     -------
@@ -391,14 +407,31 @@ def estimator_accuracy(
                                   "statistic), not both")
         from momentbound.estimators.scoring import scored_moments
 
-        return scored_moments(model, N, estimator, scoring, classifier=classifier, backend=backend,  # type: ignore[return-value]
+        return scored_moments(model, N, estimator, scoring, classifier=classifier,  # type: ignore[return-value]
+                              backend="montecarlo" if backend == "auto" else backend,  # scorers are simulated
                               engine=engine, options={"draws": draws, "confidence": confidence, "rng": rng})
     if backend not in ACCURACY_BACKENDS:
         raise UnknownMethod(f"backend must be one of {', '.join(map(repr, ACCURACY_BACKENDS))}, got {backend!r}")
+    reason, fields = None, None
+    if backend == "auto":  # exact where its limits (checked before any work) accept it
+        from momentbound.estimators.from_predictions import auto_fallback
+
+        if rng is None:
+            raise InvalidArgument("backend='auto' may simulate: pass rng=np.random.default_rng(seed)")
+        try:
+            split = estimator.split(N)
+            fields = _exact(model, split.N, estimator, classifier, engine, check_metric(metric, estimator, "exact"))
+            backend = "exact"
+        except InvalidArgument as error:
+            if not auto_fallback(error):
+                raise
+            reason, backend = str(error), "montecarlo"
     chosen = check_metric(metric, estimator, backend)
     from momentbound.bounds.result import Kind
 
-    if backend == "montecarlo":
+    if fields is not None:
+        kind = Kind.EXACT
+    elif backend == "montecarlo":
         if rng is None:
             raise InvalidArgument("backend='montecarlo' needs rng=np.random.default_rng(seed)")
         split = estimator.split(N)
@@ -410,5 +443,5 @@ def estimator_accuracy(
         kind = Kind.EXACT
     return EstimatorAccuracy(
         estimator=estimator, N=split.N, backend=backend, kind=kind, seconds=time.perf_counter() - start,
-        metric=chosen.name, **fields
+        metric=chosen.name, auto_reason=reason, **fields
     )

@@ -44,18 +44,17 @@ from momentbound.errors import InvalidArgument, WorkLimitExceeded
 from momentbound.estimators.montecarlo import TableModel, check_arguments
 from momentbound.intervals import Interval
 from momentbound.model.cells import CellModel
-from momentbound.splitters.basic import GE, HoldOut, KFold, splitter_member
-from momentbound.splitters.repeated import ShuffleSplit, StratifiedShuffleSplit, fold_count_tables, redraw_unsplittable
-from momentbound.splitters.stratified import StratifiedKFold, stratified_fold_tables
+from momentbound.splitters.basic import GE, splitter_member
+from momentbound.splitters.repeated import fold_count_tables, redraw_unsplittable
+from momentbound.splitters.stratified import stratified_fold_tables
 
 from momentbound.guard import DEFAULT_SECONDS
 
 __all__ = ["COVERAGE_METHODS", "COVERAGE_TARGETS", "CoverageResult", "interval_coverage",
            "binomial_interval", "training_tables", "sampled_errors", "proportion"]
 
-#: interval method -> the splitters it belongs to
-COVERAGE_METHODS = {"clopper-pearson": (HoldOut,), "wald": (HoldOut,), "naive-cv": (KFold, StratifiedKFold),
-                    "nadeau-bengio": (ShuffleSplit, StratifiedShuffleSplit)}
+#: interval method -> the ``interval_kind`` of the splitters it belongs to (a splitter protocol member)
+COVERAGE_METHODS = {"clopper-pearson": "holdout", "wald": "holdout", "naive-cv": "folds", "nadeau-bengio": "splits"}
 COVERAGE_TARGETS = ("ge-full", "expected-ge-full", "ge-train")
 
 #: enumerate the training tables exactly when there are at most this many
@@ -172,24 +171,25 @@ def _check(method: object, target: object, splitter: object, nominal: object, N:
         raise InvalidArgument(f"method must be one of {sorted(COVERAGE_METHODS)}, got {method!r}")
     if target not in COVERAGE_TARGETS:
         raise InvalidArgument(f"target must be one of {COVERAGE_TARGETS}, got {target!r}")
-    kinds = COVERAGE_METHODS[method]
-    if type(splitter) not in kinds:
-        names = " or ".join(k.__name__ for k in kinds)
+    kind = COVERAGE_METHODS[method]
+    if splitter_member(splitter, "interval_kind") != kind:
+        from momentbound.splitters.registry import SPLITTERS
+
+        kinds = [c.__name__ for c in SPLITTERS.values() if getattr(c, "interval_kind", None) == kind]
         raise InvalidArgument(
-            f"method {method!r} is the interval of {names}; got splitter {splitter!r}, "
-            f"pass a {kinds[0].__name__}(...)"
+            f"method {method!r} is the interval of {' or '.join(kinds)}; got splitter {splitter!r}, "
+            f"pass a {kinds[0]}(...)"
         )
-    kind = kinds[0]
-    if target == "ge-train" and kind is not HoldOut:
+    if target == "ge-train" and kind != "holdout":
         raise InvalidArgument(f"target 'ge-train' only applies to hold-out intervals, not to {method!r}")
-    if kind is ShuffleSplit and (math.isinf(splitter.splits) or splitter.splits < 2):
+    if kind == "splits" and (math.isinf(splitter.splits) or splitter.splits < 2):
         raise InvalidArgument(f"nadeau-bengio needs a finite number of splits >= 2, got {splitter.splits!r}")
     if (isinstance(nominal, bool) or not isinstance(nominal, (int, float))
             or not 0 < float(nominal) < 1):
         raise InvalidArgument(f"nominal must be a level in (0, 1) such as 0.95, got {nominal!r}")
 
 
-def work_estimate(kind: type, N: int, folds: int, splits: Any, cells: int, draws: int) -> tuple[float, float]:
+def work_estimate(kind: str, N: int, folds: int, splits: Any, cells: int, draws: int) -> tuple[float, float]:
     """Estimated seconds and peak bytes of the simulation of :func:`interval_coverage` (``draws``:
     the sampled or enumerated training tables).
 
@@ -199,9 +199,9 @@ def work_estimate(kind: type, N: int, folds: int, splits: Any, cells: int, draws
     ``cells`` counts, datasets of ``N`` points, one error rate per split).
     """
     R = float(draws)
-    if kind is HoldOut:
+    if kind == "holdout":
         return 1e-6 * R * max(cells, 4), 8.0 * R * (6 * cells + 8)
-    if kind is KFold:
+    if kind == "folds":
         return 1e-6 * R * folds * max(cells, 8), 8.0 * R * folds * (4 * cells + 2)
     J = float(splits) if isinstance(splits, (int, float)) and math.isfinite(splits) else 1.0
     return 5e-7 * R * J * N, 8.0 * R * (6 * N + J + 4 * cells)
@@ -335,6 +335,7 @@ def interval_coverage(
     Examples
     --------
     >>> from momentbound.model import independent_1d_model
+    >>> from momentbound.splitters import HoldOut
     >>> r = interval_coverage(independent_1d_model("2/5"), 12, "clopper-pearson", HoldOut(test_size=6),
     ...                       target="ge-train", rng=np.random.default_rng(0))
     >>> r.exact, r.coverage.estimate >= 0.95
@@ -353,13 +354,13 @@ def interval_coverage(
         raise InvalidArgument(f"N = {N} is beyond the 64-bit counts of the simulation; use N < 2^62 (about 4.6e18)")
     check_arguments(model, N, splitter, classifier, draws, confidence, rng)
     split = splitter.split(N)  # validates N (ImpossibleSplit)
-    kind = COVERAGE_METHODS[method][0]
-    n_tables = math.comb(N - split.fold_sizes[0] + model.n_cells - 1, model.n_cells - 1) if kind is HoldOut else 0
-    if exact and (kind is not HoldOut or target == "ge-full"):
+    kind = COVERAGE_METHODS[method]
+    n_tables = math.comb(N - split.fold_sizes[0] + model.n_cells - 1, model.n_cells - 1) if kind == "holdout" else 0
+    if exact and (kind != "holdout" or target == "ge-full"):
         raise InvalidArgument("exact=True only applies to hold-out intervals with target 'ge-train' or "
                               f"'expected-ge-full', got method {method!r}, target {target!r}")
     if exact is None:
-        exact = kind is HoldOut and target != "ge-full" and n_tables <= EXACT_TABLE_LIMIT
+        exact = kind == "holdout" and target != "ge-full" and n_tables <= EXACT_TABLE_LIMIT
     form = classifier.exact_form(model)
     m = TableModel(model, classifier) if form is None else TableModel(form.model, form.classifier)
     R = int(draws)
@@ -379,7 +380,7 @@ def interval_coverage(
         if target != "ge-full":
             raise
         mu = math.nan  # ge-full covers each dataset's GE_N; E[GE_N] is only reported, and out of reach here
-    if kind is HoldOut:
+    if kind == "holdout":
         cover, width, weights, exact = _holdout(m, N, split.fold_sizes[0], method, target, float(nominal),
                                                 mu, R, rng, bool(exact))
         if exact:
@@ -390,7 +391,7 @@ def interval_coverage(
             coverage = proportion(cover, confidence, indicator=target == "ge-full")
             mean_width = float(width.mean())
     else:
-        if kind is KFold:
+        if kind == "folds":
             cover, width = _naive_cv(m, N, len(split.fold_sizes), split.fold_sizes, target, float(nominal),
                                      mu, R, rng, stratified)
         else:
@@ -421,7 +422,7 @@ def _statistic_coverage(model: CellModel, N: int, method: str, splitter: Any, ta
                               "metric for the classifier trained on all N points, by simulation: use "
                               "target='ge-full' (and exact=None)")
     statistic = check_scoring(scoring, model.n_classes) if scoring is not None else as_metric(metric).name
-    values, pop = statistic_folds(model, splitter.split(N).N, splitter, scoring if scoring is not None else metric,
+    values, pop = statistic_folds(model, splitter.split(N).N, splitter, scoring if scoring is not None else as_metric(metric),
                                   classifier=classifier, draws=draws, confidence=confidence, rng=rng,
                                   max_seconds=max_seconds)
     R = int(draws)

@@ -484,6 +484,7 @@ def _compute(
         single_variance=parts.single_variance,
         repetition_covariance=parts.repetition_covariance,
         split_probability=parts.split_probability,
+        route=parts.route,
         metric=metric,
     )
 
@@ -527,6 +528,9 @@ def estimator_moments(
     backend:
         Prediction-probability backend: a registered name (``"exact"``, ``"sampling"``,
         ``"bound:<method>"``, ``"series"``) or a backend object. Its ``kind`` is the result's kind.
+        ``"auto"``: the exact moments where the exact route accepts the work (its time, memory and
+        table limits, checked before any work), otherwise ``"montecarlo"`` with the given Monte Carlo
+        options; the result's ``backend`` says which, and ``auto_reason`` holds the exact route's refusal.
     covariance:
         ``"exact"`` (default) or ``"paper"``: the printed Lemma 2,
         ``E[HE_i HE_j] = E[GE(zeta_i) GE(zeta_j)]``, which ignores that each fold's test points
@@ -543,11 +547,14 @@ def estimator_moments(
         The statistic: ``None`` or ``"error"`` (the 0-1 error), or a
         :class:`~momentbound.estimators.metrics.LinearMetric` (a loss matrix: a confusion entry, the errors
         on one class, costs) for the splitters whose exact terms are the engine's (``GE``, ``HoldOut``,
-        ``KFold``, ``LeaveOneOut``, ``Resubstitution``) and for the class-count routes of ``StratifiedKFold``,
+        ``KFold``, ``LeaveOneOut``), for the count-table sums of ``Resubstitution``, the ideal ``Bootstrap()``
+        and ``Point632()``, and for the class-count routes of ``StratifiedKFold``, ``RepeatedKFold``,
         ``RepeatedStratifiedKFold``, ``ShuffleSplit`` and ``StratifiedShuffleSplit``. The rates that divide
-        by class counts (recall, class error rate, balanced error) are population rates for ``GE()`` and
+        by class counts (recall, class error rate, balanced error) are population rates for ``GE()``,
         scikit-learn's fold scores (``recall_score``, ``1 - balanced_accuracy_score``) for the class-count
-        routes, which fix the class counts of every test set (``class_rates``). Others raise
+        routes, which fix the class counts of every test set (``class_rates``), and rates over the data's
+        class counts for resubstitution and the ideal bootstrap. The splitter says why it refuses a metric
+        (``metric_refusal``); the refusal raises
         ``InvalidArgument`` naming ``backend="montecarlo"`` and ``scoring=`` (docs/mathematics.md, "Linear
         statistics of the confusion matrix" and "Stratified cross-validation").
     **montecarlo:
@@ -605,6 +612,9 @@ def estimator_moments(
 
     estimator = as_splitter(estimator)
     check_arguments(model, estimator, covariance)
+    if isinstance(backend, str) and backend == "auto":
+        return _auto_moments(model, N, estimator, classifier=classifier, covariance=covariance, engine=engine,
+                             max_seconds=max_seconds, scoring=scoring, metric=metric, options=montecarlo)
     if scoring is not None:
         if metric is not None:
             raise InvalidArgument("give scoring= (a scikit-learn scorer, by simulation) or metric= (an exact linear "
@@ -687,6 +697,36 @@ def estimator_moments(
             engine.meter = None
 
 
+def auto_fallback(error: InvalidArgument) -> bool:
+    """Whether ``backend="auto"`` simulates after this refusal of the exact route: the refusals of
+    intractable or unavailable exact sums name ``backend='montecarlo'`` as their fix."""
+    return "montecarlo" in str(error)
+
+
+def _auto_moments(model: CellModel, N: int, estimator: Splitter, *, classifier: Any, covariance: str,
+                  engine: MomentEngine | None, max_seconds: float | None, scoring: str | None, metric: Any,
+                  options: dict[str, Any]) -> Any:
+    """``backend="auto"``: the exact moments where the exact route accepts the work (its limits are
+    checked before any work), otherwise the Monte Carlo ones with ``auto_reason`` the refusal."""
+    import dataclasses
+
+    exact_options = {k: v for k, v in options.items() if k == "progress"}
+    try:
+        return estimator_moments(model, N, estimator, classifier=classifier, backend="exact", covariance=covariance,
+                                 engine=engine, max_seconds=max_seconds, scoring=scoring, metric=metric,
+                                 **exact_options)
+    except InvalidArgument as error:
+        if not auto_fallback(error):
+            raise
+        reason = str(error)
+    result = estimator_moments(model, N, estimator, classifier=classifier, backend="montecarlo",
+                               covariance=covariance, max_seconds=max_seconds, scoring=scoring, metric=metric,
+                               **options)
+    if "auto_reason" in getattr(type(result), "__dataclass_fields__", {}):
+        result = dataclasses.replace(result, auto_reason=reason)
+    return result
+
+
 def check_work(engine: MomentEngine, estimator: Splitter, N: int, covariance: str,
                max_seconds: float | None) -> Any:
     """Refuse before any work what the backend or the splitter's own route estimates longer than
@@ -724,8 +764,8 @@ def check_work(engine: MomentEngine, estimator: Splitter, N: int, covariance: st
             about = "more than" if isinstance(seconds, AtLeast) else "about"
             raise InvalidArgument(
                 f"the exact {estimator.describe()} at N={split.N} would take {about} {seconds:.2g} s (limit "
-                f"{max_seconds:g} s); use backend='montecarlo' (conditional Monte Carlo, confidence intervals), "
-                "a smaller N, or max_seconds=None to run it anyway"
+                f"{max_seconds:g} s); use {option('backend', 'montecarlo')} (conditional Monte Carlo, confidence "
+                f"intervals), a smaller {option('N')}, or {option('max_seconds', None)} to run it anyway"
             )
     check_cross_memory(engine, split, estimator, covariance)  # before any work
     return split

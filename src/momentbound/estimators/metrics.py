@@ -17,9 +17,11 @@ rows of ``L`` divided by ``P[Y = a]``) are linear population rates of a fitted c
 has their exact moments. An estimator's recall divides by the number of its test points of class
 ``a``: for ``KFold`` or hold-out a random count, so a ratio (``scoring=`` by simulation), but the
 splitters whose exact routes condition on the class counts of every test set (``class_rates``:
-``StratifiedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit``, ``StratifiedShuffleSplit``)
-score each test set as scikit-learn does (:meth:`LinearMetric.test_set_weights`), linearly given
-those counts, so exactly.
+``StratifiedKFold``, ``RepeatedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit``,
+``StratifiedShuffleSplit``) score each test set as scikit-learn does
+(:meth:`LinearMetric.test_set_weights`), linearly given those counts, so exactly; so do the table
+sums of ``Resubstitution``, the ideal ``Bootstrap`` and ``Point632``, with the class counts of the data.
+A splitter says why it cannot weigh a metric through its ``metric_refusal`` member.
 """
 
 from __future__ import annotations
@@ -276,33 +278,49 @@ def as_metric(metric: object) -> LinearMetric:
 
 
 def check_metric(metric: object, estimator: Any, backend: object = "exact") -> LinearMetric:
-    """The metric as a :class:`LinearMetric`, refused (``InvalidArgument`` naming
-    ``backend="montecarlo"``) when it is not a linear statistic of what ``estimator`` computes
-    (asked of the splitter: ``linear_metrics``, ``population``) or the backend cannot weigh it."""
+    """The metric as a :class:`LinearMetric`, refused (``InvalidArgument`` naming the fixes: a splitter with
+    an exact route, or ``scoring=`` with ``backend="montecarlo"``; command-line options inside the command
+    line) when it is not a linear statistic of what ``estimator`` computes (asked of the splitter:
+    ``metric_refusal``) or the backend cannot weigh it."""
+    from momentbound.guard import cli_mode, option
+
     m = as_metric(metric)
     if m.is_error:
         return m
     what = estimator.describe()
+    montecarlo = option("backend", "montecarlo")
     if isinstance(backend, str) and backend == "montecarlo":
+        backends = ("--backend exact, sampling, series or bound:..." if cli_mode()
+                    else "backend='exact', 'sampling', 'series' or 'bound:...'")
         raise InvalidArgument(
             f"metric {m.name}: the exact linear-statistic route needs a prediction-probability backend "
-            "(backend='exact', 'sampling', 'series' or 'bound:...'); backend='montecarlo' simulates the 0-1 error here"
+            f"({backends}); {montecarlo} simulates the 0-1 error here"
         )
-    if not splitter_member(estimator, "linear_metrics"):
+    reason = splitter_member(estimator, "metric_refusal")(m)
+    if reason is None:
+        return m
+    cli = cli_mode()
+    if m.prior_weighted and splitter_member(estimator, "metric_refusal")(LinearMetric.confusion_entry(0, 0)) is None:
+        # the splitter weighs the shares of its test points, not this division by a class count
+        scorer = option("scoring", "recall" if m.rule in ("recall", "class_error_rate") else "balanced_accuracy")
+        fixed = ("--splitter stratified-cv, repeated-cv, repeated-stratified-cv, shuffle-split, "
+                 "stratified-shuffle-split, resubstitution, bootstrap or 632" if cli else
+                 "StratifiedKFold, RepeatedKFold, RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit, "
+                 "Resubstitution, Bootstrap() or Point632()")
         raise InvalidArgument(
-            f"metric {m.name} has no exact route for {what} (its exact moments are the 0-1 error's own sums): use a "
-            "splitter with one (GE, HoldOut, KFold, LeaveOneOut, Resubstitution, and for the class rates the "
-            "stratified and shuffle splitters), or scoring= with backend='montecarlo' for a scikit-learn scorer of "
-            "its folds"
+            f"metric {m.name} of {what}: {reason}: use {'--splitter ge' if cli else 'GE()'} for the population "
+            f"rate, a splitter whose exact route fixes the class counts of its test sets ({fixed}), or {scorer} "
+            f"with {montecarlo} (scikit-learn's per-fold ratio)"
         )
-    if m.prior_weighted and not (splitter_member(estimator, "population") or splitter_member(estimator, "class_rates")):
-        raise InvalidArgument(
-            f"metric {m.name} of {what} divides by the random number of test points of a class, a ratio "
-            "that is not linear in the confusion counts: use a stratified splitter (it fixes the class counts of its "
-            "test folds), scoring='recall' or scoring='balanced_accuracy' with backend='montecarlo' (scikit-learn's "
-            "per-fold ratio), or GE() for the population rate"
-        )
-    return m
+    exact = ("--splitter ge, holdout, cv, loo, repeated-cv, stratified-cv, repeated-stratified-cv, shuffle-split, "
+             "stratified-shuffle-split, resubstitution, bootstrap or 632 (without --bootstraps)" if cli else
+             "GE, HoldOut, KFold, LeaveOneOut, RepeatedKFold, StratifiedKFold, RepeatedStratifiedKFold, "
+             "ShuffleSplit, StratifiedShuffleSplit, Resubstitution, Bootstrap() or Point632()")
+    raise InvalidArgument(
+        f"metric {m.name} has no exact route for {what} ({reason}): use a splitter with one ({exact}), or "
+        f"{option('scoring') + ('' if cli else '=')} with {montecarlo} for a scikit-learn scorer of the folds of "
+        "the splitters that have folds"
+    )
 
 
 def metric_engine(engine: Any, metric: LinearMetric) -> Any:

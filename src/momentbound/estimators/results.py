@@ -71,6 +71,13 @@ class ErrorMoments:
     split_probability:
         Splitters scikit-learn may refuse (stratified): the probability that it can split the data; the
         moments are conditional on it. ``None`` for splitters that split every dataset.
+    route:
+        Which exact sums computed the moments where a splitter has several: ``"count-tables"`` (every
+        count table), ``"rows"`` or ``"class-states"`` (sums over sufficient statistics,
+        :mod:`momentbound.exact.resub_states`); ``None`` otherwise.
+    auto_reason:
+        ``backend="auto"`` only: why the exact sums were not used (their refusal, before any work) when
+        it simulated (``backend`` is then ``"montecarlo"``); ``None`` when they were.
     """
 
     estimator: Splitter
@@ -95,6 +102,8 @@ class ErrorMoments:
     single_variance: Value | None = None
     repetition_covariance: Value | None = None
     split_probability: Value | None = None
+    route: str | None = None
+    auto_reason: str | None = None
 
     @property
     def is_interval(self) -> bool:
@@ -124,4 +133,8 @@ class ErrorMoments:
                 "seconds": self.seconds,
             }
         )
+        if self.route is not None:
+            row["route"] = self.route
+        if self.auto_reason is not None:
+            row["auto_reason"] = self.auto_reason
         return row

@@ -328,6 +328,7 @@ def _setup(model: CellModel, N: int, estimator: Any, classifier: Any, draws: obj
     scored by its probabilities (:func:`roc_band`)."""
     from momentbound import guard
     from momentbound.classifiers import NaiveBayes, as_classifier
+    from momentbound.classifiers.base import classifier_member
     from momentbound.estimators.simulation import MIN_DRAWS, TableModel, check_arguments
     from momentbound.splitters.basic import splitter_member
     from momentbound.splitters.registry import as_splitter
@@ -352,7 +353,7 @@ def _setup(model: CellModel, N: int, estimator: Any, classifier: Any, draws: obj
         clf = seeded(rng)
     form = clf.exact_form(model)
     table = TableModel(model, clf) if form is None else TableModel(form.model, form.classifier)
-    nb = form.classifier if form is not None and type(form.classifier) is NaiveBayes else None
+    nb = form.classifier if form is not None and classifier_member(form.classifier, "naive_bayes_kernel") else None
     if (scoring is None or scoring in RANK_SCORINGS) and nb is None:
         raise InvalidArgument(f"{'roc_band' if scoring is None else f'scoring={scoring!r}'} ranks the classifier's probabilities, which momentbound "
                               f"computes for naive Bayes (and CategoricalNB); {clf.describe()} has none: "
@@ -360,7 +361,9 @@ def _setup(model: CellModel, N: int, estimator: Any, classifier: Any, draws: obj
     if (scoring is None or scoring in RANK_SCORINGS) and nb.alpha_exact == 0:
         raise InvalidArgument(f"{'roc_band' if scoring is None else f'scoring={scoring!r}'} ranks naive Bayes "
                               "probabilities, which need alpha > 0 (with alpha = 0 an input unseen in training has "
-                              "probability 0/0 in every class): use e.g. NaiveBayes('sklearn', 1), CategoricalNB's default")
+                              "probability 0/0 in every class): use "
+                              + ("--alpha 1" if guard.cli_mode() else "e.g. NaiveBayes('sklearn', 1)")
+                              + ", CategoricalNB's default")
     if scoring is None or scoring in RANK_SCORINGS or getattr(nb, "ties", None) == "sklearn":
         # CategoricalNB's logarithms of every count up to N
         guard.check(f"naive Bayes probabilities for counts up to N = {split.N}",
@@ -605,17 +608,14 @@ def statistic_folds(model: CellModel, N: int, estimator: Any, statistic: Any, *,
     trained on all ``N`` points, ``(draws,)``.
 
     ``statistic``: a scorer name of :data:`SCORINGS`, or a
-    :class:`~momentbound.estimators.metrics.LinearMetric` (each fold's mean loss over its test points; the
-    population value ``sum L[y, k] P[Y = y, prediction = k]``); the ratios weighted by the class priors
-    (``recall(a)``, ``balanced_error()``) are refused, naming the scorers that compute them per fold."""
-    from momentbound.estimators.metrics import LinearMetric, as_metric
+    :class:`~momentbound.estimators.metrics.LinearMetric` (each fold's value as scikit-learn scores that
+    test set, :meth:`~momentbound.estimators.metrics.LinearMetric.test_set_weights`: the mean loss over its
+    test points, or for ``recall(a)``, ``class_error_rate(a)`` and ``balanced_error()`` the rates of its
+    own class counts; the population value ``sum L[y, k] P[Y = y, prediction = k]``)."""
+    from momentbound.estimators.metrics import LinearMetric
 
     if isinstance(statistic, LinearMetric):
-        linear = as_metric(statistic)
-        if linear.prior_weighted:
-            raise InvalidArgument(f"metric {linear.name} divides by the random number of test points of a class, a "
-                                  "ratio, not a linear statistic of the folds: use scoring='recall' or "
-                                  "scoring='balanced_accuracy' (scikit-learn's per-fold ratio)")
+        linear = statistic
         loss = np.array(linear.matrix(model), dtype=float)
         name = "accuracy"  # a statistic of the predictions: the checks of a prediction scorer
     else:
@@ -627,9 +627,25 @@ def statistic_folds(model: CellModel, N: int, estimator: Any, statistic: Any, *,
         return fold_scores(setup, test, train, name, rng), full_scores(setup, full, name)
     n, v, C = test.shape
     conf = _predicted_counts(test.reshape(n * v, C), m.predictions(train.reshape(n * v, C)), m.K, rng)
-    values = (conf * loss).sum(axis=(1, 2)).reshape(n, v) / test.sum(axis=2)
+    values = linear_fold_values(linear, conf, conf.sum(axis=2)).reshape(n, v)
     rates = np.einsum("xy,nxk->nyk", m.p.reshape(-1, m.K), m.predictions(full))
     return values, (rates * loss).sum(axis=(1, 2))
+
+
+def linear_fold_values(linear: Any, conf: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The statistic of each test set as scikit-learn scores it: ``conf`` ``(M, K, K)`` its confusion
+    counts (true class, prediction), ``counts`` ``(M, K)`` its class counts; the vectorised
+    :meth:`~momentbound.estimators.metrics.LinearMetric.test_set_weights`."""
+    K = conf.shape[1]
+    per_class = (conf * np.array(linear.base_matrix(K), dtype=float)).sum(axis=2)  # (M, K)
+    if not linear.prior_weighted:
+        return per_class.sum(axis=1) / counts.sum(axis=1)
+    inverse = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0)
+    if linear.rule in ("recall", "class_error_rate"):
+        (a,) = linear.classes
+        values = per_class[:, a] * inverse[:, a]
+        return values + (counts[:, a] == 0) if linear.rule == "class_error_rate" else values
+    return (per_class * inverse).sum(axis=1) / (counts > 0).sum(axis=1)
 
 
 def check_scoring_run(model: CellModel, N: int, estimator: Any, scoring: object, *, classifier: Any = None,

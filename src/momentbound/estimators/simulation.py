@@ -235,9 +235,9 @@ class TableModel:
 
 
 def _layout(model: CellModel, classifier: Any) -> Any:
-    from momentbound.classifiers.naive_bayes import NaiveBayes
+    from momentbound.classifiers.base import classifier_member
 
-    if type(classifier) is not NaiveBayes:
+    if not classifier_member(classifier, "naive_bayes_kernel"):
         return None
     from momentbound.estimators._nb_kernel import Layout
 

@@ -7,6 +7,8 @@ needs only about ``2 sqrt(N)`` distinct fold sizes).
 
 from __future__ import annotations
 
+import dataclasses
+
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from momentbound import guard
 from momentbound.errors import InvalidArgument
 from momentbound.splitters.basic import GE, Splitter, HoldOut, KFold, LeaveOneOut, check_size
 from momentbound.estimators.from_predictions import (
@@ -60,7 +63,9 @@ def sweep_estimators(
     """The ``(N, estimator)`` configurations of a sweep, validated (no moment is computed).
 
     ``over="holdout"``: integers are test sizes, floats in ``(0, 1)`` test fractions;
-    ``over="folds"``: integers are numbers of folds, ``"loo"`` is leave-one-out;
+    ``over="folds"``: integers are numbers of folds (the field ``v`` of ``estimator``, default
+    :class:`KFold`; e.g. ``StratifiedKFold(5)`` or ``RepeatedKFold(5, 10)`` sweep their own folds), ``"loo"``
+    is leave-one-out (plain folds only);
     ``over="N"``: dataset sizes for ``estimator`` (default :class:`GE`).
     """
     if over not in SWEEP_AXES:
@@ -75,10 +80,13 @@ def sweep_estimators(
     else:
         if N is None:
             raise InvalidArgument(f"a sweep over {over!r} needs N (the dataset size)")
-        if estimator is not None:
-            raise InvalidArgument(
-                f"a sweep over {over!r} builds its own estimators; estimator is only used with over='N'"
-            )
+        if estimator is not None and over == "holdout":
+            raise InvalidArgument("a sweep over 'holdout' builds its own HoldOut splitters; estimator is used with "
+                                  "over='folds' (a splitter with folds v) and over='N'")
+        if estimator is not None and (not dataclasses.is_dataclass(estimator)
+                                      or "v" not in {f.name for f in dataclasses.fields(estimator)}):
+            raise InvalidArgument(f"a sweep over 'folds' varies the number of folds v of its splitter; "
+                                  f"{estimator.describe()} has no v: use KFold, StratifiedKFold or a repeated k-fold")
         n = check_size(N)
         for v in vals:
             if over == "holdout":
@@ -87,7 +95,13 @@ def sweep_estimators(
                 else:
                     configs.append((n, HoldOut(test_size=v)))
             elif isinstance(v, str) and v.lower() == "loo":
+                if estimator is not None:
+                    plain = "without --splitter" if guard.cli_mode() else "estimator=None"
+                    raise InvalidArgument(f"'loo' is leave-one-out, not a number of folds of {estimator.describe()}: "
+                                          f"give numbers of folds, or sweep the plain folds ({plain})")
                 configs.append((n, LeaveOneOut()))
+            elif estimator is not None:
+                configs.append((n, dataclasses.replace(estimator, v=v)))
             else:
                 configs.append((n, KFold(v)))
     for n, est in configs:
@@ -126,7 +140,8 @@ def sweep(
     N:
         Dataset size (for ``"holdout"`` and ``"folds"``).
     estimator:
-        For ``over="N"``: the estimator at each size (default ``GE()``).
+        For ``over="N"``: the estimator at each size (default ``GE()``); for ``over="folds"``: the splitter
+        whose number of folds ``v`` is swept (default ``KFold``).
     classifier, backend, covariance:
         As in :func:`~momentbound.estimators.from_predictions.estimator_moments`.
     progress:

@@ -10,6 +10,9 @@ Sits below ``momentbound.bounds`` (imports only ``model`` and ``moments``).
   used by the ``exact`` backend of :mod:`momentbound.probability`.
 * :mod:`~momentbound.exact.reduced_states`: the cross-validation cross term of every pair of test
   points at once, on the reduced states of naive Bayes (any ``d`` and ``K``, float64).
+* :mod:`~momentbound.exact.tables` and :mod:`~momentbound.exact.resub_states`: resubstitution and the
+  ideal bootstrap family, by sums over the count tables and, past their limit, over naive Bayes'
+  sufficient statistics (float64).
 """
 
 from momentbound.classifiers.naive_bayes import TIE_RULES, NaiveBayes

@@ -40,6 +40,7 @@ import numpy as np
 
 from momentbound.errors import InvalidArgument
 from momentbound.classifiers.naive_bayes import NaiveBayes
+from momentbound.exact.binary_states import BinaryStates, applies as binary_applies
 from momentbound.exact.predictions import decide_grid
 from momentbound.model.cells import CellModel
 
@@ -120,6 +121,8 @@ class ClassCountTerms:
         self._err1: dict[Counts, tuple] = {}
         self._err2: dict[Counts, np.ndarray] = {}
         self._cross: dict[tuple, np.ndarray] = {}
+        #: binary attributes: the terms on the per-class states (:mod:`momentbound.exact.binary_states`)
+        self.states = BinaryStates(self) if binary_applies(self.arities) else None
 
     @property
     def indicator(self) -> bool:
@@ -185,8 +188,11 @@ class ClassCountTerms:
 
         Shape ``(K, G_0, ..., G_{K-1})`` with ``G_c = (m_c + 1)^d``; returned with ``scale``.
         """
-        key = (m, ix)
-        if key not in self._errs:
+        key = m  # the decision grid in agreement coordinates is the same at every input
+        if key in self._errs:
+            self._errs[key] = self._errs.pop(key)  # most recently used last
+        else:
+            self._trim_errors()
             K, d = self.K, self.d
             agree = []
             for c in range(K):
@@ -215,6 +221,18 @@ class ClassCountTerms:
             self._errs[key] = (err, scale)
         return self._errs[key]
 
+    #: bytes of decision grids kept (the least recently used are dropped first)
+    ERRORS_BYTES = 512 * 2**20
+
+    def _trim_errors(self) -> None:
+        sizes = [e.size * (40 if self.exact else e.itemsize) for e, _ in self._errs.values()]
+        drop, total = 0, sum(sizes)
+        while total > self.ERRORS_BYTES and drop < len(sizes):
+            total -= sizes[drop]
+            drop += 1
+        for key in list(self._errs)[:drop]:
+            del self._errs[key]
+
     @staticmethod
     def _contract(X: np.ndarray, mats: Sequence[np.ndarray]) -> np.ndarray:
         """Apply ``mats[c]`` (``G_c x W_c``) along the class axes ``1..K`` of ``X``."""
@@ -228,6 +246,11 @@ class ClassCountTerms:
     def err1(self, m: Counts) -> tuple:
         """``P[a class-k test point is misclassified]`` for every ``k`` (training composition ``m``)."""
         m = tuple(int(c) for c in m)
+        if m not in self._err1 and self.states is not None:
+            K = self.K
+            sums, scale = self.states.err1(m)
+            den = scale * math.prod(self.den[c] ** m[c] for c in range(K))
+            self._err1[m] = tuple(self._ratio(sums[k], den * self.den[k]) for k in range(K))
         if m not in self._err1:
             K = self.K
             total = [0] * K
@@ -247,7 +270,7 @@ class ClassCountTerms:
         if m not in self._err2:
             K, n_in = self.K, len(self.inputs)
             total = self._zeros((K, K))
-            for ix in range(n_in):
+            for ix in range(n_in if self.states is None else 0):
                 err_x, scale = self.errors(m, ix)
                 for jx in range(ix, n_in):
                     err_y, _ = self.errors(m, jx)
@@ -262,6 +285,8 @@ class ClassCountTerms:
                     wy = np.array([self.num[k][jx] for k in range(K)], dtype=object if self.exact else float)
                     term = R * np.outer(wx, wy)
                     total = total + (term if jx == ix else term + term.T)
+            if self.states is not None:
+                total, scale = self.states.err2(m)
             den = scale * scale * math.prod(self.den[c] ** m[c] for c in range(K))
             out = self._zeros((K, K))
             for k in range(K):
@@ -362,7 +387,9 @@ class ClassCountTerms:
         # two folds of one composition: both sides average the same tables (computed once)
         f_2: dict[tuple[int, int, tuple[int, ...]], np.ndarray] = f_1 if (b1, u_in_1) == (b2, t_in_2) else {}
         scale = 1
-        for it, xt in enumerate(self.inputs):
+        if self.states is not None:
+            total, scale = self.states.two_sets(cc, b1, b2, u_in_1, t_in_2, same_point, ks, ls)
+        for it, xt in enumerate(self.inputs if self.states is None else ()):
             if not any(self.num[k][it] for k in ks):
                 continue
             err_1, scale = self.errors(m1, it)

@@ -275,13 +275,60 @@ class TableLaw:
             self._cache[key] = gamma
         return self._cache[key]
 
+    def class_weights(self, n: int, rule: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(W, c)`` for the tables of size ``n``: the statistic of a rule (``rule.test_set_weights(counts)``,
+        :class:`~momentbound.estimators.metrics.LinearMetric` or a share of the points) on the ``n`` points of a
+        table with class counts ``counts`` is ``c + sum_cells T[cell] W[cell] l_cell`` (``W[cell]`` the weight of
+        the cell's class, ``l_cell`` the point's loss under the rule's base matrix), ``(count, cells)`` and ``(count,)``."""
+        from momentbound.exact.stratified import test_set_weights
+
+        lv = self.level(n)
+        counts = lv.tables.reshape(len(lv.tables), -1, self.K).sum(axis=1)  # (count, K) class counts
+        distinct, index = np.unique(counts, axis=0, return_inverse=True)
+        per = [test_set_weights(rule, row, self.exact) for row in distinct.tolist()]
+        dtype = object if self.exact else float
+        w = np.array([list(x) for x, _ in per], dtype=dtype).reshape(len(per), self.K)
+        c = np.array([x for _, x in per], dtype=dtype)
+        index = np.asarray(index).reshape(-1)
+        return w[index][:, self.cell_class], c[index]
+
+    def rule_statistics(self, n: int, rule: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per table of size ``n``, the resubstitution statistic of ``rule`` (conditional mean and tie-coin
+        variance: each point's loss under the rule's base matrix ``B``, weighed by :meth:`class_weights`)
+        and the ideal bootstrap ``Err1`` of the same rule (each point's loss averaged over the bootstrap
+        samples that leave it out, :meth:`bootstrap_losses`): ``(r, v, err1)``."""
+        B = tuple(tuple(v for v in row) for row in rule.base_matrix(self.K))
+        key = ("rule", n, B, getattr(rule, "rule", "share"), getattr(rule, "classes", ()))
+        if key not in self._cache:
+            W, c = self.class_weights(n, rule)
+            t = self.level(n).tables
+            e = self.point_losses(n, B)
+            coin = self.point_losses(n, tuple(tuple(v * v for v in row) for row in B)) - e * e
+            r = c + (t * W * e).sum(axis=1)
+            v = (t * W * W * coin).sum(axis=1)
+            err1 = c + (t * W * self.bootstrap_losses(n, B)).sum(axis=1)
+            self._cache[key] = (r, v, err1)
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def bootstrap_losses(self, n: int, loss: Any = None) -> np.ndarray:
+        """``q_c(T) = E[l_c(S)]``, ``S ~ Multinomial(n, (T - delta_c) / (n - 1))``: the expected loss at a
+        point of cell ``c`` left out of a bootstrap sample (the 0-1 error without ``loss``), ``(count, cells)``,
+        0 where ``T[c] = 0``."""
+        key = ("q", n) if loss is None else ("q", n, loss)
+        if key not in self._cache:
+            if n < 2:
+                raise InvalidArgument(f"the leave-one-out bootstrap needs N >= 2, got N={n}")
+            if self._fast_applies() and not self.exact:
+                self._cache[key] = bootstrap_fast(self.model, self.classifier, self.level(n).tables, n, loss)
+            else:
+                self._cache[key] = self._bootstrap_generic(n, loss)
+        return self._cache[key]  # type: ignore[no-any-return]
+
     def bootstrap(self, n: int) -> np.ndarray:
         """``Err1(T)`` of the ideal leave-one-out bootstrap for every table of size ``n >= 2``."""
         key = ("err1", n)
         if key not in self._cache:
-            if n < 2:
-                raise InvalidArgument(f"the leave-one-out bootstrap needs N >= 2, got N={n}")
-            q = self._bootstrap_fast(n) if self._fast_applies() and not self.exact else self._bootstrap_generic(n)
+            q = self.bootstrap_losses(n)
             lv = self.level(n)
             err1 = (lv.tables * q).sum(axis=1) / n
             if self.exact:
@@ -292,7 +339,7 @@ class TableLaw:
     def _fast_applies(self) -> bool:
         return fast_bootstrap_applies(self.model, self.classifier)
 
-    def _bootstrap_generic(self, n: int) -> np.ndarray:
+    def _bootstrap_generic(self, n: int, loss: Any = None) -> np.ndarray:
         """``q_c(T)`` by summing over every bootstrap table (``(count, cells)``, 0 where ``T[c] = 0``)."""
         count, cells = table_count(n, self.cells), self.cells
         limit = MAX_BOOTSTRAP_WORK_EXACT if self.exact else MAX_BOOTSTRAP_WORK
@@ -303,7 +350,8 @@ class TableLaw:
                 "(or one attribute, two classes and alpha = 0, which has a fast exact route)"
             )
         lv = self.level(n)
-        err = 1 - lv.g  # e_c(S) for every bootstrap table S (same tables of size n)
+        # l_c(S) for every bootstrap table S (same tables of size n)
+        err = 1 - lv.g if loss is None else self.point_losses(n, loss)
         S = lv.tables
         if self.exact:
             return self._bootstrap_generic_exact(n, S, err)
@@ -362,9 +410,6 @@ class TableLaw:
                         total += weight * e
                 q[i, c] = total / denominator
         return q
-
-    def _bootstrap_fast(self, n: int) -> np.ndarray:
-        return bootstrap_fast(self.model, self.classifier, self.level(n).tables, n)
 
     def _full_product_additive(self, N: int, s: int) -> float:
         """:meth:`full_product` for one attribute, two classes, ``alpha = 0`` and random ties: the
@@ -469,13 +514,14 @@ def _raised_ranks(m: int, cells: int) -> tuple[np.ndarray, ...]:
     return tuple(before[:, c] + after[:, c] for c in range(cells))
 
 
-def bootstrap_fast(model: CellModel, classifier: Any, tables: np.ndarray, n: int) -> np.ndarray:
+def bootstrap_fast(model: CellModel, classifier: Any, tables: np.ndarray, n: int, loss: Any = None) -> np.ndarray:
     """``q_c(T)`` (``(count, cells)``, 0 where ``T[c] = 0``) for one attribute, two classes, ``alpha = 0``.
 
     The prediction at ``x`` compares the bootstrap counts ``(U, V) = (S[x, 0], S[x, 1])``, a trinomial of
     ``n`` draws with probabilities ``(a, b) / (n - 1)`` (``a, b`` the counts at ``x`` without the left-out
     point); ``first`` ties lose class 0 only when ``U = V = 0`` and no class-0 point was drawn
-    (probability ``((T_1 - T[x, 1]) / (n - 1))^n``, ``T_1`` the class-1 total).
+    (probability ``((T_1 - T[x, 1]) / (n - 1))^n``, ``T_1`` the class-1 total). With a ``2 x 2`` ``loss``
+    the expected loss ``L[y, 0] P[predict 0] + L[y, 1] P[predict 1]`` instead of the 0-1 error.
     """
     above, equal = _trinomial_order(n)
     first = classifier.ties == "first"
@@ -493,7 +539,10 @@ def bootstrap_fast(model: CellModel, classifier: Any, tables: np.ndarray, n: int
                 win0 = above[aa, bb] + equal[aa, bb] - absent
             else:
                 win0 = above[aa, bb] + 0.5 * equal[aa, bb]
-            err = (1.0 - win0) if y == 0 else win0
+            if loss is None:
+                err = (1.0 - win0) if y == 0 else win0
+            else:
+                err = float(loss[y][0]) * win0 + float(loss[y][1]) * (1.0 - win0)
             q[:, 2 * x + y] = np.where(ok, err, 0.0)
     return q
 

@@ -13,10 +13,10 @@ holdout                     :class:`HoldOut`                             yes
 cv                          :class:`KFold`                               yes
 stratified-cv               :class:`StratifiedKFold`                     yes (backend ``exact``)
 loo                         :class:`LeaveOneOut`                         yes
-repeated-cv                 :class:`RepeatedKFold`                       Monte Carlo
+repeated-cv                 :class:`RepeatedKFold`                       yes (backend ``exact``)
 repeated-stratified-cv      :class:`RepeatedStratifiedKFold`             yes (backend ``exact``)
 shuffle-split               :class:`ShuffleSplit`                        yes (backend ``exact``)
-stratified-shuffle-split    :class:`StratifiedShuffleSplit`              Monte Carlo
+stratified-shuffle-split    :class:`StratifiedShuffleSplit`              yes (backend ``exact``)
 resubstitution              :class:`Resubstitution`                      yes
 bootstrap                   :class:`Bootstrap` (leave-one-out, Err(1))   yes (ideal B); finite B: MC
 632                         :class:`Point632`                            yes (ideal B); finite B: MC

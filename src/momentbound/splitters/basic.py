@@ -146,6 +146,8 @@ class ExactParts:
     single_variance: Value | None = None
     repetition_covariance: Value | None = None
     split_probability: Value | None = None
+    #: which exact sums computed it, where a splitter has several (e.g. ``"count-tables"``, ``"rows"``)
+    route: str | None = None
 
 
 @dataclass(frozen=True)
@@ -244,6 +246,25 @@ class SplitterDefaults:
     #: its exact route fixes the class counts of every test set (it conditions on them), so statistics
     #: that divide by them (a test set's recall, balanced error) are linear given them and exact
     class_rates: ClassVar[bool] = False
+    #: the confidence intervals of its estimate whose coverage :func:`~momentbound.estimators.coverage.interval_coverage`
+    #: measures: ``"holdout"`` (binomial intervals of one test set's error count), ``"folds"`` (the naive
+    #: CV interval of k fold errors), ``"splits"`` (Nadeau and Bengio's corrected interval of random
+    #: splits), or ``None``
+    interval_kind: ClassVar[str | None] = None
+
+    def metric_refusal(self, metric: Any) -> str | None:
+        """Why the exact route cannot weigh ``metric`` (a
+        :class:`~momentbound.estimators.metrics.LinearMetric` other than the 0-1 error), or ``None`` when it
+        can. Default, from the flags above: no exact route unless ``linear_metrics``; the rates weighted by
+        the class priors (recall, balanced error) need ``population`` or ``class_rates``. A splitter whose
+        route depends on the metric in another way overrides it; the message names the reason, the caller
+        adds the fixes."""
+        if not self.linear_metrics:
+            return "its exact moments are the 0-1 error's own sums"
+        if getattr(metric, "prior_weighted", False) and not (self.population or self.class_rates):
+            return ("it divides by the random number of test points of a class, a ratio that is not linear in "
+                    "the confusion counts")
+        return None
 
     def cross_folds(self, N: int, covariance: str) -> tuple[int, ...]:
         """Test-set sizes of the folds whose exact cross terms (``engine.fold_pair``) ``assemble`` asks
@@ -443,6 +464,7 @@ class HoldOut(SplitterDefaults):
     pointwise: ClassVar[bool] = False
     single_training_set: ClassVar[bool] = True
     linear_metrics: ClassVar[bool] = True
+    interval_kind: ClassVar[str | None] = "holdout"
 
     def __post_init__(self) -> None:
         if (self.test_size is None) == (self.test_fraction is None):
@@ -548,6 +570,7 @@ class KFold(SplitterDefaults):
     name: ClassVar[str] = "cv"
     pointwise: ClassVar[bool] = False
     linear_metrics: ClassVar[bool] = True
+    interval_kind: ClassVar[str | None] = "folds"
 
     def __post_init__(self) -> None:
         if isinstance(self.v, bool) or not isinstance(self.v, (int, np.integer)):

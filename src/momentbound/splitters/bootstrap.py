@@ -17,8 +17,14 @@ and the bootstrap"):
 
 Exact moments (``backend="exact"``) come from sums over the data's count tables
 (:mod:`momentbound.exact.tables`): resubstitution, ideal ``Err(1)``, ideal .632 and ideal .632+
-(which, with tie coins entering as their probabilities, is a function of the table too). Finite ``B``
-and the out-of-bag vote are simulated (``backend="montecarlo"``).
+(which, with tie coins entering as their probabilities, is a function of the table too); past the
+table limit, resubstitution, ``Err(1)`` and .632 of the 0-1 error are summed over naive Bayes' sufficient
+statistics where :mod:`momentbound.exact.resub_states` has a route (each splitter names its
+``state_statistic``). Finite ``B`` and the out-of-bag vote are simulated (``backend="montecarlo"``).
+Resubstitution, ideal ``Err(1)`` and ideal .632 take every linear statistic of the confusion matrix
+(``metric=``) on the count tables: each point's loss under the metric's loss matrix, weighed by the
+metric's weights of the data's class counts (a recall divides by them, fixed in each table); .632+,
+finite ``B`` and the out-of-bag vote refuse them (``metric_refusal`` names the reason).
 """
 
 from __future__ import annotations
@@ -113,24 +119,83 @@ def plus_value(resub: Any, err1: Any, gamma: Any) -> np.ndarray:
 # ----------------------------------------------------------------------------- splitters
 def _per_table(splitter: Any, law: Any, N: int, engine: Any) -> tuple[np.ndarray, np.ndarray | None]:
     """The splitter's conditional mean and coin variance per table, for the engine's linear statistic
-    (its ``loss``; ``None``: the 0-1 error, ``per_table``)."""
-    loss = getattr(engine, "loss", None)
-    return splitter.per_table(law, N) if loss is None else splitter.per_table_loss(law, N, loss)
+    (its metric or ``loss``, ``per_table_rule``; neither: the 0-1 error, ``per_table``)."""
+    from momentbound.splitters.stratified import engine_rule
+
+    if getattr(engine, "loss", None) is None and getattr(engine, "metric", None) is None:
+        return splitter.per_table(law, N)
+    return splitter.per_table_rule(law, N, engine_rule(engine))
+
+
+def _named(python: str, cli: str) -> str:
+    """A splitter as the caller names it: ``cli`` inside the command line, else ``python``."""
+    return cli if active() and active().cli else python
+
+
+def _ratio_refusal(splitter: Any, metric: Any) -> str | None:
+    """The bootstrap family's :meth:`~momentbound.splitters.SplitterDefaults.metric_refusal`: a finite number
+    of samples has no exact route (each point's loss is averaged over the random number of samples that
+    leave it out, then over the random number of points left out at least once)."""
+    if getattr(splitter, "B", None) is not None:
+        return (f"with B={splitter.B} bootstrap samples each point's loss is divided by the random number of samples "
+                "that leave it out, and their sum by the random number of points left out, a ratio simulated only "
+                f"for the 0-1 error; give {_named('B=None', 'no --bootstraps')} (the ideal "
+                "B -> infinity estimate, exact for every linear metric)")
+    return None
+
+
+def _state_route(splitter: Any, engine: Any, N: int) -> Any:
+    """The sums over sufficient statistics (:mod:`momentbound.exact.resub_states`) of the splitter's
+    ``state_statistic`` when the count tables of ``N`` points exceed the table-sum limit and a route
+    applies (the 0-1 error, float arithmetic); ``None``: sum over the count tables."""
+    from momentbound.exact import resub_states
+    from momentbound.exact.tables import MAX_TABLES, MAX_TABLES_EXACT, table_count
+
+    statistic = getattr(splitter, "state_statistic", None)
+    if statistic is None or getattr(engine, "loss", None) is not None:
+        return None
+    backend = engine.backend
+    if str(getattr(backend, "name", "")) != "exact" or getattr(backend, "arithmetic", None) == "rational":
+        return None
+    mode = getattr(backend, "mode", None)
+    rational = bool(engine.model.is_exact and (mode is None or mode(engine.model, N) == "rational"))
+    if table_count(N, engine.model.n_cells) <= (MAX_TABLES_EXACT if rational else MAX_TABLES):
+        return None
+    if resub_states.route(engine.model, engine.classifier, statistic, N) is None:
+        return None
+    cache = engine.__dict__.setdefault("_state_moments", {})
+    if (statistic, N) not in cache:
+        result = resub_states.state_moments(engine.model, engine.classifier, N, statistic,
+                                            tail=float(getattr(backend, "tail", 1e-13)),
+                                            max_seconds=resub_states.MAX_SECONDS)  # the limit as set now
+        if hasattr(backend, "dropped_mass_bound"):
+            backend.dropped_mass_bound = max(backend.dropped_mass_bound, 2 * result.dropped_mass_bound)
+        cache[(statistic, N)] = result
+        if not rational:  # the same sums give E[GE_N] and E[GE_N^2]: the engine need not sum them again
+            for name, value in (("_ge1", result.ge_mean), ("_ge2", result.ge_second)):
+                store = getattr(engine, name, None)
+                if isinstance(store, dict):
+                    store.setdefault(N, value)
+    return cache[(statistic, N)]
 
 
 class _TableMoments:
     """``assemble`` and ``full_product`` of an estimator that is a function of the count table
-    (``per_table(law, N)``: conditional mean and tie-coin variance, or ``None``)."""
+    (``per_table(law, N)``: conditional mean and tie-coin variance, or ``None``); past the table-sum
+    limit, the sums over sufficient statistics of its ``state_statistic`` where they apply."""
 
     def assemble(self: Any, engine: Any, N: int, covariance: str) -> ExactParts:
         _only_exact(self, covariance)
         if getattr(self, "B", None) is not None:
             _finite_needs_montecarlo(self)
         self.split(N)
+        states = _state_route(self, engine, N)
+        if states is not None:
+            return ExactParts(states.mean, states.second, N, route=states.route)
         law = table_law(engine, N)
         value, coin = _per_table(self, law, N, engine)
         mean, second = _moments(law, N, value, coin)
-        return ExactParts(mean, second, N)
+        return ExactParts(mean, second, N, route="count-tables")
 
     def exact_progress(self: Any, engine: Any, N: int, covariance: str) -> None:
         return None  # sums over the count tables report no progress
@@ -140,6 +205,9 @@ class _TableMoments:
         if getattr(self, "B", None) is not None:
             _finite_needs_montecarlo(self)
         self.split(N)
+        states = _state_route(self, engine, N)
+        if states is not None:
+            return states.joint
         law = table_law(engine, N)
         loss = getattr(engine, "loss", None)
         return law.expect(N, _per_table(self, law, N, engine)[0] * (law.ge(N) if loss is None else law.ge(N, loss)))
@@ -156,6 +224,8 @@ class Resubstitution(SplitterDefaults):
     """
 
     name: ClassVar[str] = "resubstitution"
+    #: the statistic of :mod:`momentbound.exact.resub_states` (sums over sufficient statistics)
+    state_statistic: ClassVar[str | None] = "resubstitution"
 
     def split(self, N: int) -> Split:
         return Split(check_size(N), ())
@@ -173,9 +243,14 @@ class Resubstitution(SplitterDefaults):
         """The estimate's conditional mean and tie-coin variance given the count table."""
         return law.resubstitution(N)
 
-    def per_table_loss(self, law: Any, N: int, loss: Any) -> tuple[np.ndarray, np.ndarray | None]:
-        """:meth:`per_table` of the linear statistic of ``loss`` (``K x K``, rows: true class)."""
-        return law.resubstitution(N, loss)
+    #: its statistic divides by the class counts of the data, fixed in each table of the exact route
+    class_rates: ClassVar[bool] = True
+
+    def per_table_rule(self, law: Any, N: int, rule: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """:meth:`per_table` of a linear statistic (a count rule: its base loss matrix and the weights of
+        the class counts of the ``N`` points, :meth:`~momentbound.exact.tables.TableLaw.rule_statistics`)."""
+        r, v, _ = law.rule_statistics(N, rule)
+        return r, v
 
     assemble = _TableMoments.assemble
     full_product = _TableMoments.full_product
@@ -206,6 +281,7 @@ class Bootstrap(SplitterDefaults):
 
     B: int | None = field(default=None, metadata={"help": "Bootstrap samples B (absent: the ideal B -> infinity)", "flags": ('--bootstraps',)})
     name: ClassVar[str] = "bootstrap"
+    state_statistic: ClassVar[str | None] = "bootstrap"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "B", _check_B(self.B))
@@ -219,8 +295,21 @@ class Bootstrap(SplitterDefaults):
     def params(self) -> dict[str, Any]:
         return {"bootstraps": self.B}
 
+    #: every linear statistic of the confusion matrix of the ``N`` out-of-sample predictions (ideal ``B``)
+    linear_metrics: ClassVar[bool] = True
+    #: a recall or a balanced error divides by the class counts of the data, fixed in each table
+    class_rates: ClassVar[bool] = True
+
     def per_table(self, law: Any, N: int) -> tuple[np.ndarray, np.ndarray | None]:
         return law.bootstrap(N), None
+
+    def per_table_rule(self, law: Any, N: int, rule: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """``Err1`` of a linear statistic per table: each point's loss under the rule's base matrix averaged
+        over the bootstrap samples that leave it out, weighed by the rule's weights of the data's class counts."""
+        return law.rule_statistics(N, rule)[2], None
+
+    def metric_refusal(self, metric: Any) -> str | None:
+        return _ratio_refusal(self, metric)
 
     assemble = _TableMoments.assemble
     full_product = _TableMoments.full_product
@@ -240,11 +329,18 @@ class Point632(Bootstrap):
     """
 
     name: ClassVar[str] = "632"
+    state_statistic: ClassVar[str | None] = "632"
 
     def per_table(self, law: Any, N: int) -> tuple[np.ndarray, np.ndarray | None]:
         r, v = law.resubstitution(N)
         a = WEIGHT_632 if law.exact else float(WEIGHT_632)
         return (1 - a) * r + a * law.bootstrap(N), (1 - a) * (1 - a) * v
+
+    def per_table_rule(self, law: Any, N: int, rule: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """``0.368`` resubstitution ``+ 0.632`` ``Err1`` of the same linear statistic, per table."""
+        r, v, err1 = law.rule_statistics(N, rule)
+        a = WEIGHT_632 if law.exact else float(WEIGHT_632)
+        return (1 - a) * r + a * err1, (1 - a) * (1 - a) * v
 
 
 @dataclass(frozen=True)
@@ -261,6 +357,7 @@ class Point632Plus(Bootstrap):
     """
 
     name: ClassVar[str] = "632plus"
+    state_statistic: ClassVar[str | None] = None  # not a sum of per-point terms
 
     def per_table(self, law: Any, N: int) -> tuple[np.ndarray, np.ndarray | None]:
         key = ("632plus", N)
@@ -287,6 +384,12 @@ class Point632Plus(Bootstrap):
         h = 1e-6
         grad = np.array([(f(mu + h * np.eye(3)[i]) - f(mu - h * np.eye(3)[i])) / (2 * h) for i in range(3)])
         return f(mu), float(max(grad @ sigma @ grad, 0.0))
+
+    def metric_refusal(self, metric: Any) -> str | None:
+        return _ratio_refusal(self, metric) or (
+            ".632+ weighs Err(1) by the relative overfitting rate, a ratio of differences with the no-information "
+            f"error rate, so it is not linear in the losses; {_named('Point632()', '--splitter 632')} (.632) is, "
+            "and has exact moments of every linear metric")
 
     def approximation(self, engine: Any, N: int) -> tuple[float, float] | None:
         """Ideal ``B``: the delta-method approximation (:meth:`delta`) beside the exact moments."""
@@ -318,6 +421,11 @@ class OutOfBag(SplitterDefaults):
 
     def params(self) -> dict[str, Any]:
         return {"bootstraps": self.B}
+
+    def metric_refusal(self, metric: Any) -> str | None:
+        return ("each point is predicted by a majority vote of the classifiers that leave it out, simulated only "
+                f"for the 0-1 error; {_named('Bootstrap()', '--splitter bootstrap without --bootstraps')} (the ideal "
+                "Err(1)) averages their losses instead, and has exact moments of every linear metric")
 
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
         raise InvalidArgument(

@@ -10,8 +10,9 @@ partition,
 
 the covariance of the errors of two independent partitions of the same data: the part of the
 variance that repetition cannot remove (``R = inf``). The Monte Carlo backend draws the datasets
-point by point and partitions each twice; ``RepeatedStratifiedKFold``, ``ShuffleSplit`` and
-``StratifiedShuffleSplit`` also have exact terms for naive Bayes, and exact joint terms with ``GE_N``
+point by point and partitions each twice; ``RepeatedKFold``, ``RepeatedStratifiedKFold``, ``ShuffleSplit``
+and ``StratifiedShuffleSplit`` also have exact terms for naive Bayes (class-count routes that take every
+linear metric, a fold's recall and balanced error included), and exact joint terms with ``GE_N``
 (``docs/mathematics.md``, "Stratified cross-validation" and "Accuracy against GE_N").
 
 ``StratifiedShuffleSplit`` mirrors scikit-learn's ``_approximate_mode``: the training part takes
@@ -58,13 +59,6 @@ def _check_repeats(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < 1:
         raise InvalidArgument(f"{name} must be a positive integer or math.inf, got {value!r}")
     return int(value)
-
-
-def _no_exact(splitter: Any) -> ExactParts:
-    raise InvalidArgument(
-        f"{splitter.describe()} has no exact terms yet (its repetitions share the data); use "
-        "backend='montecarlo'"
-    )
 
 
 # ----------------------------------------------------------------------------- drawing datasets
@@ -174,8 +168,38 @@ class RepeatedKFold(SplitterDefaults):
         return {"folds": self.v, "repeats": None if math.isinf(self.repeats) else self.repeats,
                 "average": self.average}
 
+    #: the class-count route weighs every linear statistic, each fold scored on its own test set
+    linear_metrics: ClassVar[bool] = True
+    #: it sums over the class compositions of the folds, so a fold's recall or balanced error is linear given them
+    class_rates: ClassVar[bool] = True
+
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
-        return _no_exact(self)
+        """Exact moments by the class-count route (:func:`~momentbound.exact.repeated_kfold.repeated_kfold_moments`)."""
+        from momentbound.exact.repeated_kfold import repeated_kfold_moments
+
+        split = self.split(N)
+        check_exact_engine(self, engine, covariance)
+        r = repeated_kfold_moments(engine.model, N, self.v, self.repeats, classifier=engine.classifier,
+                                   average=self.average, arithmetic=engine_arithmetic(engine, N),
+                                   terms=engine_terms(engine, N), metric=engine_rule(engine))
+        return ExactParts(r.mean, r.variance + r.mean * r.mean, N - N // self.v, None, self.v, split.fold_sizes,
+                          r.fold_variance, r.fold_covariance, r.single_variance, r.repeat_covariance)
+
+    def estimated_seconds(self, model: Any, N: int) -> float:
+        """Estimated seconds of the exact class-count route (the work guard's estimate)."""
+        from momentbound.exact.repeated_kfold import repeated_kfold_seconds
+
+        return repeated_kfold_seconds(model, N, self.v, average=self.average)
+
+    def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
+        """``(E[est GE_N], E[GE_N], E[GE_N^2])``: every repetition has the joint law of one partition."""
+        from momentbound.exact.repeated_kfold import repeated_kfold_ge_joint
+
+        check_exact_engine(self, engine, "exact")
+        r = repeated_kfold_ge_joint(engine.model, N, self.v, classifier=engine.classifier, average=self.average,
+                                    arithmetic=engine_arithmetic(engine, N), terms=engine_terms(engine, N),
+                                    metric=engine_rule(engine))
+        return r.joint, r.ge_mean, r.ge_second
 
     def exact_progress(self, engine: Any, N: int, covariance: str) -> None:
         return None  # the class-count route reports no progress
@@ -285,6 +309,7 @@ class ShuffleSplit(SplitterDefaults):
     stratified: ClassVar[bool] = False
     linear_metrics: ClassVar[bool] = True
     class_rates: ClassVar[bool] = True
+    interval_kind: ClassVar[str | None] = "splits"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "splits", _check_repeats(self.splits, "splits"))

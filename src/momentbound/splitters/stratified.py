@@ -152,6 +152,7 @@ class StratifiedKFold(SplitterDefaults):
     stratified: ClassVar[bool] = True
     linear_metrics: ClassVar[bool] = True
     class_rates: ClassVar[bool] = True
+    interval_kind: ClassVar[str | None] = "folds"
 
     def __post_init__(self) -> None:
         KFold(self.v)  # the same checks on v

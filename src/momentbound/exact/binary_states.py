@@ -1,0 +1,412 @@
+"""Class-count error terms of naive Bayes on the per-class states of binary attributes.
+
+With every attribute binary, the whole training information naive Bayes keeps about class ``c``
+is its *state* ``s_c = (s_c1..s_cd)``, ``s_cj`` the number of class-``c`` points whose attribute
+``j`` is 0 (the other value has ``n_c - s_cj``): the per-attribute class-value marginals, the
+sufficient statistic of the reduced-states route (:mod:`momentbound.exact.reduced_states`). The
+agreement vector of class ``c`` at an input ``x`` is the state reflected on the attributes where
+``x_j = 1`` (``a_cj = n_c - s_cj``), so the decision at every input is one decision grid
+(:func:`~momentbound.exact.predictions.decide_grid`) read in ``2^d`` orientations, and the states
+of the classes are independent given the class counts, with law ``prod_c L_c^{n_c}(s_c)``
+(``docs/mathematics.md``, "Stratified cross-validation on binary attributes"). On the state grid:
+
+* one training set ``m``: ``V_k(s) = sum_x q_k(x) E_x[k](s)`` (the error of a fresh class-``k``
+  point), ``err1 = sum_s P_m(s) V_k(s)`` and, the two test points being independent given the
+  training set, ``err2 = sum_s P_m(s) V_k(s) V_l(s)``, with no sum over pairs of inputs;
+* two training sets ``T_1 = C + B_1``, ``T_2 = C + B_2`` sharing ``C``: the private parts add
+  independent states, so averaging over them is a correlation with their state law, and a test
+  point that trains the other classifier shifts that classifier's state of its class by
+  ``(x_j = 0)_j``; the term is a sum over ``C``'s states of ``P_C`` times the two averages.
+
+In float arithmetic the sum with both test points in the other training set (the cross-fold term
+of cross-validation, ``2^(2d) K^2`` shifted products over ``C``'s states) runs in a compiled
+kernel; in rational arithmetic every sum is over Python integers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+__all__ = ["BinaryStates", "applies"]
+
+Counts = tuple[int, ...]
+
+
+def applies(arities: Sequence[int]) -> bool:
+    """The state route covers models whose attributes are all binary."""
+    return len(arities) > 0 and all(int(r) == 2 for r in arities)
+
+
+@njit(cache=True, fastmath=True)
+def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, acc):  # pragma: no cover - compiled
+    """``acc[xt, xu, k, l] += sum_s pc[s] H1_{xt,l}[k](s + shift_l(xu)) H2_{xu,k}[l](s + shift_k(xt))``.
+
+    ``H1_{x,c}`` (``K`` components of ``size[c]`` entries each, on the grid of ``C`` plus one point
+    of class ``c``) starts at ``buf1[start1[x, c]]`` (``-1``: absent); ``rowidx[c, r]`` is the flat
+    index of row ``r`` of ``C``'s grid (all axes but the last, whose ``length`` entries are
+    contiguous) on that grid and ``sh[c, x]`` the flat shift of a point of input ``x`` in class
+    ``c``. Blocks of rows at a time, so that a block stays in cache."""
+    I = start1.shape[0]
+    K = start1.shape[1]
+    R = rowidx.shape[1]
+    block = max(1, 512 // length)
+    for r0 in range(0, R, block):
+        r1 = min(R, r0 + block)
+        for xt in range(I):
+            for l in range(K):
+                s1 = start1[xt, l]
+                if s1 < 0:
+                    continue
+                for xu in range(I):
+                    for k in range(K):
+                        s2 = start2[xu, k]
+                        if s2 < 0:
+                            continue
+                        total = 0.0
+                        for r in range(r0, r1):
+                            p = r * length
+                            i1 = s1 + k * size[l] + rowidx[l, r] + sh[l, xu]
+                            i2 = s2 + l * size[k] + rowidx[k, r] + sh[k, xt]
+                            for q in range(length):
+                                total += pc[p + q] * buf1[i1 + q] * buf2[i2 + q]
+                        acc[xt, xu, k, l] += total
+
+
+@njit(cache=True)
+def _correlate(X, base, off, last, w, Y):  # pragma: no cover - compiled
+    """``Y[a, r, q] = sum_s w[s] X[a, base[r] + off[s], last[s] + q]``: one class's correlation, its
+    last axis (with everything after it) contiguous in the third index."""
+    A = X.shape[0]
+    Q = Y.shape[2]
+    for a in range(A):
+        for r in range(base.shape[0]):
+            for s in range(off.shape[0]):
+                ws = w[s]
+                src = base[r] + off[s]
+                sh = last[s]
+                for q in range(Q):
+                    Y[a, r, q] += ws * X[a, src, sh + q]
+
+
+class _Cache:
+    """Arrays by key, the least recently used dropped first past a number of bytes."""
+
+    def __init__(self, limit: int, exact: bool) -> None:
+        self.limit, self.exact = limit, exact
+        self.items: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
+        self.bytes = 0
+
+    def get(self, key: tuple, make) -> object:
+        if key in self.items:
+            self.items.move_to_end(key)
+            return self.items[key][0]
+        value = make()
+        size = sum(a.nbytes for a in (value if isinstance(value, list) else [value]) if isinstance(a, np.ndarray))
+        if self.exact:
+            size *= 4  # Python integers behind the object pointers
+        self.items[key] = (value, size)
+        self.bytes += size
+        while self.bytes > self.limit and len(self.items) > 1:
+            _, (_, old) = self.items.popitem(last=False)
+            self.bytes -= old
+        return value
+
+
+class BinaryStates:
+    """The state-grid terms of a :class:`~momentbound.exact.class_terms.ClassCountTerms` on binary
+    attributes (same scaling: integer sums over the common denominators, or floats).
+
+    Arrays over a composition ``m`` have the axes ``(k,)`` then, class by class, ``d`` axes of
+    length ``m_c + 1``."""
+
+    #: bytes of per-composition arrays (decisions in state orientation, ``V``, ``P_m``) kept
+    CACHE_BYTES = 512 * 2**20
+    #: bytes of the averaged decision grids of :meth:`side` kept
+    SIDE_BYTES = 1024 * 2**20
+
+    def __init__(self, terms: object) -> None:
+        self.t = terms
+        t = terms
+        self.K, self.d, self.exact = t.K, t.d, t.exact  # type: ignore[attr-defined]
+        self.inputs = list(t.inputs)  # type: ignore[attr-defined]
+        self.I = len(self.inputs)
+        K, d = self.K, self.d
+        self.zero_input = (0,) * d
+        self.flips = [tuple(1 + c * d + j for c in range(K) for j in range(d) if x[j]) for x in self.inputs]
+        self.bumps = [tuple(int(x[j] == 0) for j in range(d)) for x in self.inputs]
+        dtype = object if self.exact else float
+        self.nums = np.array(t.num, dtype=dtype)  # type: ignore[attr-defined]  # (K, I)
+        self._cache = _Cache(self.CACHE_BYTES, self.exact)
+        self._sides = _Cache(self.SIDE_BYTES, self.exact)
+
+    def _get(self, key: tuple, make) -> object:
+        return self._cache.get(key, make)
+
+    # ------------------------------------------------------------------ grids
+    def shape(self, m: Counts) -> tuple[int, ...]:
+        return tuple(m[c] + 1 for c in range(self.K) for _ in range(self.d))
+
+    def law(self, c: int, n: int) -> np.ndarray:
+        """Law of the state of ``n`` class-``c`` points (scaled like the term cache's laws)."""
+        return self.t.law(c, n, (self.zero_input,))  # type: ignore[attr-defined]
+
+    def weight(self, m: Counts) -> np.ndarray:
+        """``P_m(s) = prod_c L_c^{m_c}(s_c)`` on the state grid of ``m`` (no class axis)."""
+
+        def make() -> np.ndarray:
+            K, d = self.K, self.d
+            out = None
+            for c in range(K):
+                shape = [1] * (K * d)
+                shape[c * d:(c + 1) * d] = [m[c] + 1] * d
+                part = self.law(c, m[c]).reshape(shape)
+                out = part if out is None else out * part
+            return np.ascontiguousarray(out)
+
+        return self._get(("P", m), make)  # type: ignore[return-value]
+
+    def decisions(self, m: Counts) -> tuple[np.ndarray, int]:
+        """The error grid of composition ``m`` in agreement coordinates, ``(K,) + shape(m)``, and its scale."""
+        err, scale = self.t.errors(m, 0)  # type: ignore[attr-defined]  # the same at every input
+        return err.reshape((self.K,) + self.shape(m)), scale
+
+    def oriented(self, m: Counts, ix: int) -> np.ndarray:
+        """``E_x[k](s)``: the errors at input ``ix`` on the state grid (a view)."""
+        E, _ = self.decisions(m)
+        return np.flip(E, axis=self.flips[ix]) if self.flips[ix] else E
+
+    def summed(self, m: Counts) -> np.ndarray:
+        """``V[k](s) = sum_x num_k(x) E_x[k](s)``."""
+
+        def make() -> np.ndarray:
+            V = None
+            for ix in range(self.I):
+                w = self.nums[:, ix].reshape((self.K,) + (1,) * (self.K * self.d))
+                term = w * self.oriented(m, ix)
+                V = term if V is None else V + term
+            return V
+
+        return self._get(("V", m), make)  # type: ignore[return-value]
+
+    def averaged(self, m: Counts, ix: int, extra: Sequence[int], rows: slice = slice(None)) -> np.ndarray:
+        """``correlate(oriented(m, ix)[rows], extra)`` without reorienting the decision grid: with ``F``
+        the reflection of input ``x``, ``corr(F E, L) = F corr(E, F L)``, and ``F L`` is the law of
+        the agreements with ``x``."""
+        E, _ = self.decisions(m)
+        flips = self.flips[ix]
+        Y = self.correlate(E[rows], extra, ix)
+        return np.flip(Y, axis=flips) if flips else Y
+
+    def correlate(self, X: np.ndarray, extra: Sequence[int], ix: int | None = None) -> np.ndarray:
+        """``Y(r) = sum_s L^{extra}(s) X(r + s)``: ``X`` averaged over ``extra[c]`` more i.i.d.
+        class-``c`` points per class (axis 0 of ``X`` is carried along); with ``ix``, ``L`` is the law of
+        the agreements with input ``ix`` instead of the states."""
+        d = self.d
+        for c in range(self.K):
+            e = int(extra[c])
+            if e == 0:
+                continue
+            if e < 0:
+                raise ValueError("negative number of extra points")
+            L = self.law(c, e)
+            if ix is not None and self.flips[ix]:
+                L = np.flip(L, axis=[j for j in range(d) if self.inputs[ix][j]])
+            axes = range(1 + c * d, 1 + (c + 1) * d)
+            if not self.exact:
+                X = self._correlate_float(X, c, e, L)
+                continue
+            out_len = [X.shape[a] - e for a in axes]
+            out_shape = list(X.shape)
+            for a, n in zip(axes, out_len):
+                out_shape[a] = n
+            Y = np.zeros(out_shape, dtype=X.dtype)
+            for s in itertools.product(range(e + 1), repeat=d):
+                w = L[s]
+                if not w:
+                    continue
+                index = [slice(None)] * X.ndim
+                for a, sj, n in zip(axes, s, out_len):
+                    index[a] = slice(sj, sj + n)
+                Y += w * X[tuple(index)]
+            X = Y
+        return X
+
+    def _correlate_float(self, X: np.ndarray, c: int, e: int, L: np.ndarray) -> np.ndarray:
+        d = self.d
+        side = X.shape[1 + c * d]
+        lead = int(np.prod(X.shape[:1 + c * d]))
+        tail = int(np.prod(X.shape[1 + (c + 1) * d:]))
+        base, off, last = self._get(("map", side, e), lambda: self._maps(side, e))  # type: ignore[misc]
+        w = np.ascontiguousarray(L, dtype=float).reshape(-1)
+        Y = np.zeros((lead, base.size, (side - e) * tail))
+        _correlate(np.ascontiguousarray(X).reshape(lead, side ** (d - 1), side * tail), base, off, last * tail, w, Y)
+        shape = list(X.shape)
+        shape[1 + c * d:1 + (c + 1) * d] = [side - e] * d
+        return Y.reshape(shape)
+
+    def _maps(self, side: int, e: int) -> list[np.ndarray]:
+        """Flat index (over the first ``d - 1`` axes) of every output row and of every kernel state,
+        and the kernel state's last coordinate."""
+        d = self.d
+        strides = np.array([side ** (d - 2 - j) for j in range(d - 1)], dtype=np.int64)
+        base = np.indices((side - e,) * (d - 1)).reshape(d - 1, -1).T @ strides
+        kernel = np.indices((e + 1,) * d).reshape(d, -1).T
+        off = kernel[:, :-1] @ strides
+        return [np.ascontiguousarray(x, dtype=np.int64) for x in (base, off, kernel[:, -1])]
+
+    def shifted(self, X: np.ndarray, c: int, bump: Sequence[int], cc: Counts) -> np.ndarray:
+        """``X(s + bump on class c's axes)`` for ``s`` on the state grid of ``cc``."""
+        d = self.d
+        index = [slice(None)] + [slice(0, cc[cls] + 1) for cls in range(self.K) for _ in range(d)]
+        for j in range(d):
+            index[1 + c * d + j] = slice(bump[j], bump[j] + cc[c] + 1)
+        return X[tuple(index)]
+
+    # ------------------------------------------------------------------ one training set
+    def err1(self, m: Counts) -> tuple[list[object], int]:
+        """``(sum_s P_m V[k], scale)`` per class ``k``."""
+        V = self.summed(m)
+        P = self.weight(m)
+        _, scale = self.decisions(m)
+        flat = V.reshape(self.K, -1)
+        if self.exact:
+            return [int(np.dot(flat[k], P.reshape(-1))) for k in range(self.K)], scale
+        return list(flat @ P.reshape(-1)), scale
+
+    def err2(self, m: Counts) -> tuple[np.ndarray, int]:
+        """``(sum_s P_m V[k] V[l], scale)`` (``K x K``)."""
+        V = self.summed(m).reshape(self.K, -1)
+        P = self.weight(m).reshape(-1)
+        _, scale = self.decisions(m)
+        return np.dot(V * P[None, :], V.T), scale
+
+    # ------------------------------------------------------------------ two training sets
+    def two_sets(self, cc: Counts, b1: Counts, b2: Counts, u_in_1: bool, t_in_2: bool,
+                 same_point: bool, ks: Sequence[int], ls: Sequence[int]) -> tuple[np.ndarray, int]:
+        """The sums of :meth:`~momentbound.exact.class_terms.ClassCountTerms.two_sets` before the
+        common denominators: ``(total, scale)`` with ``total[k, l]`` over ``C``'s states."""
+        K = self.K
+        m1 = tuple(cc[c] + b1[c] for c in range(K))
+        m2 = tuple(cc[c] + b2[c] for c in range(K))
+        _, scale = self.decisions(m1)
+        P = self.weight(cc)
+        total = np.zeros((K, K), dtype=object if self.exact else float)
+        if self.exact:
+            total[...] = 0
+        if same_point:
+            for ix in range(self.I):
+                F1 = self.averaged(m1, ix, b1)
+                F2 = self.averaged(m2, ix, b2)
+                for k in ks:
+                    if self.nums[k, ix]:
+                        total[k, k] += self.nums[k, ix] * np.sum(P * F1[k] * F2[k])
+            return total, scale
+        if not u_in_1 and not t_in_2:
+            F1 = self.correlate(self.summed(m1), b1).reshape(K, -1)
+            F2 = self.correlate(self.summed(m2), b2).reshape(K, -1)
+            return np.dot(F1 * P.reshape(1, -1), F2.T), scale
+        if t_in_2 and not u_in_1:  # the mirror image of u in T_1 only
+            mirror, _ = self.two_sets(cc, b2, b1, True, False, False, ls, ks)
+            return mirror.T, scale
+        if not t_in_2:  # u trains T_1; t is a fresh test point of T_1
+            V1 = self.summed(m1)
+            for l in ls:
+                F1 = self.correlate(V1, [b1[c] - (c == l) for c in range(K)])
+                for iu in range(self.I):
+                    if not self.nums[l, iu]:
+                        continue
+                    A = self.shifted(F1, l, self.bumps[iu], cc).reshape(K, -1) * P.reshape(1, -1)
+                    F2 = self.averaged(m2, iu, b2, slice(l, l + 1)).reshape(-1)
+                    total[:, l] += self.nums[l, iu] * np.dot(A, F2)
+            return total, scale
+        return self._both(cc, b1, b2, m1, m2, P, ks, ls), scale
+
+    def _both(self, cc: Counts, b1: Counts, b2: Counts, m1: Counts, m2: Counts, P: np.ndarray,
+              ks: Sequence[int], ls: Sequence[int]) -> np.ndarray:
+        """Both test points train the other classifier: ``sum_{x_t, x_u} q_k(x_t) q_l(x_u) sum_s P_C(s)
+        H1[k](s + shift_l(x_u)) H2[l](s + shift_k(x_t))``, ``H1``, ``H2`` averaged over the private parts."""
+        K, I = self.K, self.I
+        if not self.exact:
+            return self._both_compiled(cc, P, self.side(m1, b1), self.side(m2, b2), ks, ls)
+        H1 = {(it, l): self.averaged(m1, it, [b1[c] - (c == l) for c in range(K)])
+              for it in range(I) for l in ls}
+        if (m1, b1) == (m2, b2):  # two folds of one composition: the same averages on both sides
+            H2 = H1
+        else:
+            H2 = {(iu, k): self.averaged(m2, iu, [b2[c] - (c == k) for c in range(K)])
+                  for iu in range(I) for k in ks}
+        total = np.zeros((K, K), dtype=object)
+        total[...] = 0
+        for it in range(I):
+            for iu in range(I):
+                for l in ls:
+                    if not self.nums[l, iu]:
+                        continue
+                    A = self.shifted(H1[it, l], l, self.bumps[iu], cc) * P[None]
+                    for k in ks:
+                        if not self.nums[k, it]:
+                            continue
+                        B = self.shifted(H2[iu, k][l:l + 1], k, self.bumps[it], cc)[0]
+                        total[k, l] += self.nums[k, it] * self.nums[l, iu] * np.sum(A[k] * B)
+        return total
+
+    def side(self, m: Counts, b: Counts) -> tuple[np.ndarray, np.ndarray]:
+        """One side of :meth:`_both` in float arithmetic: ``H_{x,c} = averaged(m, x, b - e_c)`` for every
+        input ``x`` and class ``c`` with ``b_c > 0``, contiguous in one buffer, and their starts
+        (``-1``: absent). It depends on ``(m, b)`` only, so neighbouring class counts share it."""
+
+        def make() -> list[np.ndarray]:
+            K, I = self.K, self.I
+            cc = tuple(m[x] - b[x] for x in range(K))
+            sizes = [K * math.prod(self.shape(tuple(cc[x] + (x == c) for x in range(K)))) for c in range(K)]
+            start = -np.ones((I, K), dtype=np.int64)
+            buf = np.empty(max(1, sum(I * sizes[c] for c in range(K) if b[c] >= 1)))
+            at = 0
+            for c in range(K):
+                if b[c] < 1:
+                    continue
+                for ix in range(I):
+                    H = self.averaged(m, ix, [b[x] - (x == c) for x in range(K)])
+                    buf[at:at + sizes[c]].reshape(H.shape)[...] = H
+                    start[ix, c] = at
+                    at += sizes[c]
+            return [buf, start]
+
+        return tuple(self._sides.get(("side", m, b), make))  # type: ignore[return-value]
+
+    def _both_compiled(self, cc: Counts, P: np.ndarray, side1: tuple, side2: tuple, ks: Sequence[int],
+                       ls: Sequence[int]) -> np.ndarray:
+        """:meth:`_both` in float arithmetic, on the sides' buffers (:meth:`side`)."""
+        K, I, d = self.K, self.I, self.d
+        layout = self._get(("layout", cc), lambda: self._layout(cc))
+        size, rowidx, sh = layout  # type: ignore[misc]
+        acc = np.zeros((I, I, K, K))
+        _pair_both(P.reshape(-1), cc[K - 1] + 1, side1[0], side1[1], side2[0], side2[1], size, rowidx, sh, acc)
+        w = self.nums.astype(float)
+        total = np.einsum("abkl,ka,lb->kl", acc, w, w)
+        mask = np.zeros((K, K))
+        mask[np.ix_(list(ks), list(ls))] = 1.0
+        return total * mask
+
+    def _layout(self, cc: Counts) -> list[np.ndarray]:
+        """Per class ``c``: the size of the grid of ``cc + e_c``, the flat index on it of every row of
+        ``cc``'s grid, and the flat shift of one point of each input in class ``c``."""
+        K, I, d = self.K, self.I, self.d
+        rows = np.indices(self.shape(cc)[:-1]).reshape(K * d - 1, -1).T
+        size = np.zeros(K, dtype=np.int64)
+        rowidx = np.zeros((K, rows.shape[0]), dtype=np.int64)
+        sh = np.zeros((K, I), dtype=np.int64)
+        for c in range(K):
+            grid = self.shape(tuple(cc[x] + (x == c) for x in range(K)))
+            strides = np.cumprod((1,) + grid[::-1])[:-1][::-1].astype(np.int64)
+            size[c] = int(np.prod(grid))
+            rowidx[c] = rows @ strides[:-1]
+            for ix in range(I):
+                sh[c, ix] = sum(self.bumps[ix][j] * strides[c * d + j] for j in range(d))
+        return [size, rowidx, sh]
