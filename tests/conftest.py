@@ -83,23 +83,29 @@ def paper() -> object:
 
 
 # ----------------------------------------------------------------------------- scheduling on workers
-#: Test files in order of their running time, longest first (measured with ``--durations``). With
-#: ``make test`` (pytest-xdist, ``--dist loadfile``) each file runs on one worker, so that its
+#: Test files in order of their running time, longest first (CPU seconds of each file run alone with
+#: one thread, on a loaded 2-core machine). With ``make test`` (pytest-xdist, ``--dist loadfile``)
+#: each file runs on one worker, so that its
 #: module fixtures run once; collecting the longest files first starts them first, so that no
 #: worker is left with a long file at the end while the other idles. pytest-xdist keeps this order
 #: only with ``--no-loadscope-reorder`` (by default it sorts the files by their number of tests).
 LONGEST_FIRST = (
-    "test_findings.py",
-    "test_exact_reduced_states.py",
-    "test_montecarlo_kernels.py",
-    "test_regressions_statuses.py",
-    "test_cli_subprocess.py",
-    "test_regressions_plugins.py",
-    "test_estimators_bruteforce.py",
-    "test_accuracy_bruteforce.py",
+    "test_findings.py",  # 108 s CPU
+    "test_cli_subprocess.py",  # 53 s
+    "test_regressions_sklearn_parity.py",  # 32 s
+    "test_exact_reduced_states.py",  # 31 s
+    "test_regressions_plugins.py",  # 29 s
+    "test_regressions_statuses.py",  # 26 s
+    "test_estimators_bruteforce.py",  # 23 s
+    "test_stratified_sklearn.py",  # 22 s
+    "test_accuracy_bruteforce.py",  # 20 s
+    "test_notebooks.py",  # 20 s
+    "test_cli_statistics.py",  # 16 s
     "test_stratified_cv.py",
     "test_splitters.py",
     "test_exact_pairs.py",
+    "test_categorical_nb_unseen_category.py",  # 12 s
+    "test_montecarlo_kernels.py",  # 11 s
 )
 
 
