@@ -43,6 +43,14 @@ def applies(arities: Sequence[int]) -> bool:
     return len(arities) > 0 and all(int(r) == 2 for r in arities)
 
 
+def grid_bytes(n_classes: int, d: int, N: int) -> float:
+    """Memory of the state route at ``N`` points: the largest state grid (every class count ``N / K``),
+    ``P = (N / K + 1)^(d K)``, held about ``3 K + 2^d K^2`` times (decisions, ``V`` and one side of
+    the cross-fold term, :meth:`BinaryStates.side`), float64."""
+    P = (N / n_classes + 1.0) ** (d * n_classes)
+    return 8.0 * P * (3 * n_classes + 2**d * n_classes**2)
+
+
 @njit(cache=True, fastmath=True)
 def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, acc):  # pragma: no cover - compiled
     """``acc[xt, xu, k, l] += sum_s pc[s] H1_{xt,l}[k](s + shift_l(xu)) H2_{xu,k}[l](s + shift_k(xt))``.
@@ -126,9 +134,9 @@ class BinaryStates:
     length ``m_c + 1``."""
 
     #: bytes of per-composition arrays (decisions in state orientation, ``V``, ``P_m``) kept
-    CACHE_BYTES = 512 * 2**20
+    CACHE_BYTES = 256 * 2**20
     #: bytes of the averaged decision grids of :meth:`side` kept
-    SIDE_BYTES = 1024 * 2**20
+    SIDE_BYTES = 2048 * 2**20
 
     def __init__(self, terms: object) -> None:
         self.t = terms
@@ -194,23 +202,43 @@ class BinaryStates:
 
         return self._get(("V", m), make)  # type: ignore[return-value]
 
-    def averaged(self, m: Counts, ix: int, extra: Sequence[int], rows: slice = slice(None)) -> np.ndarray:
+    def averaged(self, m: Counts, ix: int, extra: Sequence[int], rows: slice = slice(None),
+                 memo: dict | None = None) -> np.ndarray:
         """``correlate(oriented(m, ix)[rows], extra)`` without reorienting the decision grid: with ``F``
         the reflection of input ``x``, ``corr(F E, L) = F corr(E, F L)``, and ``F L`` is the law of
         the agreements with ``x``."""
         E, _ = self.decisions(m)
         flips = self.flips[ix]
-        Y = self.correlate(E[rows], extra, ix)
+        Y = self.correlate(E[rows], extra, ix, memo)
         return np.flip(Y, axis=flips) if flips else Y
 
-    def correlate(self, X: np.ndarray, extra: Sequence[int], ix: int | None = None) -> np.ndarray:
+    def averaged_kept(self, m: Counts, ix: int, extra: Sequence[int]) -> np.ndarray:
+        """:meth:`averaged` (every class component), kept for the next class counts."""
+        key = ("avg", m, ix, tuple(int(e) for e in extra))
+        return self._sides.get(key, lambda: self.averaged(m, ix, extra))  # type: ignore[return-value]
+
+    def summed_kept(self, m: Counts, extra: Sequence[int]) -> np.ndarray:
+        """``correlate(summed(m), extra)``, kept for the next class counts."""
+        key = ("sum", m, tuple(int(e) for e in extra))
+        return self._sides.get(key, lambda: self.correlate(self.summed(m), extra))  # type: ignore[return-value]
+
+    def correlate(self, X: np.ndarray, extra: Sequence[int], ix: int | None = None,
+                  memo: dict | None = None) -> np.ndarray:
         """``Y(r) = sum_s L^{extra}(s) X(r + s)``: ``X`` averaged over ``extra[c]`` more i.i.d.
         class-``c`` points per class (axis 0 of ``X`` is carried along); with ``ix``, ``L`` is the law of
-        the agreements with input ``ix`` instead of the states."""
+        the agreements with input ``ix`` instead of the states. ``memo`` keeps the grid after each class
+        by the private points so far, for correlations of one ``X`` that share their first classes."""
         d = self.d
         for c in range(self.K):
             e = int(extra[c])
+            if memo is not None:
+                key = (ix, tuple(int(x) for x in extra[:c + 1]))
+                if key in memo:
+                    X = memo[key]
+                    continue
             if e == 0:
+                if memo is not None:
+                    memo[key] = X
                 continue
             if e < 0:
                 raise ValueError("negative number of extra points")
@@ -220,6 +248,8 @@ class BinaryStates:
             axes = range(1 + c * d, 1 + (c + 1) * d)
             if not self.exact:
                 X = self._correlate_float(X, c, e, L)
+                if memo is not None:
+                    memo[key] = X
                 continue
             out_len = [X.shape[a] - e for a in axes]
             out_shape = list(X.shape)
@@ -255,9 +285,9 @@ class BinaryStates:
         and the kernel state's last coordinate."""
         d = self.d
         strides = np.array([side ** (d - 2 - j) for j in range(d - 1)], dtype=np.int64)
-        base = np.indices((side - e,) * (d - 1)).reshape(d - 1, -1).T @ strides
+        base = np.indices((side - e,) * (d - 1)).reshape(d - 1, -1).T @ strides if d > 1 else np.zeros(1)
         kernel = np.indices((e + 1,) * d).reshape(d, -1).T
-        off = kernel[:, :-1] @ strides
+        off = kernel[:, :-1] @ strides if d > 1 else np.zeros(e + 1)
         return [np.ascontiguousarray(x, dtype=np.int64) for x in (base, off, kernel[:, -1])]
 
     def shifted(self, X: np.ndarray, c: int, bump: Sequence[int], cc: Counts) -> np.ndarray:
@@ -301,28 +331,27 @@ class BinaryStates:
             total[...] = 0
         if same_point:
             for ix in range(self.I):
-                F1 = self.averaged(m1, ix, b1)
-                F2 = self.averaged(m2, ix, b2)
+                F1 = self.averaged_kept(m1, ix, b1)
+                F2 = self.averaged_kept(m2, ix, b2)
                 for k in ks:
                     if self.nums[k, ix]:
                         total[k, k] += self.nums[k, ix] * np.sum(P * F1[k] * F2[k])
             return total, scale
         if not u_in_1 and not t_in_2:
-            F1 = self.correlate(self.summed(m1), b1).reshape(K, -1)
-            F2 = self.correlate(self.summed(m2), b2).reshape(K, -1)
+            F1 = self.summed_kept(m1, b1).reshape(K, -1)
+            F2 = self.summed_kept(m2, b2).reshape(K, -1)
             return np.dot(F1 * P.reshape(1, -1), F2.T), scale
         if t_in_2 and not u_in_1:  # the mirror image of u in T_1 only
             mirror, _ = self.two_sets(cc, b2, b1, True, False, False, ls, ks)
             return mirror.T, scale
         if not t_in_2:  # u trains T_1; t is a fresh test point of T_1
-            V1 = self.summed(m1)
             for l in ls:
-                F1 = self.correlate(V1, [b1[c] - (c == l) for c in range(K)])
+                F1 = self.summed_kept(m1, [b1[c] - (c == l) for c in range(K)])
                 for iu in range(self.I):
                     if not self.nums[l, iu]:
                         continue
                     A = self.shifted(F1, l, self.bumps[iu], cc).reshape(K, -1) * P.reshape(1, -1)
-                    F2 = self.averaged(m2, iu, b2, slice(l, l + 1)).reshape(-1)
+                    F2 = self.averaged_kept(m2, iu, b2)[l].reshape(-1)
                     total[:, l] += self.nums[l, iu] * np.dot(A, F2)
             return total, scale
         return self._both(cc, b1, b2, m1, m2, P, ks, ls), scale
@@ -368,11 +397,12 @@ class BinaryStates:
             start = -np.ones((I, K), dtype=np.int64)
             buf = np.empty(max(1, sum(I * sizes[c] for c in range(K) if b[c] >= 1)))
             at = 0
+            memo: dict = {}  # the classes before c have the same private parts for every later c
             for c in range(K):
                 if b[c] < 1:
                     continue
                 for ix in range(I):
-                    H = self.averaged(m, ix, [b[x] - (x == c) for x in range(K)])
+                    H = self.averaged(m, ix, [b[x] - (x == c) for x in range(K)], memo=memo)
                     buf[at:at + sizes[c]].reshape(H.shape)[...] = H
                     start[ix, c] = at
                     at += sizes[c]
