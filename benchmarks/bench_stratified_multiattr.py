@@ -1,11 +1,12 @@
-"""Exact stratified CV on three classes and two binary attributes at N = 30 against a vectorised simulation.
+"""Exact stratified CV on three classes and two binary attributes against a vectorised simulation.
 
 Workload: the three-class model ``MODEL`` with two binary attributes (cells below, in the order of
-``CellModel``: inputs ``(x1, x2)`` in C order, classes within), ``N = 30``, ``CategoricalNB(alpha=1)``
+``CellModel``: inputs ``(x1, x2)`` in C order, classes within), ``N = 30`` (``N = 20`` for the repeated and shuffled splitters, whose exact routes are estimated past
+the default limit of 120 s at N = 30), ``CategoricalNB(alpha=1)``
 (``NaiveBayes("sklearn", 1)``), the 0-1 error of ``1 - mean(cross_val_score(...))``:
 
 * ``StratifiedKFold(5)`` and ``StratifiedKFold(10)``, ``RepeatedStratifiedKFold(5, 10)`` and
-  ``StratifiedShuffleSplit(10, test_size=6)`` (20 %): ``estimator_moments`` (float sums over the class
+  ``StratifiedShuffleSplit(10, test_size=N // 5)`` (20 %): ``estimator_moments`` (float sums over the class
   counts, the dry-run work estimate and its guard included), each in a child process (CPU and wall
   seconds, the child's peak resident memory) next to the dry-run estimate of
   ``estimated_seconds``.
@@ -22,7 +23,7 @@ Workload: the three-class model ``MODEL`` with two binary attributes (cells belo
   the exact ones.
 
 Run: OPENBLAS_NUM_THREADS=1 PYTHONPATH=src .venv/bin/python benchmarks/bench_stratified_multiattr.py
-     [--rel 0.01] [--check 20] [--only skf5,skf10,rskf,sss]
+     [--rel 0.01] [--check 20] [--only skf5:30,skf10:30,rskf:20,sss:20]
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ N = 30
 CLF = NaiveBayes("sklearn", 1)
 SPLITTERS = {
     "skf5": lambda: StratifiedKFold(5), "skf10": lambda: StratifiedKFold(10),
-    "rskf": lambda: RepeatedStratifiedKFold(5, 10), "sss": lambda: StratifiedShuffleSplit(10, 6),
+    "rskf": lambda: RepeatedStratifiedKFold(5, 10), "sss": lambda: StratifiedShuffleSplit(10, N // 5),
 }
 
 
@@ -67,7 +68,8 @@ def exact_child(name: str) -> None:
     estimate = splitter.estimated_seconds(MODEL, N)
     dry = time.process_time() - c0
     c0, w0 = time.process_time(), time.perf_counter()
-    r = estimator_moments(MODEL, N, splitter, classifier=CLF)
+    # past the default limit (120 s) the guard would refuse: run it anyway, to measure it
+    r = estimator_moments(MODEL, N, splitter, classifier=CLF, **({"max_seconds": None} if estimate > 120 else {}))
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
     print(json.dumps({"mean": float(r.mean), "variance": float(r.variance), "cpu": cpu, "wall": wall,
                       "estimate": float(estimate), "dry_cpu": dry,
@@ -163,7 +165,7 @@ def simulate_values(name: str, r: int, rng: np.random.Generator) -> np.ndarray:
         cells = draw(r, rng, 5)
         return np.mean([simulate_fixed(within_class_shuffle(cells, rng), 5) for _ in range(10)], axis=0)
     cells = draw(r, rng, 0)
-    return np.mean([fold_errors(cells, sss_test(cells, rng, 6), 2)[:, 1] for _ in range(10)], axis=0)
+    return np.mean([fold_errors(cells, sss_test(cells, rng, N // 5), 2)[:, 1] for _ in range(10)], axis=0)
 
 
 def simulate(name: str, rng: np.random.Generator, rel: float, batch: int = 4000) -> tuple[np.ndarray, float, float]:
@@ -208,21 +210,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rel", type=float, default=0.01, help="relative s.e. of the simulated variance")
     parser.add_argument("--check", type=int, default=20, help="datasets checked against cross_val_score")
-    parser.add_argument("--only", default="skf5,skf10,rskf,sss")
+    parser.add_argument("--only", default="skf5:30,skf10:30,rskf:20,sss:20", help="splitter:N,...")
     parser.add_argument("--seed", type=int, default=20261129)
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    global N
     if args.child:
-        exact_child(args.child)
+        name, N = args.child.split(":")[0], int(args.child.split(":")[1])
+        exact_child(name)
         return
     rng = np.random.default_rng(args.seed)
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
-    for name in args.only.split(","):
-        proc = subprocess.run([sys.executable, __file__, "--child", name], capture_output=True, text=True, check=True,
+    for item in args.only.split(","):
+        name, N = item.split(":")[0], int(item.split(":")[1])
+        proc = subprocess.run([sys.executable, __file__, "--child", item], capture_output=True, text=True, check=True,
                               env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
         ex = json.loads(proc.stdout.strip().splitlines()[-1])
-        print(f"{name}: exact mean {ex['mean']:.6f}, variance {ex['variance']:.5e}; {ex['cpu']:.1f} s CPU, "
+        print(f"{name} at N = {N}: exact mean {ex['mean']:.6f}, variance {ex['variance']:.5e}; {ex['cpu']:.1f} s CPU, "
               f"{ex['wall']:.1f} s wall (load {os.getloadavg()[0]:.1f}), peak RSS {ex['rss_mib']:.0f} MiB; "
               f"dry-run estimate {ex['estimate']:.1f} s ({ex['dry_cpu']:.2f} s CPU), measured / estimate "
               f"{ex['cpu'] / ex['estimate']:.2f}", flush=True)

@@ -1026,6 +1026,13 @@ class TermWork:
         self._seen.add(key)
         return True
 
+    def _new_pair(self, key: tuple) -> bool:
+        """A call of ``two_sets``; True when neither it nor its mirror image was computed before."""
+        if (key[0], key[2], key[1], key[4], key[3], key[5]) in self._seen:
+            self._call()
+            return False
+        return self._new(key)
+
     def _decide(self, m: tuple[int, ...]) -> None:
         if ("decide", m) not in self._seen:
             self._seen.add(("decide", m))
@@ -1057,10 +1064,7 @@ class TermWork:
     def two_sets(self, common: Sequence[int], base1: Sequence[int], base2: Sequence[int], *, u_in_1: bool,
                  t_in_2: bool, same_point: bool = False) -> np.ndarray:
         key = (tuple(common), tuple(base1), tuple(base2), u_in_1, t_in_2, same_point)
-        swapped = (key[0], key[2], key[1], key[4], key[3], key[5])
-        if swapped in self._seen:
-            self._call()
-        elif self._new(key):
+        if self._new_pair(key):
             cc, b1, b2 = key[:3]
             m1 = tuple(c + b for c, b in zip(cc, b1))
             m2 = tuple(c + b for c, b in zip(cc, b2))
@@ -1152,11 +1156,7 @@ class StateWork(TermWork):
     def two_sets(self, common: Sequence[int], base1: Sequence[int], base2: Sequence[int], *, u_in_1: bool,
                  t_in_2: bool, same_point: bool = False) -> np.ndarray:
         key = (tuple(common), tuple(base1), tuple(base2), u_in_1, t_in_2, same_point)
-        swapped = (key[0], key[2], key[1], key[4], key[3], key[5])
-        if swapped in self._seen:
-            self._call()
-            return self._zero_table
-        if not self._new(key):
+        if not self._new_pair(key):
             return self._zero_table
         K, I = self.K, self.n_in
         cc, b1, b2 = key[:3]
@@ -1233,8 +1233,10 @@ def unit_prices(model: CellModel, mode: str) -> dict[str, float]:
 #: and two attributes, N = 12-40 (benchmarks/bench_stratified_work.py, table in benchmarks/RESULTS.md):
 #: the least-squares costs of 16 runs, scaled by 1.28 to centre measured / estimated (0.54-1.87)
 PER_UNIT = {"ops": 7.8e-6, "cells": 8.6e-11, "cells_rational": 1.75e-8, "calls": 1.38e-5}
-#: the same for :class:`StateWork` (binary attributes), measured the same way
-PER_UNIT_STATES = {"ops": 1e-5, "cells": 5e-9, "kernel": 1e-9, "cells_rational": 1e-7, "calls": 1.4e-5}
+#: the same for :class:`StateWork` (binary attributes): the nonnegative least-squares costs of 11 runs
+#: of ``bench_stratified_work.py --states`` (two and three classes, one to three binary attributes,
+#: N = 10-40; the numpy operations' overhead is inside the other units)
+PER_UNIT_STATES = {"ops": 0.0, "cells": 1.46e-9, "kernel": 1.23e-9, "cells_rational": 5.57e-8, "calls": 3.3e-5}
 #: the dry run stops once the work it has counted passes this many seconds (or the guard's own
 #: limit, :func:`dry_run_budget`): the estimate is then a lower bound (:class:`AtLeast`), enough to
 #: refuse; the dry run itself costs about the route's bookkeeping (``calls``), a few percent of the
