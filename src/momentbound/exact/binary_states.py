@@ -202,14 +202,13 @@ class BinaryStates:
 
         return self._get(("V", m), make)  # type: ignore[return-value]
 
-    def averaged(self, m: Counts, ix: int, extra: Sequence[int], rows: slice = slice(None),
-                 memo: dict | None = None) -> np.ndarray:
+    def averaged(self, m: Counts, ix: int, extra: Sequence[int], rows: slice = slice(None)) -> np.ndarray:
         """``correlate(oriented(m, ix)[rows], extra)`` without reorienting the decision grid: with ``F``
         the reflection of input ``x``, ``corr(F E, L) = F corr(E, F L)``, and ``F L`` is the law of
         the agreements with ``x``."""
         E, _ = self.decisions(m)
         flips = self.flips[ix]
-        Y = self.correlate(E[rows], extra, ix, memo)
+        Y = self.correlate(E[rows], extra, ix)
         return np.flip(Y, axis=flips) if flips else Y
 
     def averaged_kept(self, m: Counts, ix: int, extra: Sequence[int]) -> np.ndarray:
@@ -396,16 +395,20 @@ class BinaryStates:
             sizes = [K * math.prod(self.shape(tuple(cc[x] + (x == c) for x in range(K)))) for c in range(K)]
             start = -np.ones((I, K), dtype=np.int64)
             buf = np.empty(max(1, sum(I * sizes[c] for c in range(K) if b[c] >= 1)))
-            at = 0
-            memo: dict = {}  # the classes before c have the same private parts for every later c
-            for c in range(K):
-                if b[c] < 1:
-                    continue
-                for ix in range(I):
-                    H = self.averaged(m, ix, [b[x] - (x == c) for x in range(K)], memo=memo)
-                    buf[at:at + sizes[c]].reshape(H.shape)[...] = H
-                    start[ix, c] = at
-                    at += sizes[c]
+            E, _ = self.decisions(m)
+            # b - e_c = (b - 1, clipped at 0) + (one point of every other class with private points): the
+            # laws convolve, so the correlations compose; the first part is shared by every c
+            common = [max(x - 1, 0) for x in b]
+            classes = [c for c in range(K) if b[c] >= 1]
+            at = {c: sum(I * sizes[x] for x in classes if x < c) for c in classes}
+            for ix in range(I):
+                G = self.correlate(E, common, ix)
+                memo: dict = {}  # the classes before c have the same extra points for every later c
+                for c in classes:
+                    Y = self.correlate(G, [int(x != c and b[x] >= 1) for x in range(K)], ix, memo)
+                    H = np.flip(Y, axis=self.flips[ix]) if self.flips[ix] else Y
+                    start[ix, c] = at[c] + ix * sizes[c]
+                    buf[start[ix, c]:start[ix, c] + sizes[c]].reshape(H.shape)[...] = H
             return [buf, start]
 
         return tuple(self._sides.get(("side", m, b), make))  # type: ignore[return-value]

@@ -1123,10 +1123,11 @@ class StateWork(TermWork):
             P = self._states(m)
             self._add(30 + self.n_in, (self.d + self.n_in) * self.K * P + P, "decide")
 
-    def _average(self, key: tuple, m: tuple[int, ...], extra: Sequence[int]) -> None:
-        """One correlation of a ``K``-component grid of ``m`` with ``extra`` private points (once per key)."""
+    def _average(self, key: tuple, m: tuple[int, ...], extra: Sequence[int]) -> tuple[float, float]:
+        """One correlation of a ``K``-component grid of ``m`` with ``extra`` private points (once per key);
+        returns the cells and kernel entries it counted."""
         if key in self._seen:
-            return
+            return 0.0, 0.0
         self._seen.add(key)
         self._decide(m)
         sides = [c + 1.0 for c in m]
@@ -1136,8 +1137,33 @@ class StateWork(TermWork):
                 sides[c] -= e
                 kernel += self.K * math.prod(x**self.d for x in sides) * (e + 1.0) ** self.d
                 ops += 4
-        self._add(ops, self.K * math.prod(x**self.d for x in sides), "averages")
+        cells = self.K * math.prod(x**self.d for x in sides)
+        self._add(ops, cells, "averages")
         self._kernel(kernel, "averages")
+        return cells, kernel
+
+    def _side(self, m: tuple[int, ...], b: tuple[int, ...], classes: Sequence[int]) -> None:
+        """One side of the cross-fold term (:meth:`~momentbound.exact.binary_states.BinaryStates.side`):
+        per input, the correlation with ``b - 1`` (clipped at 0) and then, for each class ``c`` of
+        ``classes``, one point of every other class with private points, passes shared by a prefix."""
+        K, I = self.K, self.n_in
+        common = tuple(max(x - 1, 0) for x in b)
+        self._decide(m)
+        one = self._average(("side-common", m, b), m, common)  # the same units for every input
+        base = [c + 1.0 - e for c, e in zip(m, common)]
+        kernel = cells = 0.0
+        done = set()
+        for c in classes:
+            extra = [int(x != c and b[x] >= 1) for x in range(K)]
+            sides = list(base)
+            for x in range(K):
+                sides[x] -= extra[x]
+                if extra[x] and tuple(extra[:x + 1]) not in done:
+                    done.add(tuple(extra[:x + 1]))
+                    kernel += K * math.prod(v**self.d for v in sides) * 2.0**self.d
+            cells += K * math.prod(v**self.d for v in sides)
+        self._add(0, (I - 1) * one[0] + I * cells, "averages")
+        self._kernel((I - 1) * one[1] + I * kernel, "averages")
 
     def err1(self, m: Sequence[int]) -> tuple:
         m = tuple(int(c) for c in m)
@@ -1187,12 +1213,9 @@ class StateWork(TermWork):
         else:
             ks, ls = [c for c in range(K) if b2[c]], [c for c in range(K) if b1[c]]
             for m, b, classes in ((m1, b1, ls), (m2, b2, ks)):
-                if ("side", m, b) in self._seen:
-                    continue
-                self._seen.add(("side", m, b))
-                for c in classes:
-                    for ix in range(I):
-                        self._average(("side-part", m, b, c, ix), m, less(b, c))
+                if ("side", m, b) not in self._seen:
+                    self._seen.add(("side", m, b))
+                    self._side(m, b, classes)
             self._add(10, 0, "two_sets")
             self._kernel(I * I * len(ks) * len(ls) * P, "two_sets")
         return self._zero_table
