@@ -115,11 +115,12 @@ def test_shuffle_split_equals_every_test_subset():
 def test_state_work_units_by_hand():
     """One attribute, two classes (I = 2, d = 1): err1 of m = (3, 1) counts the decisions and V,
     (d + I) K P + P cells with P = 4 * 2, then K P; a cross term of C = (1, 1) and folds (1, 1)
-    counts I^2 |k| |l| P(C) kernel entries for its shifted sums."""
+    counts I^2 |k| |l| P(C) kernel entries for its shifted sums, each mirror pair once when both
+    sides are one (n (n + 1) / 2 pairs of the n = I |k| (input, class) pairs)."""
     work = StateWork(CellModel((2,), ["3/10", "1/5", "1/10", "2/5"]), NaiveBayes(), "float")
     work.err1((3, 1))
     assert work.cells_by_term == {"decide": 3 * 2 * 8 + 8, "err1": 2 * 8}
     work.err1((3, 1))
     assert work.units["calls"] == 2 and work.cells_by_term["err1"] == 16
     work.cross((1, 1), (1, 1), (1, 1))
-    assert work.cells_by_term["two_sets"] == 4 + 2 * 2 * 2 * 2 * 4
+    assert work.cells_by_term["two_sets"] == 4 + 4 * 5 / 2 * 4

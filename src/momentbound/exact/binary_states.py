@@ -52,14 +52,16 @@ def grid_bytes(n_classes: int, d: int, N: int) -> float:
 
 
 @njit(cache=True, fastmath=True)
-def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, acc):  # pragma: no cover - compiled
+def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, same, acc):  # pragma: no cover - compiled
     """``acc[xt, xu, k, l] += sum_s pc[s] H1_{xt,l}[k](s + shift_l(xu)) H2_{xu,k}[l](s + shift_k(xt))``.
 
     ``H1_{x,c}`` (``K`` components of ``size[c]`` entries each, on the grid of ``C`` plus one point
     of class ``c``) starts at ``buf1[start1[x, c]]`` (``-1``: absent); ``rowidx[c, r]`` is the flat
     index of row ``r`` of ``C``'s grid (all axes but the last, whose ``length`` entries are
     contiguous) on that grid and ``sh[c, x]`` the flat shift of a point of input ``x`` in class
-    ``c``. Blocks of rows at a time, so that a block stays in cache."""
+    ``c``. With ``same`` (both sides one buffer) the term of ``(xt, k; xu, l)`` is that of
+    ``(xu, l; xt, k)``, so only one of each such pair is summed. Blocks of rows at a time, so that a
+    block stays in cache."""
     I = start1.shape[0]
     K = start1.shape[1]
     R = rowidx.shape[1]
@@ -74,7 +76,7 @@ def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, acc):  
                 for xu in range(I):
                     for k in range(K):
                         s2 = start2[xu, k]
-                        if s2 < 0:
+                        if s2 < 0 or (same and xt * K + k > xu * K + l):
                             continue
                         total = 0.0
                         for r in range(r0, r1):
@@ -84,6 +86,13 @@ def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, acc):  
                             for q in range(length):
                                 total += pc[p + q] * buf1[i1 + q] * buf2[i2 + q]
                         acc[xt, xu, k, l] += total
+    if same:
+        for xt in range(I):
+            for k in range(K):
+                for xu in range(I):
+                    for l in range(K):
+                        if xt * K + k > xu * K + l:
+                            acc[xt, xu, k, l] = acc[xu, xt, l, k]
 
 
 @njit(cache=True)
@@ -420,7 +429,8 @@ class BinaryStates:
         layout = self._get(("layout", cc), lambda: self._layout(cc))
         size, rowidx, sh = layout  # type: ignore[misc]
         acc = np.zeros((I, I, K, K))
-        _pair_both(P.reshape(-1), cc[K - 1] + 1, side1[0], side1[1], side2[0], side2[1], size, rowidx, sh, acc)
+        same = side1[0] is side2[0]
+        _pair_both(P.reshape(-1), cc[K - 1] + 1, side1[0], side1[1], side2[0], side2[1], size, rowidx, sh, same, acc)
         w = self.nums.astype(float)
         total = np.einsum("abkl,ka,lb->kl", acc, w, w)
         mask = np.zeros((K, K))

@@ -1092,7 +1092,8 @@ class StateWork(TermWork):
       class ``c`` with ``e_c`` private points, the output grid times ``(e_c + 1)^d`` kernel entries, ``K``
       components;
     * ``two_sets`` with both test points in the other training set: the two sides (once per training
-      composition and private part), ``I |k| I |l| P(C)`` kernel entries; one test point there: ``3 I K |l|
+      composition and private part), ``I |k| I |l| P(C)`` kernel entries (half as many when both
+      sides are one); one test point there: ``3 I K |l|
       P(C)`` cells; none: ``K (K + 1) P(C)``; one shared point: ``3 I K P(C)``.
     """
 
@@ -1217,7 +1218,8 @@ class StateWork(TermWork):
                     self._seen.add(("side", m, b))
                     self._side(m, b, classes)
             self._add(10, 0, "two_sets")
-            self._kernel(I * I * len(ks) * len(ls) * P, "two_sets")
+            n1, n2 = I * len(ls), I * len(ks)  # one side for both: each mirror pair once
+            self._kernel((n1 * (n1 + 1) / 2 if (m1, b1) == (m2, b2) else n1 * n2) * P, "two_sets")
         return self._zero_table
 
     def distinct(self) -> dict[str, int]:
