@@ -88,7 +88,7 @@ def main() -> None:
     args = ap.parse_args()
     configs = STATE_CONFIGS if args.states else CONFIGS
     chosen = range(len(configs)) if args.only is None else [int(i) for i in args.only.split(",")]
-    print("| splitter | arities, classes | N | folds / test size | arithmetic | ops, cells, calls | estimate (s) "
+    print("| splitter | arities, classes | N | folds / test size | arithmetic | units (ops, cells, [kernel,] calls) | estimate (s) "
           "| measured CPU (s) | measured / estimate |")
     print("|---|---|---|---|---|---|---|---|---|")
     rows = []

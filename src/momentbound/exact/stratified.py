@@ -1260,8 +1260,8 @@ def unit_prices(model: CellModel, mode: str) -> dict[str, float]:
 PER_UNIT = {"ops": 7.8e-6, "cells": 8.6e-11, "cells_rational": 1.75e-8, "calls": 1.38e-5}
 #: the same for :class:`StateWork` (binary attributes): the nonnegative least-squares costs of 11 runs
 #: of ``bench_stratified_work.py --states`` (two and three classes, one to three binary attributes,
-#: N = 10-40; the numpy operations' overhead is inside the other units)
-PER_UNIT_STATES = {"ops": 0.0, "cells": 1.46e-9, "kernel": 1.23e-9, "cells_rational": 5.57e-8, "calls": 3.3e-5}
+#: N = 10-40; table in benchmarks/RESULTS.md)
+PER_UNIT_STATES = {"ops": 3.58e-6, "cells": 4.18e-10, "kernel": 1.68e-9, "cells_rational": 7.21e-8, "calls": 3.48e-5}
 #: the dry run stops once the work it has counted passes this many seconds (or the guard's own
 #: limit, :func:`dry_run_budget`): the estimate is then a lower bound (:class:`AtLeast`), enough to
 #: refuse; the dry run itself costs about the route's bookkeeping (``calls``), a few percent of the
