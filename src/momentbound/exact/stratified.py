@@ -1103,6 +1103,8 @@ class StateWork(TermWork):
                  per_unit: dict[str, float] | None = None) -> None:
         super().__init__(model, clf, mode, limit, per_unit)
         self.units = dict.fromkeys(self.KINDS, 0.0)
+        self._lru: dict[tuple, float] = {}
+        self._lru_bytes = 0.0
 
     def all_units(self) -> dict[str, float]:
         return dict(self.units)
@@ -1143,6 +1145,25 @@ class StateWork(TermWork):
         self._kernel(kernel, "averages")
         return cells, kernel
 
+    def _side_cached(self, m: tuple[int, ...], b: tuple[int, ...], classes: Sequence[int]) -> bool:
+        """Whether the real run still holds this side: its cache of sides
+        (:attr:`~momentbound.exact.binary_states.BinaryStates.SIDE_BYTES`) drops the least recently
+        used, and a dropped side is computed again."""
+        from momentbound.exact.binary_states import BinaryStates
+
+        key = (m, b)
+        if key in self._lru:
+            self._lru[key] = self._lru.pop(key)
+            return True
+        cc = [x - y for x, y in zip(m, b)]
+        size = 8.0 * self.n_in * sum(self.K * math.prod((cc[x] + 1.0 + (x == c)) ** self.d for x in range(self.K))
+                                     for c in classes)
+        self._lru[key] = size
+        self._lru_bytes += size
+        while self._lru_bytes > BinaryStates.SIDE_BYTES and len(self._lru) > 1:
+            self._lru_bytes -= self._lru.pop(next(iter(self._lru)))
+        return False
+
     def _side(self, m: tuple[int, ...], b: tuple[int, ...], classes: Sequence[int]) -> None:
         """One side of the cross-fold term (:meth:`~momentbound.exact.binary_states.BinaryStates.side`):
         per input, the correlation with ``b - 1`` (clipped at 0) and then, for each class ``c`` of
@@ -1150,7 +1171,7 @@ class StateWork(TermWork):
         K, I = self.K, self.n_in
         common = tuple(max(x - 1, 0) for x in b)
         self._decide(m)
-        one = self._average(("side-common", m, b), m, common)  # the same units for every input
+        one = self._average(("side-common", m, b, len(self._seen)), m, common)  # the same units for every input
         base = [c + 1.0 - e for c, e in zip(m, common)]
         kernel = cells = 0.0
         done = set()
@@ -1214,9 +1235,10 @@ class StateWork(TermWork):
         else:
             ks, ls = [c for c in range(K) if b2[c]], [c for c in range(K) if b1[c]]
             for m, b, classes in ((m1, b1, ls), (m2, b2, ks)):
-                if ("side", m, b) not in self._seen:
-                    self._seen.add(("side", m, b))
-                    self._side(m, b, classes)
+                if self._side_cached(m, b, classes):
+                    continue
+                self._seen.add(("side", m, b))
+                self._side(m, b, classes)
             self._add(10, 0, "two_sets")
             n1, n2 = I * len(ls), I * len(ks)  # one side for both: each mirror pair once
             self._kernel((n1 * (n1 + 1) / 2 if (m1, b1) == (m2, b2) else n1 * n2) * P, "two_sets")
