@@ -429,7 +429,8 @@ def stratified_cv_moments(
     model:
         The data distribution (a :class:`~momentbound.CellModel`, any number of classes and
         attributes; the work grows like ``prod_c (n_c + 1)^(2 d)`` per term, so two attributes
-        are for small ``N``).
+        are for small ``N``, except binary ones: their per-class states,
+        :mod:`momentbound.exact.binary_states`, take three classes and two attributes to ``N = 30``).
     N:
         Dataset size.
     folds:
