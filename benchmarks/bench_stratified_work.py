@@ -29,8 +29,8 @@ import numpy as np
 
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.exact.shuffle_split import shuffle_split_moments
-from momentbound.exact.stratified import (PER_UNIT, TermWork, auto_arithmetic, repeated_stratified_cv_moments,
-                                          stratified_cv_moments)
+from momentbound.exact.stratified import (PER_UNIT, PER_UNIT_STATES, auto_arithmetic, repeated_stratified_cv_moments,
+                                          stratified_cv_moments, term_work)
 from momentbound.model.cells import CellModel
 from momentbound.splitters.repeated import RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit
 from momentbound.splitters.stratified import StratifiedKFold
@@ -42,6 +42,16 @@ CONFIGS = [
     ("rskf", (2,), 2, 20, 5), ("rskf", (2,), 3, 15, 3), ("rskf", (2, 2), 2, 14, 2),
     ("ss", (2,), 2, 30, 5), ("ss", (2, 2), 2, 16, 4), ("ss", (2,), 3, 15, 3),
     ("sss", (2,), 3, 20, 5), ("sss", (3,), 2, 30, 6), ("sss", (2, 2), 2, 18, 4), ("ss", (2,), 2, 12, 3),
+]
+#: binary attributes (the state route, priced with PER_UNIT_STATES): three classes and two attributes
+#: up to N = 30, the sizes of benchmarks/bench_stratified_multiattr.py
+STATE_CONFIGS = [
+    ("skf", (2, 2), 3, 12, 5), ("skf", (2, 2), 3, 20, 5), ("skf", (2, 2), 3, 25, 10), ("skf", (2, 2), 3, 30, 5),
+    ("skf", (2, 2), 2, 30, 5), ("skf", (2,), 3, 40, 10), ("skf", (2, 2, 2), 2, 16, 4),
+    ("rskf", (2, 2), 3, 15, 5), ("rskf", (2, 2), 3, 20, 5), ("rskf", (2, 2), 2, 24, 3),
+    ("ss", (2, 2), 3, 15, 3), ("sss", (2, 2), 3, 20, 4), ("sss", (2, 2), 3, 25, 5), ("sss", (2,), 3, 30, 6),
+    ("skf", (2, 2), 3, 10, 3), ("rskf", (2,), 2, 10, 2), ("sss", (2, 2), 2, 11, 3),
+    ("skf", (2, 2), 3, 30, 10), ("rskf", (2, 2), 3, 30, 5), ("sss", (2, 2), 3, 30, 6),
 ]
 NAMES = {"skf": "StratifiedKFold", "rskf": "RepeatedStratifiedKFold", "ss": "ShuffleSplit",
          "sss": "StratifiedShuffleSplit"}
@@ -74,27 +84,38 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default=None, help="comma-separated indices of CONFIGS")
     ap.add_argument("--fit", action="store_true", help="also print the least-squares per-unit costs")
+    ap.add_argument("--states", action="store_true", help="the binary-attribute configurations (STATE_CONFIGS)")
     args = ap.parse_args()
-    chosen = range(len(CONFIGS)) if args.only is None else [int(i) for i in args.only.split(",")]
-    print("| splitter | arities, classes | N | folds / test size | arithmetic | ops, cells, calls | estimate (s) "
+    configs = STATE_CONFIGS if args.states else CONFIGS
+    chosen = range(len(configs)) if args.only is None else [int(i) for i in args.only.split(",")]
+    print("| splitter | arities, classes | N | folds / test size | arithmetic | units (ops, cells, [kernel,] calls) | estimate (s) "
           "| measured CPU (s) | measured / estimate |")
     print("|---|---|---|---|---|---|---|---|---|")
     rows = []
     for i in chosen:
-        route, arities, K, N, arg = CONFIGS[i]
+        route, arities, K, N, arg = configs[i]
         m = model(arities, K, i)
         estimate = splitter(route, arg).estimated_seconds(m, N)
-        work = TermWork(m, NaiveBayes(ties="first"), auto_arithmetic(m, N))
+        work = term_work(m, NaiveBayes(ties="first"), auto_arithmetic(m, N))
         run(route, m, N, arg, work)
         units = work.all_units()
         start = time.process_time()
         run(route, m, N, arg, None)
         measured = time.process_time() - start
         rows.append((units, auto_arithmetic(m, N), measured))
+        shown = ", ".join(f"{units[k]:.3g}" for k in work.KINDS)
         print(f"| {NAMES[route]} | {arities}, {K} | {N} | {arg} | {auto_arithmetic(m, N)} "
-              f"| {units['ops']:.3g}, {units['cells']:.3g}, {units['calls']:.3g} | {estimate:.3g} | {measured:.3g} "
-              f"| {measured / estimate:.2f} |", flush=True)
-    if args.fit:
+              f"| {shown} | {estimate:.3g} | {measured:.3g} | {measured / estimate:.2f} |", flush=True)
+    if args.fit and args.states:
+        from scipy.optimize import nnls
+
+        A = np.array([[u["ops"], u["cells"] * (mode == "float"), u["kernel"] * (mode == "float"),
+                       (u["cells"] + u["kernel"]) * (mode == "rational"), u["calls"]] for u, mode, _ in rows])
+        b = np.array([t for _, _, t in rows])
+        c, _ = nnls(A / b[:, None], np.ones(len(b)))
+        print(f"\nfit: ops {c[0]:.3g}, cells {c[1]:.3g}, kernel {c[2]:.3g}, cells_rational {c[3]:.3g}, calls {c[4]:.3g} "
+              f"s per unit (in use: {PER_UNIT_STATES})")
+    elif args.fit:
         from scipy.optimize import nnls
 
         A = np.array([[u["ops"], u["cells"] * (mode == "float"), u["cells"] * (mode == "rational"), u["calls"]]

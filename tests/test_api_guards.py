@@ -19,7 +19,7 @@ from momentbound.estimators import (
     estimator_moments,
 )
 from momentbound.exact.shuffle_split import shuffle_split_moments
-from momentbound.exact.stratified import cached_law_bytes, stratified_cv_moments
+from momentbound.exact.stratified import agreement_law_bytes, cached_law_bytes, stratified_cv_moments
 from momentbound.model.paper import independent_1d_model, second_nb_model
 
 ONE = independent_1d_model()
@@ -42,9 +42,9 @@ def test_one_attribute_cross_terms_are_timed_before_they_run():
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: stratified_cv_moments(ONE, 1000, 10),
-        lambda: shuffle_split_moments(ONE, 1000, 10, 5),
-        lambda: stratified_cv_moments(second_nb_model(), 60, 5),
+        lambda: stratified_cv_moments(ONE, 20_000, 10),  # binary: the state grids (about 3 GiB)
+        lambda: shuffle_split_moments(ONE, 20_000, 10, 5),
+        lambda: stratified_cv_moments(second_nb_model(), 400, 5),
     ],
 )
 def test_class_count_terms_refuse_laws_beyond_the_memory_limit(call):
@@ -54,7 +54,9 @@ def test_class_count_terms_refuse_laws_beyond_the_memory_limit(call):
 
 def test_law_memory_estimate_counts_the_cached_grids():
     # one binary attribute, two classes: (N + 2)^3 / 3 cells per class and input pair
-    assert cached_law_bytes(ONE, 100) == pytest.approx(8 * 102**3 / 3 * 2 * 3)
+    assert agreement_law_bytes(ONE, 100) == pytest.approx(8 * 102**3 / 3 * 2 * 3)
+    # binary attributes keep state grids instead: (N / K + 1)^(d K) entries, 3 K + 2^d K^2 of them
+    assert cached_law_bytes(ONE, 100) == pytest.approx(8 * 51**2 * (6 + 2 * 4))
     assert cached_law_bytes(second_nb_model(), 30) > cached_law_bytes(ONE, 30)
 
 

@@ -14,8 +14,9 @@ from momentbound.exact.class_terms import ClassCountTerms
 from momentbound.exact.shuffle_split import shuffle_split_moments
 from momentbound.errors import InvalidArgument
 from momentbound.estimators import estimator_moments
-from momentbound.exact.stratified import (DRY_RUN_LIMIT, PER_UNIT, AtLeast, TermWork, auto_arithmetic,
-                                          dry_run_budget, repeated_stratified_cv_moments, stratified_cv_moments)
+from momentbound.exact.stratified import (DRY_RUN_LIMIT, AtLeast, StateWork, TermWork, auto_arithmetic,
+                                          dry_run_budget, repeated_stratified_cv_moments, stratified_cv_moments,
+                                          term_work, unit_prices)
 from momentbound.model.cells import CellModel
 from momentbound.splitters.repeated import RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit
 from momentbound.splitters.stratified import StratifiedKFold
@@ -49,14 +50,14 @@ def test_the_dry_run_counts_the_terms_the_route_computes(route, model, N):
     mode = auto_arithmetic(model, N)
     real = ClassCountTerms(model, NaiveBayes(), mode)
     run(model, N, real)
-    dry = TermWork(model, NaiveBayes(), mode)
+    dry = term_work(model, NaiveBayes(), mode)
     run(model, N, dry)
-    assert dry.distinct() == {"decide": len({m for m, _ in real._errs}), "err1": len(real._err1),
+    assert dry.distinct() == {"decide": len(real._errs), "err1": len(real._err1),
                               "err2": len(real._err2), "two_sets": len(real._cross)}
     assert dry.distinct()["err1"] > 0 and (mode == "rational") == (model is TWO)
-    units = dry.all_units()
-    cells = PER_UNIT["cells_rational" if mode == "rational" else "cells"]
-    priced = units["ops"] * PER_UNIT["ops"] + units["cells"] * cells + units["calls"] * PER_UNIT["calls"]
+    assert isinstance(dry, StateWork) == (real.states is not None)
+    units, prices = dry.all_units(), unit_prices(model, mode)
+    priced = sum(units[k] * prices[k] for k in dry.KINDS)
     assert make().estimated_seconds(model, N) == pytest.approx(priced, rel=1e-12)
 
 
@@ -74,14 +75,14 @@ def test_units_follow_the_grid_sizes():
 
 
 def test_hopeless_runs_are_refused_from_a_short_dry_run():
-    """RepeatedStratifiedKFold on three classes and two binary attributes at N = 20 (a run of many
+    """RepeatedStratifiedKFold on three classes and two binary attributes at N = 36 (a run of many
     minutes): the dry run stops at its budget (DRY_RUN_LIMIT, or the guard's limit inside
     estimator_moments), and the refusal says the run takes more than that."""
     m = CellModel((2, 2), ["1/12"] * 12)
     with dry_run_budget(30):
-        seconds = RepeatedStratifiedKFold(5, 10).estimated_seconds(m, 20)
+        seconds = RepeatedStratifiedKFold(5, 10).estimated_seconds(m, 36)
     assert isinstance(seconds, AtLeast) and 30 < seconds < 31 and DRY_RUN_LIMIT > 120
     with pytest.raises(InvalidArgument, match=r"would take more than 1.2e\+02 s \(limit 120 s\).*montecarlo"):
-        estimator_moments(m, 20, RepeatedStratifiedKFold(5, 10))
+        estimator_moments(m, 36, RepeatedStratifiedKFold(5, 10))
     small = StratifiedKFold(3).estimated_seconds(TWO, 9)  # a full count, not a bound
     assert not isinstance(small, AtLeast) and 0 < small < 1

@@ -43,15 +43,25 @@ def applies(arities: Sequence[int]) -> bool:
     return len(arities) > 0 and all(int(r) == 2 for r in arities)
 
 
+def grid_bytes(n_classes: int, d: int, N: int) -> float:
+    """Memory of the state route at ``N`` points: the largest state grid (every class count ``N / K``),
+    ``P = (N / K + 1)^(d K)``, held about ``3 K + 2^d K^2`` times (decisions, ``V`` and one side of
+    the cross-fold term, :meth:`BinaryStates.side`), float64."""
+    P = (N / n_classes + 1.0) ** (d * n_classes)
+    return 8.0 * P * (3 * n_classes + 2**d * n_classes**2)
+
+
 @njit(cache=True, fastmath=True)
-def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, acc):  # pragma: no cover - compiled
+def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, same, acc):  # pragma: no cover - compiled
     """``acc[xt, xu, k, l] += sum_s pc[s] H1_{xt,l}[k](s + shift_l(xu)) H2_{xu,k}[l](s + shift_k(xt))``.
 
     ``H1_{x,c}`` (``K`` components of ``size[c]`` entries each, on the grid of ``C`` plus one point
     of class ``c``) starts at ``buf1[start1[x, c]]`` (``-1``: absent); ``rowidx[c, r]`` is the flat
     index of row ``r`` of ``C``'s grid (all axes but the last, whose ``length`` entries are
     contiguous) on that grid and ``sh[c, x]`` the flat shift of a point of input ``x`` in class
-    ``c``. Blocks of rows at a time, so that a block stays in cache."""
+    ``c``. With ``same`` (both sides one buffer) the term of ``(xt, k; xu, l)`` is that of
+    ``(xu, l; xt, k)``, so only one of each such pair is summed. Blocks of rows at a time, so that a
+    block stays in cache."""
     I = start1.shape[0]
     K = start1.shape[1]
     R = rowidx.shape[1]
@@ -66,7 +76,7 @@ def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, acc):  
                 for xu in range(I):
                     for k in range(K):
                         s2 = start2[xu, k]
-                        if s2 < 0:
+                        if s2 < 0 or (same and xt * K + k > xu * K + l):
                             continue
                         total = 0.0
                         for r in range(r0, r1):
@@ -76,6 +86,13 @@ def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, acc):  
                             for q in range(length):
                                 total += pc[p + q] * buf1[i1 + q] * buf2[i2 + q]
                         acc[xt, xu, k, l] += total
+    if same:
+        for xt in range(I):
+            for k in range(K):
+                for xu in range(I):
+                    for l in range(K):
+                        if xt * K + k > xu * K + l:
+                            acc[xt, xu, k, l] = acc[xu, xt, l, k]
 
 
 @njit(cache=True)
@@ -126,9 +143,9 @@ class BinaryStates:
     length ``m_c + 1``."""
 
     #: bytes of per-composition arrays (decisions in state orientation, ``V``, ``P_m``) kept
-    CACHE_BYTES = 512 * 2**20
+    CACHE_BYTES = 256 * 2**20
     #: bytes of the averaged decision grids of :meth:`side` kept
-    SIDE_BYTES = 1024 * 2**20
+    SIDE_BYTES = 2048 * 2**20
 
     def __init__(self, terms: object) -> None:
         self.t = terms
@@ -203,14 +220,33 @@ class BinaryStates:
         Y = self.correlate(E[rows], extra, ix)
         return np.flip(Y, axis=flips) if flips else Y
 
-    def correlate(self, X: np.ndarray, extra: Sequence[int], ix: int | None = None) -> np.ndarray:
+    def averaged_kept(self, m: Counts, ix: int, extra: Sequence[int]) -> np.ndarray:
+        """:meth:`averaged` (every class component), kept for the next class counts."""
+        key = ("avg", m, ix, tuple(int(e) for e in extra))
+        return self._sides.get(key, lambda: self.averaged(m, ix, extra))  # type: ignore[return-value]
+
+    def summed_kept(self, m: Counts, extra: Sequence[int]) -> np.ndarray:
+        """``correlate(summed(m), extra)``, kept for the next class counts."""
+        key = ("sum", m, tuple(int(e) for e in extra))
+        return self._sides.get(key, lambda: self.correlate(self.summed(m), extra))  # type: ignore[return-value]
+
+    def correlate(self, X: np.ndarray, extra: Sequence[int], ix: int | None = None,
+                  memo: dict | None = None) -> np.ndarray:
         """``Y(r) = sum_s L^{extra}(s) X(r + s)``: ``X`` averaged over ``extra[c]`` more i.i.d.
         class-``c`` points per class (axis 0 of ``X`` is carried along); with ``ix``, ``L`` is the law of
-        the agreements with input ``ix`` instead of the states."""
+        the agreements with input ``ix`` instead of the states. ``memo`` keeps the grid after each class
+        by the private points so far, for correlations of one ``X`` that share their first classes."""
         d = self.d
         for c in range(self.K):
             e = int(extra[c])
+            if memo is not None:
+                key = (ix, tuple(int(x) for x in extra[:c + 1]))
+                if key in memo:
+                    X = memo[key]
+                    continue
             if e == 0:
+                if memo is not None:
+                    memo[key] = X
                 continue
             if e < 0:
                 raise ValueError("negative number of extra points")
@@ -220,6 +256,8 @@ class BinaryStates:
             axes = range(1 + c * d, 1 + (c + 1) * d)
             if not self.exact:
                 X = self._correlate_float(X, c, e, L)
+                if memo is not None:
+                    memo[key] = X
                 continue
             out_len = [X.shape[a] - e for a in axes]
             out_shape = list(X.shape)
@@ -255,9 +293,9 @@ class BinaryStates:
         and the kernel state's last coordinate."""
         d = self.d
         strides = np.array([side ** (d - 2 - j) for j in range(d - 1)], dtype=np.int64)
-        base = np.indices((side - e,) * (d - 1)).reshape(d - 1, -1).T @ strides
+        base = np.indices((side - e,) * (d - 1)).reshape(d - 1, -1).T @ strides if d > 1 else np.zeros(1)
         kernel = np.indices((e + 1,) * d).reshape(d, -1).T
-        off = kernel[:, :-1] @ strides
+        off = kernel[:, :-1] @ strides if d > 1 else np.zeros(e + 1)
         return [np.ascontiguousarray(x, dtype=np.int64) for x in (base, off, kernel[:, -1])]
 
     def shifted(self, X: np.ndarray, c: int, bump: Sequence[int], cc: Counts) -> np.ndarray:
@@ -301,28 +339,27 @@ class BinaryStates:
             total[...] = 0
         if same_point:
             for ix in range(self.I):
-                F1 = self.averaged(m1, ix, b1)
-                F2 = self.averaged(m2, ix, b2)
+                F1 = self.averaged_kept(m1, ix, b1)
+                F2 = self.averaged_kept(m2, ix, b2)
                 for k in ks:
                     if self.nums[k, ix]:
                         total[k, k] += self.nums[k, ix] * np.sum(P * F1[k] * F2[k])
             return total, scale
         if not u_in_1 and not t_in_2:
-            F1 = self.correlate(self.summed(m1), b1).reshape(K, -1)
-            F2 = self.correlate(self.summed(m2), b2).reshape(K, -1)
+            F1 = self.summed_kept(m1, b1).reshape(K, -1)
+            F2 = self.summed_kept(m2, b2).reshape(K, -1)
             return np.dot(F1 * P.reshape(1, -1), F2.T), scale
         if t_in_2 and not u_in_1:  # the mirror image of u in T_1 only
             mirror, _ = self.two_sets(cc, b2, b1, True, False, False, ls, ks)
             return mirror.T, scale
         if not t_in_2:  # u trains T_1; t is a fresh test point of T_1
-            V1 = self.summed(m1)
             for l in ls:
-                F1 = self.correlate(V1, [b1[c] - (c == l) for c in range(K)])
+                F1 = self.summed_kept(m1, [b1[c] - (c == l) for c in range(K)])
                 for iu in range(self.I):
                     if not self.nums[l, iu]:
                         continue
                     A = self.shifted(F1, l, self.bumps[iu], cc).reshape(K, -1) * P.reshape(1, -1)
-                    F2 = self.averaged(m2, iu, b2, slice(l, l + 1)).reshape(-1)
+                    F2 = self.averaged_kept(m2, iu, b2)[l].reshape(-1)
                     total[:, l] += self.nums[l, iu] * np.dot(A, F2)
             return total, scale
         return self._both(cc, b1, b2, m1, m2, P, ks, ls), scale
@@ -367,15 +404,20 @@ class BinaryStates:
             sizes = [K * math.prod(self.shape(tuple(cc[x] + (x == c) for x in range(K)))) for c in range(K)]
             start = -np.ones((I, K), dtype=np.int64)
             buf = np.empty(max(1, sum(I * sizes[c] for c in range(K) if b[c] >= 1)))
-            at = 0
-            for c in range(K):
-                if b[c] < 1:
-                    continue
-                for ix in range(I):
-                    H = self.averaged(m, ix, [b[x] - (x == c) for x in range(K)])
-                    buf[at:at + sizes[c]].reshape(H.shape)[...] = H
-                    start[ix, c] = at
-                    at += sizes[c]
+            E, _ = self.decisions(m)
+            # b - e_c = (b - 1, clipped at 0) + (one point of every other class with private points): the
+            # laws convolve, so the correlations compose; the first part is shared by every c
+            common = [max(x - 1, 0) for x in b]
+            classes = [c for c in range(K) if b[c] >= 1]
+            at = {c: sum(I * sizes[x] for x in classes if x < c) for c in classes}
+            for ix in range(I):
+                G = self.correlate(E, common, ix)
+                memo: dict = {}  # the classes before c have the same extra points for every later c
+                for c in classes:
+                    Y = self.correlate(G, [int(x != c and b[x] >= 1) for x in range(K)], ix, memo)
+                    H = np.flip(Y, axis=self.flips[ix]) if self.flips[ix] else Y
+                    start[ix, c] = at[c] + ix * sizes[c]
+                    buf[start[ix, c]:start[ix, c] + sizes[c]].reshape(H.shape)[...] = H
             return [buf, start]
 
         return tuple(self._sides.get(("side", m, b), make))  # type: ignore[return-value]
@@ -387,7 +429,8 @@ class BinaryStates:
         layout = self._get(("layout", cc), lambda: self._layout(cc))
         size, rowidx, sh = layout  # type: ignore[misc]
         acc = np.zeros((I, I, K, K))
-        _pair_both(P.reshape(-1), cc[K - 1] + 1, side1[0], side1[1], side2[0], side2[1], size, rowidx, sh, acc)
+        same = side1[0] is side2[0]
+        _pair_both(P.reshape(-1), cc[K - 1] + 1, side1[0], side1[1], side2[0], side2[1], size, rowidx, sh, same, acc)
         w = self.nums.astype(float)
         total = np.einsum("abkl,ka,lb->kl", acc, w, w)
         mask = np.zeros((K, K))

@@ -222,7 +222,7 @@ class ClassCountTerms:
         return self._errs[key]
 
     #: bytes of decision grids kept (the least recently used are dropped first)
-    ERRORS_BYTES = 512 * 2**20
+    ERRORS_BYTES = 256 * 2**20
 
     def _trim_errors(self) -> None:
         sizes = [e.size * (40 if self.exact else e.itemsize) for e, _ in self._errs.values()]

@@ -39,6 +39,7 @@ from typing import Union
 import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument, InvalidModel
+from momentbound.exact.binary_states import applies as binary_applies, grid_bytes
 from momentbound.exact.class_terms import ClassCountTerms, as_loss
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.exact.predictions import class_count_splits
@@ -355,7 +356,7 @@ def check_arguments(model: object, N: object, folds: object, classifier: object,
     if law_bytes > MAX_LAW_BYTES:
         raise InvalidArgument(
             f"the exact class-count terms at N={int(N)} with d={model.d} would cache about "  # type: ignore[call-overload]
-            f"{law_bytes / 2**30:.3g} GiB of per-class agreement laws (limit "
+            f"{law_bytes / 2**30:.3g} GiB of per-class agreement laws or state grids (limit "
             f"{MAX_LAW_BYTES / 2**30:g} GiB); use backend='montecarlo' (estimator_moments) or a smaller N"
         )
     return splitter, int(N), clf  # type: ignore[call-overload]
@@ -366,6 +367,14 @@ MAX_LAW_BYTES = 2 * 2**30
 
 
 def cached_law_bytes(model: CellModel, N: int) -> float:
+    """Memory the exact class-count terms hold at ``N`` points: on binary attributes the state grids
+    (:func:`~momentbound.exact.binary_states.grid_bytes`), otherwise :func:`agreement_law_bytes`."""
+    if binary_applies(model.arities):
+        return grid_bytes(model.n_classes, model.d, N)
+    return agreement_law_bytes(model, N)
+
+
+def agreement_law_bytes(model: CellModel, N: int) -> float:
     """Memory of the per-class agreement laws at two inputs for every class size up to ``N``
     (float64: ``sum_{n <= N} (n + 1)^(2d)`` cells per class and pair of inputs)."""
     d = model.d
@@ -420,7 +429,8 @@ def stratified_cv_moments(
     model:
         The data distribution (a :class:`~momentbound.CellModel`, any number of classes and
         attributes; the work grows like ``prod_c (n_c + 1)^(2 d)`` per term, so two attributes
-        are for small ``N``).
+        are for small ``N``, except binary ones: their per-class states,
+        :mod:`momentbound.exact.binary_states`, take three classes and two attributes to ``N = 30``).
     N:
         Dataset size.
     folds:
@@ -1024,6 +1034,13 @@ class TermWork:
         self._seen.add(key)
         return True
 
+    def _new_pair(self, key: tuple) -> bool:
+        """A call of ``two_sets``; True when neither it nor its mirror image was computed before."""
+        if (key[0], key[2], key[1], key[4], key[3], key[5]) in self._seen:
+            self._call()
+            return False
+        return self._new(key)
+
     def _decide(self, m: tuple[int, ...]) -> None:
         if ("decide", m) not in self._seen:
             self._seen.add(("decide", m))
@@ -1055,10 +1072,7 @@ class TermWork:
     def two_sets(self, common: Sequence[int], base1: Sequence[int], base2: Sequence[int], *, u_in_1: bool,
                  t_in_2: bool, same_point: bool = False) -> np.ndarray:
         key = (tuple(common), tuple(base1), tuple(base2), u_in_1, t_in_2, same_point)
-        swapped = (key[0], key[2], key[1], key[4], key[3], key[5])
-        if swapped in self._seen:
-            self._call()
-        elif self._new(key):
+        if self._new_pair(key):
             cc, b1, b2 = key[:3]
             m1 = tuple(c + b for c, b in zip(cc, b1))
             m2 = tuple(c + b for c, b in zip(cc, b2))
@@ -1073,6 +1087,200 @@ class TermWork:
         return self._zero_table
 
 
+class StateWork(TermWork):
+    """:class:`TermWork` for the terms on per-class states of binary attributes
+    (:mod:`momentbound.exact.binary_states`). With ``P(m) = prod_c (m_c + 1)^d`` the state grid of
+    composition ``m``, ``I = 2^d`` inputs and ``K`` classes, the units are ``cells`` (numpy entries),
+    ``kernel`` (entries of the compiled correlations and shifted sums; numpy entries of object arrays
+    in rational arithmetic), ``ops`` and ``calls``:
+
+    * per training composition ``m`` (once): the decisions, ``d K P(m)`` cells, and ``V``, ``I K P(m)``;
+    * ``err1(m)``: ``K P(m)`` cells; ``err2(m)``: ``K (K + 1) P(m)``;
+    * an average over private parts (a correlation, once per grid, inputs and private part): per
+      class ``c`` with ``e_c`` private points, the output grid times ``(e_c + 1)^d`` kernel entries, ``K``
+      components;
+    * ``two_sets`` with both test points in the other training set: the two sides (once per training
+      composition and private part), ``I |k| I |l| P(C)`` kernel entries (half as many when both
+      sides are one); one test point there: ``3 I K |l|
+      P(C)`` cells; none: ``K (K + 1) P(C)``; one shared point: ``3 I K P(C)``.
+    """
+
+    KINDS = ("ops", "cells", "kernel", "calls")
+
+    def __init__(self, model: CellModel, clf: NaiveBayes, mode: str, limit: float = math.inf,
+                 per_unit: dict[str, float] | None = None) -> None:
+        super().__init__(model, clf, mode, limit, per_unit)
+        self.units = dict.fromkeys(self.KINDS, 0.0)
+        self._lru: dict[tuple, float] = {}
+        self._lru_bytes = 0.0
+
+    def all_units(self) -> dict[str, float]:
+        return dict(self.units)
+
+    def _states(self, m: tuple[int, ...]) -> float:
+        return math.prod((c + 1.0) ** self.d for c in m)
+
+    def _kernel(self, kernel: float, term: str) -> None:
+        self.cells_by_term[term] = self.cells_by_term.get(term, 0.0) + kernel
+        self.units["kernel"] += kernel
+        if self._per_unit is not None:
+            self._spent += kernel * self._per_unit["kernel"]
+            if self._spent > self._limit:
+                raise WorkLimitReached
+
+    def _decide(self, m: tuple[int, ...]) -> None:
+        if ("decide", m) not in self._seen:
+            self._seen.add(("decide", m))
+            P = self._states(m)
+            self._add(30 + self.n_in, (self.d + self.n_in) * self.K * P + P, "decide")
+
+    def _average(self, key: tuple, m: tuple[int, ...], extra: Sequence[int]) -> tuple[float, float]:
+        """One correlation of a ``K``-component grid of ``m`` with ``extra`` private points (once per key);
+        returns the cells and kernel entries it counted."""
+        if key in self._seen:
+            return 0.0, 0.0
+        self._seen.add(key)
+        self._decide(m)
+        sides = [c + 1.0 for c in m]
+        kernel = ops = 0.0
+        for c, e in enumerate(extra):
+            if e:
+                sides[c] -= e
+                kernel += self.K * math.prod(x**self.d for x in sides) * (e + 1.0) ** self.d
+                ops += 4
+        cells = self.K * math.prod(x**self.d for x in sides)
+        self._add(ops, cells, "averages")
+        self._kernel(kernel, "averages")
+        return cells, kernel
+
+    def _side_cached(self, m: tuple[int, ...], b: tuple[int, ...], classes: Sequence[int]) -> bool:
+        """Whether the real run still holds this side: its cache of sides
+        (:attr:`~momentbound.exact.binary_states.BinaryStates.SIDE_BYTES`) drops the least recently
+        used, and a dropped side is computed again."""
+        from momentbound.exact.binary_states import BinaryStates
+
+        key = (m, b)
+        if key in self._lru:
+            self._lru[key] = self._lru.pop(key)
+            return True
+        cc = [x - y for x, y in zip(m, b)]
+        size = 8.0 * self.n_in * sum(self.K * math.prod((cc[x] + 1.0 + (x == c)) ** self.d for x in range(self.K))
+                                     for c in classes)
+        self._lru[key] = size
+        self._lru_bytes += size
+        while self._lru_bytes > BinaryStates.SIDE_BYTES and len(self._lru) > 1:
+            self._lru_bytes -= self._lru.pop(next(iter(self._lru)))
+        return False
+
+    def _side(self, m: tuple[int, ...], b: tuple[int, ...], classes: Sequence[int]) -> None:
+        """One side of the cross-fold term (:meth:`~momentbound.exact.binary_states.BinaryStates.side`):
+        per input, the correlation with ``b - 1`` (clipped at 0) and then, for each class ``c`` of
+        ``classes``, one point of every other class with private points, passes shared by a prefix."""
+        K, I = self.K, self.n_in
+        common = tuple(max(x - 1, 0) for x in b)
+        self._decide(m)
+        one = self._average(("side-common", m, b, len(self._seen)), m, common)  # the same units for every input
+        base = [c + 1.0 - e for c, e in zip(m, common)]
+        kernel = cells = 0.0
+        done = set()
+        for c in classes:
+            extra = [int(x != c and b[x] >= 1) for x in range(K)]
+            sides = list(base)
+            for x in range(K):
+                sides[x] -= extra[x]
+                if extra[x] and tuple(extra[:x + 1]) not in done:
+                    done.add(tuple(extra[:x + 1]))
+                    kernel += K * math.prod(v**self.d for v in sides) * 2.0**self.d
+            cells += K * math.prod(v**self.d for v in sides)
+        self._add(0, (I - 1) * one[0] + I * cells, "averages")
+        self._kernel((I - 1) * one[1] + I * kernel, "averages")
+
+    def err1(self, m: Sequence[int]) -> tuple:
+        m = tuple(int(c) for c in m)
+        if self._new(("err1", m)):
+            self._decide(m)
+            self._add(4, self.K * self._states(m), "err1")
+        return (self._zero,) * self.K
+
+    def err2(self, m: Sequence[int]) -> np.ndarray:
+        m = tuple(int(c) for c in m)
+        if self._new(("err2", m)):
+            self._decide(m)
+            self._add(6, self.K * (self.K + 1) * self._states(m), "err2")
+        return self._zero_table
+
+    def two_sets(self, common: Sequence[int], base1: Sequence[int], base2: Sequence[int], *, u_in_1: bool,
+                 t_in_2: bool, same_point: bool = False) -> np.ndarray:
+        key = (tuple(common), tuple(base1), tuple(base2), u_in_1, t_in_2, same_point)
+        if not self._new_pair(key):
+            return self._zero_table
+        K, I = self.K, self.n_in
+        cc, b1, b2 = key[:3]
+        m1 = tuple(c + b for c, b in zip(cc, b1))
+        m2 = tuple(c + b for c, b in zip(cc, b2))
+        P = self._states(cc)
+        if ("P", cc) not in self._seen:
+            self._seen.add(("P", cc))
+            self._add(K, P, "two_sets")
+        less = lambda b, c: tuple(x - (i == c) for i, x in enumerate(b))  # noqa: E731
+        if same_point:
+            for ix in range(I):
+                self._average(("avg", m1, ix, b1), m1, b1)
+                self._average(("avg", m2, ix, b2), m2, b2)
+            self._add(3 * I, 3 * I * K * P, "two_sets")
+        elif not (u_in_1 or t_in_2):
+            self._average(("sum", m1, b1), m1, b1)
+            self._average(("sum", m2, b2), m2, b2)
+            self._add(4, K * (K + 1) * P, "two_sets")
+        elif u_in_1 != t_in_2:
+            (ma, ba), (mb, bb) = ((m1, b1), (m2, b2)) if u_in_1 else ((m2, b2), (m1, b1))
+            ls = [c for c in range(K) if ba[c]]
+            for c in ls:
+                self._average(("sum", ma, less(ba, c)), ma, less(ba, c))
+            for ix in range(I):
+                self._average(("avg", mb, ix, bb), mb, bb)
+            self._add(6 * I * len(ls), 3 * I * K * len(ls) * P, "two_sets")
+        else:
+            ks, ls = [c for c in range(K) if b2[c]], [c for c in range(K) if b1[c]]
+            for m, b, classes in ((m1, b1, ls), (m2, b2, ks)):
+                if self._side_cached(m, b, classes):
+                    continue
+                self._seen.add(("side", m, b))
+                self._side(m, b, classes)
+            self._add(10, 0, "two_sets")
+            n1, n2 = I * len(ls), I * len(ks)  # one side for both: each mirror pair once
+            self._kernel((n1 * (n1 + 1) / 2 if (m1, b1) == (m2, b2) else n1 * n2) * P, "two_sets")
+        return self._zero_table
+
+    def distinct(self) -> dict[str, int]:
+        kinds = {"decide": 0, "err1": 0, "err2": 0, "two_sets": 0}
+        for key in self._seen:
+            if key[0] in kinds:
+                kinds[key[0]] += 1
+            elif not isinstance(key[0], str):
+                kinds["two_sets"] += 1
+        return kinds
+
+
+def term_work(model: CellModel, clf: NaiveBayes, mode: str, limit: float = math.inf,
+              per_unit: dict[str, float] | None = None) -> TermWork:
+    """The dry-run stand-in of the term cache the exact backend builds for ``model``."""
+    cls = StateWork if binary_applies(model.arities) else TermWork
+    return cls(model, clf, mode, limit, per_unit)
+
+
+def unit_prices(model: CellModel, mode: str) -> dict[str, float]:
+    """Seconds per unit of :func:`term_work`'s units for ``model`` in arithmetic ``mode``."""
+    if binary_applies(model.arities):
+        table = PER_UNIT_STATES
+        rational = mode == "rational"
+        return {"ops": table["ops"], "calls": table["calls"],
+                "cells": table["cells_rational" if rational else "cells"],
+                "kernel": table["cells_rational" if rational else "kernel"]}
+    return {"ops": PER_UNIT["ops"], "calls": PER_UNIT["calls"],
+            "cells": PER_UNIT["cells_rational" if mode == "rational" else "cells"]}
+
+
 # ----------------------------------------------------------------------------- work estimate
 #: seconds per work unit of :class:`TermWork` (process CPU time, one BLAS thread, float arithmetic;
 #: ``cells_rational`` replaces ``cells`` in rational arithmetic), measured on StratifiedKFold,
@@ -1080,6 +1288,10 @@ class TermWork:
 #: and two attributes, N = 12-40 (benchmarks/bench_stratified_work.py, table in benchmarks/RESULTS.md):
 #: the least-squares costs of 16 runs, scaled by 1.28 to centre measured / estimated (0.54-1.87)
 PER_UNIT = {"ops": 7.8e-6, "cells": 8.6e-11, "cells_rational": 1.75e-8, "calls": 1.38e-5}
+#: the same for :class:`StateWork` (binary attributes): the nonnegative least-squares costs of 11 runs
+#: of ``bench_stratified_work.py --states`` (two and three classes, one to three binary attributes,
+#: N = 10-40; table in benchmarks/RESULTS.md)
+PER_UNIT_STATES = {"ops": 3.58e-6, "cells": 4.18e-10, "kernel": 1.68e-9, "cells_rational": 7.21e-8, "calls": 3.48e-5}
 #: the dry run stops once the work it has counted passes this many seconds (or the guard's own
 #: limit, :func:`dry_run_budget`): the estimate is then a lower bound (:class:`AtLeast`), enough to
 #: refuse; the dry run itself costs about the route's bookkeeping (``calls``), a few percent of the
@@ -1117,9 +1329,8 @@ def route_seconds(model: CellModel, N: int, route: Callable[[TermWork], object])
     and the units counted are priced with :data:`PER_UNIT`. 0 when no dataset can be split; an
     :class:`AtLeast` when the dry run passed its budget (:func:`dry_run_budget`)."""
     mode = auto_arithmetic(model, N)
-    per_unit = {"ops": PER_UNIT["ops"], "calls": PER_UNIT["calls"],
-                "cells": PER_UNIT["cells_rational" if mode == "rational" else "cells"]}
-    work = TermWork(model, NaiveBayes(), mode, _BUDGET.get(), per_unit)
+    per_unit = unit_prices(model, mode)
+    work = term_work(model, NaiveBayes(), mode, _BUDGET.get(), per_unit)
     try:
         route(work)
     except WorkLimitReached:
