@@ -254,7 +254,7 @@ def test_repeated_kfold_work_is_guarded_before_any_work():
     model = CellModel((2,), ["9/50", "2/25", "1/50", "18/25"])
     with pytest.raises(InvalidArgument, match="backend='montecarlo'.*max_seconds=None"):
         estimator_moments(model, 400, RepeatedKFold(5, 10), max_seconds=5, metric="balanced_error")
-    two = CellModel((2, 2), ["1/10", "1/20", "1/8", "1/10", "3/40", "1/5", "1/5", "3/20"])
+    two = CellModel.normalized((3, 2), [2, 2, 3, 2, 2, 4, 4, 3, 2, 4, 6, 4])  # a 3-valued attribute: agreement laws
     with pytest.raises(InvalidArgument, match="GiB"):
         estimator_moments(two, 60, RepeatedKFold(5, 10))
 
