@@ -158,6 +158,43 @@ def _step_two(out, src0, src1, map0, off0, c0, rowbase1, off1, c1, have0, have1,
         dropped[g0] += drop
 
 
+@njit(cache=True)
+def _pack_count(a):  # pragma: no cover - compiled
+    n = 0
+    for i in range(a.size):
+        if a[i] != 0.0:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _pack_fill(a, bits, vals):  # pragma: no cover - compiled
+    """``vals`` = the nonzero entries of ``a`` in order; bit ``i % 64`` of ``bits[i // 64]`` set
+    where ``a[i]`` is nonzero."""
+    k = 0
+    for w in range(bits.size):
+        word = np.uint64(0)
+        for i in range(w * 64, min(w * 64 + 64, a.size)):
+            if a[i] != 0.0:
+                word |= np.uint64(1) << np.uint64(i - w * 64)
+                vals[k] = a[i]
+                k += 1
+        bits[w] = word
+
+
+@njit(cache=True)
+def _unpack_fill(out, bits, vals):  # pragma: no cover - compiled
+    k = 0
+    for w in range(bits.size):
+        word = bits[w]
+        for i in range(w * 64, min(w * 64 + 64, out.size)):
+            if (word >> np.uint64(i - w * 64)) & np.uint64(1):
+                out[i] = vals[k]
+                k += 1
+            else:
+                out[i] = 0.0
+
+
 @njit(cache=True, parallel=True)
 def _decide_two(out, key0, key1, present0, present1, random):  # pragma: no cover - compiled
     """Two classes: ``out[g0, g1, :] = g(0)`` from the integer keys of the class-0 and class-1
@@ -518,16 +555,41 @@ class _Buffers:
             self.free.append(arr)
 
 
+@dataclass(frozen=True)
+class _Packed:
+    """A slice held between two iterations of the stream: its nonzero entries and a bitmap of
+    where they are (lossless; the pruned states and the decisions 0 take no value)."""
+
+    shape: tuple[int, ...]
+    bits: np.ndarray
+    vals: np.ndarray
+
+    @staticmethod
+    def of(arr: np.ndarray) -> "_Packed":
+        flat = arr.reshape(-1)
+        vals = np.empty(_pack_count(flat))
+        bits = np.empty((flat.size + 63) // 64, dtype=np.uint64)
+        _pack_fill(flat, bits, vals)
+        return _Packed(arr.shape, bits, vals)
+
+    def unpack(self, buffers: _Buffers) -> np.ndarray:
+        n = int(np.prod(self.shape))
+        out = buffers.take(n)
+        _unpack_fill(out, self.bits, self.vals)
+        return out.reshape(self.shape)
+
+
 def _stream_two_class(st: _Setup, bottom: int, r: int, prune: "_Pruning | None" = None
                       ) -> Iterator[tuple[int, np.ndarray]]:
     """Two classes: ``(a, h on the split (a, bottom - a))`` for ``a = 0..bottom``, holding one
     slice per level (level ``l`` holds the split ``(a + l, bottom - a)`` of iteration ``a``).
-    The slices above the bottom level live in reused buffers; the bottom ones are yielded and
-    allocated afresh."""
+    Between iterations a level's slice is held packed (:class:`_Packed`: its nonzero values and
+    a bitmap); the three dense slices in flight (the level above, its packed neighbour unpacked,
+    the level computed) live in reused buffers; the bottom ones are yielded and allocated afresh."""
     top = bottom + r
     half = top // 2
     buffers = _Buffers(((half + 1) * (top - half + 1)) ** st.d * st.XU) if r > 0 else None
-    slots: list[np.ndarray | None] = [None] * (r + 1)
+    slots: list[_Packed | None] = [None] * (r + 1)
     for a in range(-r, bottom + 1):
         b = bottom - a
         cur = _top_block(st, (a + r, b), buffers) if a + r >= 0 else None
@@ -537,13 +599,16 @@ def _stream_two_class(st: _Setup, bottom: int, r: int, prune: "_Pruning | None" 
                 nxt = None
             else:
                 # class 0 added: level lv + 1 at (i0 + 1, b) (this iteration); class 1 added:
-                # level lv + 1 at (i0, b + 1) (previous iteration, still in its slot)
-                nxt = _step_block(st, (i0, b), [cur, slots[lv + 1]], prune, buffers if lv > 0 else None)
+                # level lv + 1 at (i0, b + 1) (previous iteration, held packed in its slot)
+                held = slots[lv + 1]
+                src1 = None if held is None or buffers is None else held.unpack(buffers)
+                nxt = _step_block(st, (i0, b), [cur, src1], prune, buffers if lv > 0 else None)
+                if buffers is not None:
+                    buffers.give(src1)
+            slots[lv + 1] = None if cur is None else _Packed.of(cur)
             if buffers is not None:
-                buffers.give(slots[lv + 1])
-            slots[lv + 1] = cur
+                buffers.give(cur)
             cur = nxt
-        slots[0] = cur
         if a >= 0:
             assert cur is not None
             yield a, cur
