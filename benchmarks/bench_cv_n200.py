@@ -17,7 +17,7 @@ Models: ``paper`` (:func:`momentbound.model.second_nb_model`, class-0 cells 0.1,
 0.15) and ``asym`` (no symmetry of inputs or classes).
 
 Run: PYTHONPATH=src .venv/bin/python benchmarks/bench_cv_n200.py [--model asym] [--N 200] [--rel 0.01]
-     [--no-exact] [--no-sim]
+     [--no-exact] [--no-sim] [--lift]
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ def make_model(name: str):
     return second_nb_model() if name == "paper" else CellModel((2, 2), ASYM, 2)
 
 
-def run_exact(name: str, N: int) -> None:
-    """Child process: one exact run with the default limits; prints one JSON line."""
+def run_exact(name: str, N: int, lift: bool) -> None:
+    """Child process: one exact run with the default limits (``lift``: none); prints one JSON line."""
     from momentbound.classifiers.naive_bayes import NaiveBayes
     from momentbound.errors import InvalidArgument
     from momentbound.estimators import KFold, estimator_moments
@@ -55,10 +55,12 @@ def run_exact(name: str, N: int) -> None:
     nc, r = N - 2 * (N // 10), N // 10 - 1
     est = {"est_seconds": rs.work_estimate(model, nc, r, r, tail=1e-13) * rs.NS_PER_OP * 1e-9,
            "est_bytes": rs.memory_estimate(model, nc, r, r)}
-    backend = ExactBackend()
+    backend = ExactBackend(max_work=math.inf) if lift else ExactBackend()
+    limits = {"max_seconds": None} if lift else {}
     wall, cpu = time.perf_counter(), time.process_time()
     try:
-        res = estimator_moments(model, N, KFold(10), classifier=NaiveBayes(alpha=1, ties="first"), backend=backend)
+        res = estimator_moments(model, N, KFold(10), classifier=NaiveBayes(alpha=1, ties="first"), backend=backend,
+                                **limits)
     except InvalidArgument as exc:
         print(json.dumps({"refused": str(exc), **est}), flush=True)
         return
@@ -119,17 +121,18 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-exact", action="store_true")
     ap.add_argument("--no-sim", action="store_true")
-    ap.add_argument("--one", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--lift", action="store_true", help="exact run without the time and work limits")
+    ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        run_exact(args.one[0], int(args.one[1]))
+        run_exact(args.one[0], int(args.one[1]), args.one[2] == "lift")
         return
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
           f"load {os.getloadavg()[0]:.1f}; model {args.model}, N = {args.N}, 10-fold, alpha = 1, ties 'first'",
           flush=True)
     exact = None
     if not args.no_exact:
-        cmd = [sys.executable, __file__, "--one", args.model, str(args.N)]
+        cmd = [sys.executable, __file__, "--one", args.model, str(args.N), "lift" if args.lift else "default"]
         res = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if res.returncode != 0:
             raise SystemExit(f"exact child failed:\n{res.stderr[-3000:]}")

@@ -907,11 +907,29 @@ def work_estimate(model: CellModel, n_common: int, n_a: int, n_b: int, tail: flo
     return rec + csum
 
 
+def _packed_share(model: CellModel, top: int, r: int) -> float:
+    """About the share of nonzero entries of the largest packed slices of the two-class stream
+    (the states kept by the pruning of :func:`cross_errors` at the default ``tail``): the kept
+    share of a level by the normal approximation of :func:`work_estimate` (``g``), as
+    ``PACKED_FACTOR g^(1/3)``, at most 1 (fitted to the shares measured on two-attribute models,
+    10-fold CV at N = 60 and 100: 0.50 and 0.34 of ``r`` middle slices)."""
+    if r == 0:
+        return 1.0
+    m = top - 1
+    kept = _gaussian_states(model, m, 1e-13 * _p_min(model) / (4.0 * r))
+    return min(1.0, PACKED_FACTOR * (kept / _split_sum(model.n_classes, m, model.d)) ** (1 / 3))
+
+
+#: the nonzero share of the packed slices over the cube root of the kept share of a level
+PACKED_FACTOR = 0.36
+
+
 def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
     """Peak bytes of :func:`cross_errors`, estimated (measured peaks are 0.5-1.3 times this above a
     few MB): the per-class laws of up to ``n_common + 1 + r`` points with their index arrays, and
-    the values of ``h`` held at once (two classes: one slice per level of the stream and three more
-    in flight, each at most the middle split's size, per stream; more classes: two whole levels).
+    the values of ``h`` held at once (two classes, per stream: three dense slices in flight and
+    two of the bottom level, each at most the middle split's size, and one packed slice per level
+    (:func:`_packed_share`); more classes: two whole levels).
 
     Examples
     --------
@@ -928,8 +946,13 @@ def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> floa
     laws = 8.0 * K * (1 + 2 * X) * float(top + 1) ** (D + 1) / (D + 1)
     streams = 1 if n_a == n_b else 2
     if K == 2:
-        half = top // 2
-        held = (r + 3) * float((half + 1) * (top - half + 1)) ** d * XU
+        def middle(m: int) -> float:  # entries of the largest slice of a level of m points
+            return float((m // 2 + 1) * (m - m // 2 + 1)) ** d * XU
+
+        # dense: the three slices in flight and the two bottom ones of the sum over C; packed:
+        # one slice per level, 8 bytes per nonzero entry and a bit per entry
+        dense = 3 * middle(top) + 2 * middle(n_common + 1)
+        held = dense + r * middle(top) * (_packed_share(model, top, r) + 1 / 64)
     else:
         held = (_split_sum(K, top, d) + _split_sum(K, top - 1, d)) * XU * K  # two levels of the recursion
     return laws + 8.0 * streams * held
