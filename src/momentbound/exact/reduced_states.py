@@ -45,8 +45,9 @@ __all__ = ["applies", "cross_error_matrix", "cross_errors", "CrossErrors", "memo
 
 Input = tuple[int, ...]
 
-#: cost of one multiply-add of the compiled kernels (CPU nanoseconds; measured 0.9-1.34 on the 2x2x2 model)
-NS_PER_OP = 1.5
+#: cost of one multiply-add of the compiled kernels (CPU nanoseconds; 1.5-2.4 measured on two-attribute
+#: models, 10-fold CV at N = 80-140, on a loaded 2-core machine)
+NS_PER_OP = 2.2
 
 
 # ----------------------------------------------------------------------------- kernels
