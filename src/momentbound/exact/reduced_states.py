@@ -936,7 +936,7 @@ def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> floa
     --------
     >>> from momentbound.model import second_nb_model
     >>> round(memory_estimate(second_nb_model(), 160, 19, 19) / 2**30, 1)  # N = 200, 10-fold
-    11.5
+    4.5
     """
     st = _setup(model, NaiveBayes())
     K, d, X = st.K, st.d, st.X
