@@ -4,7 +4,7 @@ vectorised numpy simulation of the real procedure.
 Exact: ``estimator_moments(model, N, KFold(10), classifier=NaiveBayes(alpha=1, ties="first"))``
 with the default backend and the default guard limits, in a fresh subprocess (its own peak
 resident memory ``ru_maxrss`` and CPU time); the estimates of the reduced-state cross term
-(:func:`momentbound.exact.reduced_states.work_estimate` times ``NS_PER_OP``, and
+(:func:`momentbound.exact.reduced_states.work_estimate` times :func:`~momentbound.exact.reduced_states.ns_per_op`, and
 :func:`~momentbound.exact.reduced_states.memory_estimate`) are printed next to the measurements.
 A refusal by the guard is printed as such.
 
@@ -53,7 +53,7 @@ def run_exact(name: str, N: int, lift: bool) -> None:
 
     model = make_model(name)
     nc, r = N - 2 * (N // 10), N // 10 - 1
-    est = {"est_seconds": rs.work_estimate(model, nc, r, r, tail=1e-13) * rs.NS_PER_OP * 1e-9,
+    est = {"est_seconds": rs.work_estimate(model, nc, r, r, tail=1e-13) * rs.ns_per_op(model, nc, r, r) * 1e-9,
            "est_bytes": rs.memory_estimate(model, nc, r, r)}
     backend = ExactBackend(max_work=math.inf) if lift else ExactBackend()
     limits = {"max_seconds": None} if lift else {}

@@ -41,13 +41,26 @@ from momentbound.exact.predictions import ComponentSpace, class_count_splits, cl
 from momentbound.model.cells import CellModel
 
 __all__ = ["applies", "cross_error_matrix", "cross_errors", "CrossErrors", "memory_estimate", "work_estimate",
-           "NS_PER_OP"]
+           "NS_PER_OP", "ns_per_op"]
 
 Input = tuple[int, ...]
 
-#: cost of one multiply-add of the compiled kernels (CPU nanoseconds; 1.5-2.4 measured on two-attribute
-#: models, 10-fold CV at N = 80-140, on a loaded 2-core machine)
-NS_PER_OP = 2.2
+#: cost of one multiply-add of the compiled kernels while the slices are small (CPU nanoseconds;
+#: 1.55-1.8 measured on two-attribute models, 10-fold CV at N = 80-100, on a loaded 2-core machine);
+#: :func:`ns_per_op` scales it for large slices
+NS_PER_OP = 1.8
+
+
+def ns_per_op(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
+    """CPU nanoseconds per multiply-add of :func:`work_estimate` for these sizes: :data:`NS_PER_OP`,
+    times ``(B / 64 MiB)^0.45`` when the largest slice of the recursion holds ``B > 64 MiB``
+    (memory bound; fitted to 2.42 and 4.8 ns measured at 134 and 549 MiB, 10-fold CV of the
+    paper's 2x2x2 model at N = 140 and 200)."""
+    r = max(n_a, n_b)
+    top = n_common + 1 + r
+    XU = 1 if r == 0 else _setup(model, NaiveBayes()).XU
+    nbytes = 8.0 * float((top // 2 + 1) * (top - top // 2 + 1)) ** model.d * XU
+    return NS_PER_OP * max(1.0, nbytes / 2**26) ** 0.45
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -879,7 +892,7 @@ def _gaussian_states(model: CellModel, n: int, budget: float) -> float:
 
 def work_estimate(model: CellModel, n_common: int, n_a: int, n_b: int, tail: float = 0.0) -> float:
     """Multiply-adds of :func:`cross_errors` (the recursions of both private sizes and the sum
-    over the states of ``C``); :data:`NS_PER_OP` converts them to seconds. With ``tail > 0`` (two
+    over the states of ``C``); :func:`ns_per_op` converts them to seconds. With ``tail > 0`` (two
     classes) the states skipped are taken out by a normal approximation of the kept ones."""
     K, d = model.n_classes, model.d
     X = model.n_inputs
