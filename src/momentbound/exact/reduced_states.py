@@ -41,12 +41,26 @@ from momentbound.exact.predictions import ComponentSpace, class_count_splits, cl
 from momentbound.model.cells import CellModel
 
 __all__ = ["applies", "cross_error_matrix", "cross_errors", "CrossErrors", "memory_estimate", "work_estimate",
-           "NS_PER_OP"]
+           "NS_PER_OP", "ns_per_op"]
 
 Input = tuple[int, ...]
 
-#: cost of one multiply-add of the compiled kernels (CPU nanoseconds; measured 0.9-1.34 on the 2x2x2 model)
-NS_PER_OP = 1.5
+#: cost of one multiply-add of the compiled kernels while the slices are small (CPU nanoseconds;
+#: 1.55-1.8 measured on two-attribute models, 10-fold CV at N = 80-100, on a loaded 2-core machine);
+#: :func:`ns_per_op` scales it for large slices
+NS_PER_OP = 1.8
+
+
+def ns_per_op(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
+    """CPU nanoseconds per multiply-add of :func:`work_estimate` for these sizes: :data:`NS_PER_OP`,
+    times ``(B / 64 MiB)^0.45`` when the largest slice of the recursion holds ``B > 64 MiB``
+    (memory bound; fitted to 2.42 and 4.8 ns measured at 134 and 549 MiB, 10-fold CV of the
+    paper's 2x2x2 model at N = 140 and 200)."""
+    r = max(n_a, n_b)
+    top = n_common + 1 + r
+    XU = 1 if r == 0 else _setup(model, NaiveBayes()).XU
+    nbytes = 8.0 * float((top // 2 + 1) * (top - top // 2 + 1)) ** model.d * XU
+    return NS_PER_OP * max(1.0, nbytes / 2**26) ** 0.45
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -156,6 +170,43 @@ def _step_two(out, src0, src1, map0, off0, c0, rowbase1, off1, c1, have0, have1,
                             drop += pb
                             out_f[o + j * XV + xv] = 0.0
         dropped[g0] += drop
+
+
+@njit(cache=True)
+def _pack_count(a):  # pragma: no cover - compiled
+    n = 0
+    for i in range(a.size):
+        if a[i] != 0.0:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _pack_fill(a, bits, vals):  # pragma: no cover - compiled
+    """``vals`` = the nonzero entries of ``a`` in order; bit ``i % 64`` of ``bits[i // 64]`` set
+    where ``a[i]`` is nonzero."""
+    k = 0
+    for w in range(bits.size):
+        word = np.uint64(0)
+        for i in range(w * 64, min(w * 64 + 64, a.size)):
+            if a[i] != 0.0:
+                word |= np.uint64(1) << np.uint64(i - w * 64)
+                vals[k] = a[i]
+                k += 1
+        bits[w] = word
+
+
+@njit(cache=True)
+def _unpack_fill(out, bits, vals):  # pragma: no cover - compiled
+    k = 0
+    for w in range(bits.size):
+        word = bits[w]
+        for i in range(w * 64, min(w * 64 + 64, out.size)):
+            if (word >> np.uint64(i - w * 64)) & np.uint64(1):
+                out[i] = vals[k]
+                k += 1
+            else:
+                out[i] = 0.0
 
 
 @njit(cache=True, parallel=True)
@@ -518,16 +569,41 @@ class _Buffers:
             self.free.append(arr)
 
 
+@dataclass(frozen=True)
+class _Packed:
+    """A slice held between two iterations of the stream: its nonzero entries and a bitmap of
+    where they are (lossless; the pruned states and the decisions 0 take no value)."""
+
+    shape: tuple[int, ...]
+    bits: np.ndarray
+    vals: np.ndarray
+
+    @staticmethod
+    def of(arr: np.ndarray) -> "_Packed":
+        flat = arr.reshape(-1)
+        vals = np.empty(_pack_count(flat))
+        bits = np.empty((flat.size + 63) // 64, dtype=np.uint64)
+        _pack_fill(flat, bits, vals)
+        return _Packed(arr.shape, bits, vals)
+
+    def unpack(self, buffers: _Buffers) -> np.ndarray:
+        n = int(np.prod(self.shape))
+        out = buffers.take(n)
+        _unpack_fill(out, self.bits, self.vals)
+        return out.reshape(self.shape)
+
+
 def _stream_two_class(st: _Setup, bottom: int, r: int, prune: "_Pruning | None" = None
                       ) -> Iterator[tuple[int, np.ndarray]]:
     """Two classes: ``(a, h on the split (a, bottom - a))`` for ``a = 0..bottom``, holding one
     slice per level (level ``l`` holds the split ``(a + l, bottom - a)`` of iteration ``a``).
-    The slices above the bottom level live in reused buffers; the bottom ones are yielded and
-    allocated afresh."""
+    Between iterations a level's slice is held packed (:class:`_Packed`: its nonzero values and
+    a bitmap); the three dense slices in flight (the level above, its packed neighbour unpacked,
+    the level computed) live in reused buffers; the bottom ones are yielded and allocated afresh."""
     top = bottom + r
     half = top // 2
     buffers = _Buffers(((half + 1) * (top - half + 1)) ** st.d * st.XU) if r > 0 else None
-    slots: list[np.ndarray | None] = [None] * (r + 1)
+    slots: list[_Packed | None] = [None] * (r + 1)
     for a in range(-r, bottom + 1):
         b = bottom - a
         cur = _top_block(st, (a + r, b), buffers) if a + r >= 0 else None
@@ -537,13 +613,16 @@ def _stream_two_class(st: _Setup, bottom: int, r: int, prune: "_Pruning | None" 
                 nxt = None
             else:
                 # class 0 added: level lv + 1 at (i0 + 1, b) (this iteration); class 1 added:
-                # level lv + 1 at (i0, b + 1) (previous iteration, still in its slot)
-                nxt = _step_block(st, (i0, b), [cur, slots[lv + 1]], prune, buffers if lv > 0 else None)
+                # level lv + 1 at (i0, b + 1) (previous iteration, held packed in its slot)
+                held = slots[lv + 1]
+                src1 = None if held is None or buffers is None else held.unpack(buffers)
+                nxt = _step_block(st, (i0, b), [cur, src1], prune, buffers if lv > 0 else None)
+                if buffers is not None:
+                    buffers.give(src1)
+            slots[lv + 1] = None if cur is None else _Packed.of(cur)
             if buffers is not None:
-                buffers.give(slots[lv + 1])
-            slots[lv + 1] = cur
+                buffers.give(cur)
             cur = nxt
-        slots[0] = cur
         if a >= 0:
             assert cur is not None
             yield a, cur
@@ -813,7 +892,7 @@ def _gaussian_states(model: CellModel, n: int, budget: float) -> float:
 
 def work_estimate(model: CellModel, n_common: int, n_a: int, n_b: int, tail: float = 0.0) -> float:
     """Multiply-adds of :func:`cross_errors` (the recursions of both private sizes and the sum
-    over the states of ``C``); :data:`NS_PER_OP` converts them to seconds. With ``tail > 0`` (two
+    over the states of ``C``); :func:`ns_per_op` converts them to seconds. With ``tail > 0`` (two
     classes) the states skipped are taken out by a normal approximation of the kept ones."""
     K, d = model.n_classes, model.d
     X = model.n_inputs
@@ -842,17 +921,35 @@ def work_estimate(model: CellModel, n_common: int, n_a: int, n_b: int, tail: flo
     return rec + csum
 
 
+def _packed_share(model: CellModel, top: int, r: int) -> float:
+    """About the share of nonzero entries of the largest packed slices of the two-class stream
+    (the states kept by the pruning of :func:`cross_errors` at the default ``tail``): the kept
+    share of a level by the normal approximation of :func:`work_estimate` (``g``), as
+    ``PACKED_FACTOR g^(1/3)``, at most 1 (fitted to the shares measured on two-attribute models,
+    10-fold CV at N = 60 and 100: 0.50 and 0.34 of ``r`` middle slices)."""
+    if r == 0:
+        return 1.0
+    m = top - 1
+    kept = _gaussian_states(model, m, 1e-13 * _p_min(model) / (4.0 * r))
+    return min(1.0, PACKED_FACTOR * (kept / _split_sum(model.n_classes, m, model.d)) ** (1 / 3))
+
+
+#: the nonzero share of the packed slices over the cube root of the kept share of a level
+PACKED_FACTOR = 0.36
+
+
 def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
     """Peak bytes of :func:`cross_errors`, estimated (measured peaks are 0.5-1.3 times this above a
     few MB): the per-class laws of up to ``n_common + 1 + r`` points with their index arrays, and
-    the values of ``h`` held at once (two classes: one slice per level of the stream and three more
-    in flight, each at most the middle split's size, per stream; more classes: two whole levels).
+    the values of ``h`` held at once (two classes, per stream: three dense slices in flight and
+    two of the bottom level, each at most the middle split's size, and one packed slice per level
+    (:func:`_packed_share`); more classes: two whole levels).
 
     Examples
     --------
     >>> from momentbound.model import second_nb_model
     >>> round(memory_estimate(second_nb_model(), 160, 19, 19) / 2**30, 1)  # N = 200, 10-fold
-    11.5
+    4.5
     """
     st = _setup(model, NaiveBayes())
     K, d, X = st.K, st.d, st.X
@@ -863,8 +960,13 @@ def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> floa
     laws = 8.0 * K * (1 + 2 * X) * float(top + 1) ** (D + 1) / (D + 1)
     streams = 1 if n_a == n_b else 2
     if K == 2:
-        half = top // 2
-        held = (r + 3) * float((half + 1) * (top - half + 1)) ** d * XU
+        def middle(m: int) -> float:  # entries of the largest slice of a level of m points
+            return float((m // 2 + 1) * (m - m // 2 + 1)) ** d * XU
+
+        # dense: the three slices in flight and the two bottom ones of the sum over C; packed:
+        # one slice per level, 8 bytes per nonzero entry and a bit per entry
+        dense = 3 * middle(top) + 2 * middle(n_common + 1)
+        held = dense + r * middle(top) * (_packed_share(model, top, r) + 1 / 64)
     else:
         held = (_split_sum(K, top, d) + _split_sum(K, top - 1, d)) * XU * K  # two levels of the recursion
     return laws + 8.0 * streams * held

@@ -283,7 +283,7 @@ class ExactBackend(PredictionBackend):
                            reduced_states.memory_estimate(model, nc, na, nb))
         work = reduced_states.work_estimate(model, nc, na, nb, tail=self.tail)
         if work > self.max_work * self.REDUCED_OPS_PER_WORK:
-            seconds = work * reduced_states.NS_PER_OP * 1e-9
+            seconds = work * reduced_states.ns_per_op(model, nc, na, nb) * 1e-9
             raise InvalidArgument(
                 f"the exact cross term for this model (d = {model.d}, K = {model.n_classes}, sizes "
                 f"{(nc, na, nb)}) needs about {work:.2g} multiply-adds (~{seconds:.2g} s on one core; "
@@ -354,7 +354,8 @@ class ExactBackend(PredictionBackend):
                     terms = (model.n_inputs * model.n_classes) ** 2 / 2
                     seconds, memory = 1.2e-9 * float(nc + 1) ** 2.8 * terms, 32.0 * (nc + 1) ** 2
                 else:
-                    seconds = reduced_states.work_estimate(model, nc, s - 1, t - 1, tail=self.tail) * reduced_states.NS_PER_OP * 1e-9
+                    seconds = (reduced_states.work_estimate(model, nc, s - 1, t - 1, tail=self.tail)
+                               * reduced_states.ns_per_op(model, nc, s - 1, t - 1) * 1e-9)
                     memory = reduced_states.memory_estimate(model, nc, s - 1, t - 1)
                 items.append(WorkItem(("cross", nc, s, t), seconds, memory))
         return items
