@@ -312,7 +312,9 @@ def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--alpha", default=None, help="Laplace smoothing alpha >= 0 (naive-bayes).  [default: 0]"),
         click.option("--backend", default="exact", show_default=True,
                      help="Prediction-probability backend: exact, sampling, bound:<method>, series; "
-                     "montecarlo (estimate only): conditional Monte Carlo over count tables."),
+                     "montecarlo (estimate only): conditional Monte Carlo over count tables; auto (estimate only): "
+                     "exact where the exact route's time and memory estimates fit the limits, else montecarlo "
+                     "(the JSON's backend says which, auto_reason why)."),
         click.option("--seed", type=int, default=None,
                      help="Seed (an integer >= 0) of the random generator of --backend sampling or "
                      "montecarlo (reproducible draws)."),
@@ -400,8 +402,8 @@ def check_seed(backend: str, seed: int | None) -> None:
     """--seed: an integer >= 0, and only with a random backend."""
     if seed is None:
         return
-    if backend not in ("sampling", "montecarlo"):
-        raise UserError(f"--seed only applies to --backend sampling or montecarlo, got --backend {backend}")
+    if backend not in ("sampling", "montecarlo", "auto"):
+        raise UserError(f"--seed only applies to --backend sampling, montecarlo or auto, got --backend {backend}")
     if seed < 0:
         raise UserError(f"--seed must be an integer >= 0 (a numpy seed), got {seed}")
 
@@ -420,6 +422,8 @@ def build_backend(backend: str, seed: int | None) -> Any:
     from momentbound.estimators.from_predictions import resolve_backend
 
     check_seed(backend, seed)
+    if backend == "auto":
+        raise UserError("--backend auto applies to estimate (one splitter); here choose --backend exact or montecarlo")
     if backend == "montecarlo":
         return backend
     if seed is None:
@@ -584,12 +588,14 @@ def check_montecarlo(backend: str, covariance: str, draws: int | None) -> None:
     """The options of `--backend montecarlo` (checked before any work)."""
     from momentbound.estimators.montecarlo import MIN_DRAWS
 
-    if backend != "montecarlo":
+    if backend not in ("montecarlo", "auto"):
         if draws is not None:
-            raise click.UsageError("--draws only applies to --backend montecarlo")
+            raise click.UsageError("--draws only applies to --backend montecarlo (or auto)")
         return
     if covariance != "exact":
-        raise click.UsageError("--backend montecarlo simulates the real procedure: use --covariance exact")
+        raise click.UsageError(f"--backend {backend} simulates the real procedure"
+                               f"{' where the exact route is out of reach' if backend == 'auto' else ''}: use "
+                               "--covariance exact")
     if draws is not None and draws < MIN_DRAWS:
         raise UserError(f"--draws must be at least {MIN_DRAWS} (below that the 95% intervals do not "
                         f"hold their level; see docs/estimators.md), got {draws}")
@@ -644,6 +650,10 @@ def result_document(r: Any) -> dict[str, Any]:
         # Monte Carlo results (--backend montecarlo) only; null otherwise
         "draws": getattr(r, "draws", None),
         "confidence": None if getattr(r, "confidence", None) is None else float(r.confidence),
+        # the exact route's sums (count-tables, rows, class-states) where it names them; --backend auto: the
+        # exact route's refusal when it simulated instead
+        "route": getattr(r, "route", None),
+        "auto_reason": getattr(r, "auto_reason", None),
     }
     for name in MOMENT_FIELDS:
         doc.update(moment_fields(name, getattr(r, name)))
@@ -712,7 +722,7 @@ def check_statistic(metric: str | None, scoring: str | None, backend: str | None
                         "by simulation use --scoring NAME)")
     if scoring is not None and scoring not in SCORING_NAMES:
         raise UserError(f"--scoring must be one of {', '.join(SCORING_NAMES)}, got {scoring!r}")
-    if scoring is not None and backend is not None and backend != "montecarlo":
+    if scoring is not None and backend is not None and backend not in ("montecarlo", "auto"):
         raise UserError(f"--scoring {scoring} is computed by simulating the real procedure: add --backend "
                         "montecarlo (with --draws and --seed)")
     return (None if metric is None else parse_metric(metric)), scoring

@@ -10,6 +10,7 @@ from momentbound.cli._data import data_options
 from momentbound.cli._common import (
     UserError,
     build_backend,
+    check_seed,
     build_classifier,
     build_model,
     build_splitter,
@@ -65,12 +66,12 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
 
     if covariance != "exact":
         raise click.UsageError("--against ge-full uses the exact covariance: drop --covariance paper")
-    if backend not in ("exact", "montecarlo"):
-        raise UserError(f"--against ge-full runs on --backend exact or montecarlo, not {backend}")
+    if backend not in ("exact", "montecarlo", "auto"):
+        raise UserError(f"--against ge-full runs on --backend exact, montecarlo or auto, not {backend}")
     if "progress" in options:
         raise click.UsageError("--progress/--no-progress do not apply to --against ge-full")
     extra: dict[str, Any] = {}
-    if backend == "montecarlo":
+    if backend in ("montecarlo", "auto"):
         extra = {"draws": options.get("draws", 10_000), "rng": np.random.default_rng(options.get("rng"))}
     if "metric" in options:
         extra["metric"] = options["metric"]
@@ -78,6 +79,7 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
     doc: dict[str, Any] = {"N": N, "backend": r.backend, "kind": getattr(r.kind, "name", str(r.kind)).lower(),
                            "description": est.describe(), "seconds": float(r.seconds),
                            "draws": r.draws, "metric": options["metric"].name if "metric" in options else "error",
+                           "route": getattr(r, "route", None), "auto_reason": getattr(r, "auto_reason", None),
                            **plugin_fields(est, r.classifier)}
     for name in ACCURACY_FIELDS:
         doc.update(moment_fields(name, getattr(r, name)))
@@ -148,16 +150,20 @@ def command(
         if scheduler is not None or workers is not None or progress is not None or covariance != "exact":
             raise click.UsageError("--scoring takes --draws and --seed; drop --scheduler, --workers, --progress "
                                    "and --covariance")
-    if progress is not None and backend not in ("exact", "montecarlo"):
-        raise click.UsageError(f"--progress/--no-progress apply to --backend exact and montecarlo, not {backend}")
+    if progress is not None and backend not in ("exact", "montecarlo", "auto"):
+        raise click.UsageError(f"--progress/--no-progress apply to --backend exact, montecarlo and auto, not {backend}")
     model = build_model(arities, cells, n_classes)
     split_values, params = split_params(splitter[0], params)
     est = build_splitter(splitter, split_values)
     est.split(N)  # ImpossibleSplit before any work
     classifier = build_classifier(ties, alpha, classifier_name, params)
-    engine_backend = build_backend(backend, seed)
+    if backend == "auto":  # estimator_moments picks exact or montecarlo; the seed goes to the simulation
+        check_seed(backend, seed)
+        engine_backend: Any = backend
+    else:
+        engine_backend = build_backend(backend, seed)
     options: dict[str, Any] = {}
-    if backend == "montecarlo":
+    if backend in ("montecarlo", "auto"):
         options = {"rng": seed} if draws is None else {"rng": seed, "draws": draws}
         if scheduler is not None:
             if against is not None:
@@ -165,7 +171,7 @@ def command(
             options.update(scheduler=scheduler, **dask_options(workers, timeout))
     if progress is not None:
         options["progress"] = progress
-    elif as_json and against is None and backend in ("exact", "montecarlo"):
+    elif as_json and against is None and backend in ("exact", "montecarlo", "auto"):
         options["progress"] = False  # --json: no bar unless --progress asks for one (docs/cli.md)
     if scoring is not None:
         _scores(model, N, est, classifier, scoring, options, as_json)

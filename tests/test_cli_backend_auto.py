@@ -1,0 +1,57 @@
+"""``estimate --backend auto``: the exact moments where the exact route accepts the work, else the
+Monte Carlo ones of the same seed; the JSON's ``backend`` says which and ``auto_reason`` why."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import run_in_process
+
+BASE = ["estimate", "--arities", "2", "--cells", "1/2,1/20,3/10,3/20", "--ties", "first"]
+
+
+def _doc(args: list[str]) -> dict:
+    done = run_in_process([*BASE, *args, "--json"])
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return json.loads(done.stdout)
+
+
+def test_exact_where_it_fits() -> None:
+    auto = _doc(["--N", "20", "--splitter", "cv", "--folds", "5", "--backend", "auto", "--seed", "1"])
+    exact = _doc(["--N", "20", "--splitter", "cv", "--folds", "5"])
+    assert auto["backend"] == "exact" and auto["auto_reason"] is None
+    assert auto["mean_exact"] == exact["mean_exact"] and auto["variance_exact"] == exact["variance_exact"]
+
+
+@pytest.mark.parametrize("against", [[], ["--against", "ge-full"]], ids=["moments", "accuracy"])
+def test_monte_carlo_past_the_table_limit(against: list[str]) -> None:
+    args = ["--N", "400", "--splitter", "632plus", "--seed", "3", "--draws", "1000", *against]
+    auto = _doc([*args, "--backend", "auto"])
+    simulated = _doc([*args, "--backend", "montecarlo"])
+    assert auto["backend"] == "montecarlo" and "count tables" in auto["auto_reason"]
+    assert simulated["auto_reason"] is None
+    for key in ("mean", "mean_lower", "mean_upper", "draws"):
+        if key in simulated:
+            assert auto[key] == simulated[key], key
+
+
+def test_refusals() -> None:
+    done = run_in_process(["sweep", "--arities", "2", "--cells", "1/2,1/20,3/10,3/20", "--N", "20", "--over", "folds",
+                           "--values", "2,3", "--backend", "auto", "--json"])
+    assert done.returncode == 2 and done.stdout == "" and "--backend auto applies to estimate" in done.stderr
+    done = run_in_process([*BASE, "--N", "20", "--splitter", "cv", "--folds", "5", "--backend", "auto",
+                           "--covariance", "paper", "--json"])
+    assert done.returncode == 2 and "--covariance exact" in done.stderr
+
+
+def test_subprocess() -> None:
+    done = subprocess.run([sys.executable, "-m", "momentbound", *BASE, "--N", "400", "--splitter", "632plus",
+                           "--backend", "auto", "--seed", "3", "--draws", "1000", "--json"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stderr == ""
+    doc = json.loads(done.stdout)
+    assert doc["backend"] == "montecarlo" and isinstance(doc["auto_reason"], str) and doc["route"] is None
