@@ -226,6 +226,7 @@ def cli_hints(text: str) -> str:
     if ctx is None:
         return text
     flags = {opt for p in ctx.command.params for opt in getattr(p, "opts", ())}
+    text = text.replace(" (or backend='auto')", "")  # the command line's --backend has no auto
 
     def in_call(end: int) -> bool:  # inside ``HoldOut(test_size=4)``: a description, not a hint
         stack = []

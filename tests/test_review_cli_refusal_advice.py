@@ -1,0 +1,30 @@
+"""Refusals on the command line advise only what the command line can do: ``estimate`` has no
+``--backend auto``, and ``--backend montecarlo`` does not take ``--metric``."""
+
+from __future__ import annotations
+
+from conftest import run_in_process
+
+MODEL = ["--arities", "2", "--cells", "0.2,0.3,0.2,0.3"]
+
+
+def _refusal(args: list[str]) -> str:
+    done = run_in_process(["estimate", *MODEL, *args, "--json"])
+    assert done.returncode == 2 and done.stdout == ""
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    return done.stderr
+
+
+def test_the_work_refusal_does_not_advise_a_backend_the_command_lacks():
+    err = _refusal(["--N", "600", "--splitter", "resubstitution"])
+    assert "--backend montecarlo" in err and "auto" not in err
+    assert "unknown backend 'auto'" in _refusal(["--N", "6", "--splitter", "resubstitution", "--backend", "auto"])
+
+
+def test_a_metric_refusal_does_not_advise_the_simulation_that_refuses_metrics():
+    err = _refusal(["--N", "600", "--splitter", "resubstitution", "--metric", "balanced_error"])
+    assert "a smaller N" in err and "use --backend montecarlo" not in err
+    assert "not --metric balanced_error" in err
+    # the advice it gave before is refused by the command itself
+    assert "drop --backend montecarlo" in _refusal(["--N", "600", "--splitter", "resubstitution", "--metric",
+                                                    "balanced_error", "--backend", "montecarlo"])
