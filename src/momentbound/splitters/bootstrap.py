@@ -151,6 +151,7 @@ def _state_route(splitter: Any, engine: Any, N: int) -> Any:
     applies (the 0-1 error, float arithmetic); ``None``: sum over the count tables."""
     from momentbound.exact import resub_states
     from momentbound.exact.tables import MAX_TABLES, MAX_TABLES_EXACT, table_count
+    from momentbound.guard import seconds_limit
 
     statistic = getattr(splitter, "state_statistic", None)
     if statistic is None or getattr(engine, "loss", None) is not None:
@@ -168,7 +169,8 @@ def _state_route(splitter: Any, engine: Any, N: int) -> Any:
     if (statistic, N) not in cache:
         result = resub_states.state_moments(engine.model, engine.classifier, N, statistic,
                                             tail=float(getattr(backend, "tail", 1e-13)),
-                                            max_seconds=resub_states.MAX_SECONDS)  # the limit as set now
+                                            # the limit as set now; a limits() block (--max-seconds) governs
+                                            max_seconds=seconds_limit(resub_states.MAX_SECONDS))
         if hasattr(backend, "dropped_mass_bound"):
             backend.dropped_mass_bound = max(backend.dropped_mass_bound, 2 * result.dropped_mass_bound)
         cache[(statistic, N)] = result
