@@ -28,3 +28,11 @@ def test_a_metric_refusal_does_not_advise_the_simulation_that_refuses_metrics():
     # the advice it gave before is refused by the command itself
     assert "drop --backend montecarlo" in _refusal(["--N", "600", "--splitter", "resubstitution", "--metric",
                                                     "balanced_error", "--backend", "montecarlo"])
+
+
+def test_a_metric_refusal_of_the_bootstrap_pairs_still_reads():
+    cells = ["--arities", "2", "--cells", "1/8,1/16,1/16,1/4,1/8,1/16,1/16,1/4", "--classes", "4"]
+    done = run_in_process(["estimate", *cells, "--N", "5", "--splitter", "632", "--metric", "balanced_error",
+                           "--json"])
+    assert done.returncode == 2 and done.stdout == ""
+    assert "use a smaller N (or one attribute" in done.stderr and "use (" not in done.stderr
