@@ -36,3 +36,11 @@ def test_a_metric_refusal_of_the_bootstrap_pairs_still_reads():
                            "--json"])
     assert done.returncode == 2 and done.stdout == ""
     assert "use a smaller N (or one attribute" in done.stderr and "use (" not in done.stderr
+
+
+def test_the_class_count_memory_refusal_reads_under_a_metric_and_without():
+    args = ["--N", "100000", "--splitter", "repeated-cv", "--folds", "5", "--repeats", "3"]
+    plain = _refusal(args)
+    assert "use --backend montecarlo or a smaller N" in plain and "estimator_moments" not in plain
+    metric = _refusal([*args, "--metric", "recall:1"])
+    assert "use a smaller N (--backend montecarlo simulates" in metric

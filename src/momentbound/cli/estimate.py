@@ -72,7 +72,7 @@ def _metric_refusals(linear: Any) -> Iterator[None]:
         text = str(exc)
         if linear is None or linear.is_error or "backend='montecarlo'" not in text:
             raise
-        text = re.sub(r"backend='montecarlo'(?: \(or backend='auto'\))?, ", "", text)
+        text = re.sub(r"backend='montecarlo'(?: \(or backend='auto'\))?(?:, | or )", "", text)
         text = text.replace("use backend='montecarlo'", "use a smaller N")
         raise InvalidArgument(f"{text} (--backend montecarlo simulates the 0-1 error or a --scoring scorer, not "
                               f"--metric {linear.name})") from None
