@@ -55,3 +55,22 @@ def test_subprocess() -> None:
     assert done.returncode == 0 and done.stderr == ""
     doc = json.loads(done.stdout)
     assert doc["backend"] == "montecarlo" and isinstance(doc["auto_reason"], str) and doc["route"] is None
+
+
+def test_a_metric_the_simulation_lacks_keeps_the_exact_refusal() -> None:
+    import numpy as np
+
+    from momentbound import CellModel
+    from momentbound.errors import InvalidArgument
+    from momentbound.estimators import estimator_accuracy, estimator_moments
+    from momentbound.splitters import Resubstitution
+
+    model = CellModel((2,), ["1/5", "3/10", "1/5", "3/10"])
+    for call in (lambda: estimator_moments(model, 600, Resubstitution(), backend="auto", metric="balanced_error"),
+                 lambda: estimator_accuracy(model, 600, Resubstitution(), backend="auto", metric="balanced_error",
+                                            rng=np.random.default_rng(0))):
+        with pytest.raises(InvalidArgument, match="count tables"):
+            call()
+    done = run_in_process([*BASE, "--N", "600", "--splitter", "resubstitution", "--metric", "balanced_error",
+                           "--backend", "auto", "--json"])
+    assert done.returncode == 2 and "count tables" in done.stderr and "not --metric balanced_error" in done.stderr

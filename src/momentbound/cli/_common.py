@@ -226,6 +226,8 @@ def cli_hints(text: str) -> str:
     if ctx is None:
         return text
     flags = {opt for p in ctx.command.params for opt in getattr(p, "opts", ())}
+    if ctx.command.name != "estimate":  # the one command whose --backend takes auto
+        text = text.replace(" (or backend='auto')", "")
 
     def in_call(end: int) -> bool:  # inside ``HoldOut(test_size=4)``: a description, not a hint
         stack = []

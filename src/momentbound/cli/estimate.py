@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -55,6 +57,26 @@ def _scores(model: Any, N: int, est: Any, classifier: Any, scoring: str, options
              ("backend / kind", f"{r.backend} / {getattr(r.kind, 'name', r.kind)}"), ("seconds", f"{r.seconds:.3g}")]
     print_table(f"{r.scoring} of {est.describe()} at N={N} against the population value, {r.classifier.describe()}",
                 ["quantity", "value"], rows)
+
+
+@contextmanager
+def _metric_refusals(linear: Any) -> Iterator[None]:
+    """A work or memory refusal under ``--metric`` without its ``--backend montecarlo`` advice: the
+    simulation gives the 0-1 error or a ``--scoring`` scorer, never a ``--metric``."""
+    import re
+
+    from momentbound.errors import InvalidArgument
+
+    try:
+        yield
+    except InvalidArgument as exc:
+        text = str(exc)
+        if linear is None or linear.is_error or "backend='montecarlo'" not in text:
+            raise
+        text = re.sub(r"backend='montecarlo'(?: \(or backend='auto'\))?(?:, | or )", "", text)
+        text = text.replace("use backend='montecarlo'", "use a smaller N")
+        raise InvalidArgument(f"{text} (--backend montecarlo simulates the 0-1 error or a --scoring scorer, not "
+                              f"--metric {linear.name})") from None
 
 
 def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covariance: str,
@@ -181,11 +203,12 @@ def command(
 
         check_metric(linear, est, backend)  # refusals name the command line's options, before any work
         options["metric"] = linear
-    if against is not None:
-        _accuracy(model, N, est, classifier, backend, covariance, options, as_json)
-        return
-    r = estimator_moments(model, N, est, classifier=classifier, backend=engine_backend, covariance=covariance,
-                          **options)
+    with _metric_refusals(linear):
+        if against is not None:
+            _accuracy(model, N, est, classifier, backend, covariance, options, as_json)
+            return
+        r = estimator_moments(model, N, est, classifier=classifier, backend=engine_backend, covariance=covariance,
+                              **options)
     if as_json:
         emit_json({**result_document(r), "metric": getattr(r, "metric", "error")})
         return

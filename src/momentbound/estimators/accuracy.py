@@ -423,7 +423,7 @@ def estimator_accuracy(
             fields = _exact(model, split.N, estimator, classifier, engine, check_metric(metric, estimator, "exact"))
             backend = "exact"
         except InvalidArgument as error:
-            if not auto_fallback(error):
+            if not auto_fallback(error, metric):
                 raise
             reason, backend = str(error), "montecarlo"
     chosen = check_metric(metric, estimator, backend)

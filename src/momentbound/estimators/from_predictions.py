@@ -697,10 +697,13 @@ def estimator_moments(
             engine.meter = None
 
 
-def auto_fallback(error: InvalidArgument) -> bool:
+def auto_fallback(error: InvalidArgument, metric: Any = None) -> bool:
     """Whether ``backend="auto"`` simulates after this refusal of the exact route: the refusals of
-    intractable or unavailable exact sums name ``backend='montecarlo'`` as their fix."""
-    return "montecarlo" in str(error)
+    intractable or unavailable exact sums name ``backend='montecarlo'`` as their fix, and the simulation
+    computes the statistic (the 0-1 error: ``metric`` ``None`` or the error)."""
+    from momentbound.estimators.metrics import as_metric
+
+    return "montecarlo" in str(error) and (metric is None or as_metric(metric).is_error)
 
 
 def _auto_moments(model: CellModel, N: int, estimator: Splitter, *, classifier: Any, covariance: str,
@@ -716,7 +719,7 @@ def _auto_moments(model: CellModel, N: int, estimator: Splitter, *, classifier: 
                                  engine=engine, max_seconds=max_seconds, scoring=scoring, metric=metric,
                                  **exact_options)
     except InvalidArgument as error:
-        if not auto_fallback(error):
+        if not auto_fallback(error, metric):
             raise
         reason = str(error)
     result = estimator_moments(model, N, estimator, classifier=classifier, backend="montecarlo",

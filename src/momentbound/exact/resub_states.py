@@ -42,6 +42,7 @@ from scipy.stats import binom, multinomial
 
 from momentbound.classifiers.naive_bayes import decision_shares, keys_fit_int64, score_keys
 from momentbound.errors import InvalidArgument
+from momentbound import guard
 from momentbound.model.cells import CellModel
 
 __all__ = ["StateMoments", "route", "work_estimate", "memory_estimate", "state_moments", "STATISTICS",
@@ -188,6 +189,14 @@ def memory_estimate(model: CellModel, N: int, statistic: str = "resubstitution")
     return kept + 4 * 8.0 * (N + 1) ** D * per
 
 
+def _lift_seconds() -> str:
+    lim = guard.active()
+    if lim is not None and lim.cli:
+        return "max_seconds=None"  # the command line's --max-seconds none
+    return ("momentbound.exact.resub_states.state_moments(..., max_seconds=None) (estimators: raise "
+            "momentbound.exact.resub_states.MAX_SECONDS)")
+
+
 def state_moments(
     model: CellModel, clf: Any, N: int, statistic: str = "resubstitution", *, tail: float = 1e-13,
     max_seconds: float | None = MAX_SECONDS, max_memory: float | None = MAX_MEMORY,
@@ -213,9 +222,7 @@ def state_moments(
         raise InvalidArgument(
             f"the exact {statistic} on sufficient statistics at N={N} ({way} route) needs about {work:.2g} "
             f"multiply-adds (~{seconds:.2g} s on one core; limit {max_seconds:g} s); use "
-            "backend='montecarlo' (or backend='auto'), a smaller N, or "
-            "momentbound.exact.resub_states.state_moments(..., max_seconds=None) (estimators: raise "
-            "momentbound.exact.resub_states.MAX_SECONDS) to run it anyway"
+            "backend='montecarlo' (or backend='auto'), a smaller N, or " + _lift_seconds() + " to run it anyway"
         )
     memory = memory_estimate(model, N, statistic)
     if max_memory is not None and memory > max_memory:

@@ -357,7 +357,7 @@ def check_arguments(model: object, N: object, folds: object, classifier: object,
         raise InvalidArgument(
             f"the exact class-count terms at N={int(N)} with d={model.d} would cache about "  # type: ignore[call-overload]
             f"{law_bytes / 2**30:.3g} GiB of per-class agreement laws or state grids (limit "
-            f"{MAX_LAW_BYTES / 2**30:g} GiB); use backend='montecarlo' (estimator_moments) or a smaller N"
+            f"{MAX_LAW_BYTES / 2**30:g} GiB); use backend='montecarlo' or a smaller N"
         )
     return splitter, int(N), clf  # type: ignore[call-overload]
 

@@ -581,6 +581,9 @@ def _log_factorials(n: int) -> np.ndarray:
     return np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1, dtype=float)))])
 
 
+TRINOMIAL_BLOCK = 1_000_000  # binomial terms held at once by _trinomial_order
+
+
 @lru_cache(maxsize=4)
 def _trinomial_order(n: int) -> tuple[np.ndarray, np.ndarray]:
     """``P[U > V]`` and ``P[U = V]`` for ``(U, V, rest) ~ Multinomial(n; a/(n-1), b/(n-1), .)``,
@@ -594,12 +597,21 @@ def _trinomial_order(n: int) -> tuple[np.ndarray, np.ndarray]:
     a, b = a[keep], b[keep]
     m = a + b
     theta = np.where(m > 0, a / np.maximum(m, 1), 0.5)
-    s = np.arange(n + 1)
-    weight = binom.pmf(s[None, :], n, (m / m1)[:, None])  # P[S = s]
-    gt = binom.sf(s[None, :] // 2, s[None, :], theta[:, None])  # P[U > s/2 | S = s]
-    eq = np.where(s[None, :] % 2 == 0, binom.pmf(s[None, :] // 2, s[None, :], theta[:, None]), 0.0)
+    s = np.arange(n + 1)[None, :]
     above = np.zeros((n, n))
     equal = np.zeros((n, n))
-    above[a, b] = (weight * gt).sum(axis=1)
-    equal[a, b] = (weight * eq).sum(axis=1)
+    step = max(1, TRINOMIAL_BLOCK // (n + 1))  # rows of (a, b) per block: the memory stays O(block)
+    for lo in range(0, len(m), step):
+        part = slice(lo, lo + step)
+        th = theta[part, None]
+        weight = binom.pmf(s, n, (m[part] / m1)[:, None])  # P[S = s]
+        gt = binom.sf(s // 2, s, th)  # P[U > s/2 | S = s]
+        eq = np.where(s % 2 == 0, binom.pmf(s // 2, s, th), 0.0)
+        above[a[part], b[part]] = (weight * gt).sum(axis=1)
+        equal[a[part], b[part]] = (weight * eq).sum(axis=1)
     return above, equal
+
+
+def trinomial_order_work(n: int) -> int:
+    """Binomial terms evaluated by :func:`bootstrap_fast` at ``n`` points (``n (n + 1)^2 / 2``)."""
+    return n * (n + 1) ** 2 // 2

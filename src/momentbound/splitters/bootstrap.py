@@ -55,6 +55,7 @@ __all__ = [
 
 #: the .632 weight of ``Err(1)`` (``1 - 0.368``), as an exact fraction
 WEIGHT_632 = Fraction(632, 1000)
+MAX_TRINOMIAL_WORK = 10**8  # binomial terms of the closed-form Err(1) inside a simulation (N ~ 580)
 
 # int64 entries per chunk of bootstrap tables in a simulation
 _CHUNK_ENTRIES = 4_000_000
@@ -150,6 +151,7 @@ def _state_route(splitter: Any, engine: Any, N: int) -> Any:
     applies (the 0-1 error, float arithmetic); ``None``: sum over the count tables."""
     from momentbound.exact import resub_states
     from momentbound.exact.tables import MAX_TABLES, MAX_TABLES_EXACT, table_count
+    from momentbound.guard import seconds_limit
 
     statistic = getattr(splitter, "state_statistic", None)
     if statistic is None or getattr(engine, "loss", None) is not None:
@@ -167,7 +169,8 @@ def _state_route(splitter: Any, engine: Any, N: int) -> Any:
     if (statistic, N) not in cache:
         result = resub_states.state_moments(engine.model, engine.classifier, N, statistic,
                                             tail=float(getattr(backend, "tail", 1e-13)),
-                                            max_seconds=resub_states.MAX_SECONDS)  # the limit as set now
+                                            # the limit as set now; a limits() block (--max-seconds) governs
+                                            max_seconds=seconds_limit(resub_states.MAX_SECONDS))
         if hasattr(backend, "dropped_mass_bound"):
             backend.dropped_mass_bound = max(backend.dropped_mass_bound, 2 * result.dropped_mass_bound)
         cache[(statistic, N)] = result
@@ -476,7 +479,7 @@ def _simulate_family(sim: Any, N: int, splitter: Any) -> Any:
 
 def _ideal_parts(sim: Any, tables: np.ndarray, N: int, splitter: Any) -> tuple[np.ndarray, ...]:
     """Per table: the estimate's conditional mean, coin variance, GE_N (and a second evaluation)."""
-    from momentbound.exact.tables import bootstrap_fast, fast_bootstrap_applies
+    from momentbound.exact.tables import bootstrap_fast, fast_bootstrap_applies, trinomial_order_work
 
     m = sim.model
     K = m.K
@@ -489,6 +492,14 @@ def _ideal_parts(sim: Any, tables: np.ndarray, N: int, splitter: Any) -> tuple[n
     if isinstance(splitter, Resubstitution):
         return resub, resub_coin, full
     form_ok = hasattr(m.classifier, "alpha_exact") and fast_bootstrap_applies(m.model, m.classifier)
+    if form_ok and trinomial_order_work(N) > MAX_TRINOMIAL_WORK:
+        if isinstance(splitter, Point632Plus):
+            raise InvalidArgument(
+                f"Point632Plus(B=None) at N={N} needs Err(1) of every drawn table in closed form, "
+                f"about {trinomial_order_work(N):.2g} binomial terms (limit {MAX_TRINOMIAL_WORK:.0e}); give a "
+                "finite B (e.g. Point632Plus(B=200)) or a smaller N"
+            )
+        form_ok = False  # the closed form costs O(N^3) terms: unbiased bootstrap draws instead
     if form_ok:
         err1 = (tables * bootstrap_fast(m.model, m.classifier, tables, N)).sum(axis=1) / N
         err1_b = err1
