@@ -119,7 +119,8 @@ def test_sweep_table_holdout_and_n(tmp_path):
         (["--over", "N", "--values", "4", "--N", "4"], "drop --N"),
         (["--over", "folds", "--N", "4", "--values", "2,x"], "--values entry 2 must be an integer or loo, got 'x'"),
         (["--over", "folds", "--N", "4", "--values", "2,9"], "numbers of folds must be at most 4 at --N 4"),
-        (["--over", "folds", "--N", "4", "--values", "2", "--estimator", "cv"], "only apply to --over N"),
+        (["--over", "folds", "--N", "4", "--values", "2", "--estimator", "cv", "--folds", "3"], "drop --folds"),
+        (["--over", "holdout", "--N", "4", "--values", "2", "--estimator", "cv"], "apply to --over folds and --over N"),
     ],
 )
 def test_sweep_errors(args, message):

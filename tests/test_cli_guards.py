@@ -204,7 +204,7 @@ def test_negative_rng_in_the_api_is_refused_clearly():
 
 def test_seed_message_lists_montecarlo():
     refused(run("estimate", "--cells", C4, "--N", "10", "--estimator", "ge", "--seed", "1"),
-            "--seed only applies to --backend sampling or montecarlo")
+            "--seed only applies to --backend sampling, montecarlo or auto")
 
 
 def test_compare_refuses_sizes_that_would_need_gigabytes():

@@ -155,7 +155,7 @@ def test_cli_refuses_progress_where_it_does_not_apply():
 
     base = ["estimate", "--arities", "2", "--cells", "1/5,3/10,1/5,3/10", "--N", "10"]
     bad = CliRunner().invoke(main, base + ["--backend", "sampling", "--progress"])
-    assert bad.exit_code == 2 and "apply to --backend exact and montecarlo, not sampling" in bad.output
+    assert bad.exit_code == 2 and "apply to --backend exact, montecarlo and auto, not sampling" in bad.output
     bad = CliRunner().invoke(main, base + ["--estimator", "resubstitution", "--progress"])
     assert bad.exit_code == 2 and "not Resubstitution(); drop progress" in bad.output
     ok = CliRunner().invoke(main, base + ["--estimator", "resubstitution", "--json"])  # no bar asked: it runs

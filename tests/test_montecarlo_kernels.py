@@ -165,7 +165,7 @@ def test_cli_json_stays_one_document_while_progress_goes_to_stderr(cli_in_proces
     assert "draws, about" not in done.stdout
     # the flag is refused where it does nothing
     bad = cli_in_process(cmd[3:cmd.index("--backend")] + ["--backend", "sampling", "--progress"])
-    assert bad.returncode == 2 and "--backend exact and montecarlo" in bad.stderr
+    assert bad.returncode == 2 and "--backend exact, montecarlo and auto" in bad.stderr
 
 
 def test_projection_law_equals_enumeration():
