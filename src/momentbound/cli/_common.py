@@ -680,17 +680,13 @@ def plugin_fields(splitter: Any, classifier: Any) -> dict[str, Any]:
 def parse_metric(spec: str) -> Any:
     """``--metric STATISTIC``: ``error``, ``balanced_error``, ``confusion:A:B``, ``class_error:A``, ``recall:A`` or
     ``class_error_rate:A`` as a :class:`~momentbound.estimators.metrics.LinearMetric`."""
-    from momentbound.estimators.metrics import LinearMetric
+    from momentbound.estimators.metrics import parse_metric as parse
 
-    forms = {"error": (LinearMetric.error, 0), "balanced_error": (LinearMetric.balanced_error, 0),
-             "confusion": (LinearMetric.confusion_entry, 2), "class_error": (LinearMetric.class_error, 1),
-             "recall": (LinearMetric.recall, 1), "class_error_rate": (LinearMetric.class_error_rate, 1)}
-    name, *args = spec.strip().split(":")
-    if name not in forms or len(args) != forms[name][1] or not all(a.isdigit() for a in args):
+    metric = parse(spec)
+    if metric is None:
         raise UserError(f"--metric must be one of error, balanced_error, confusion:A:B, class_error:A, recall:A or "
                         f"class_error_rate:A (A, B: class indices from 0), got {spec!r}")
-    build, _ = forms[name]
-    return build(*(int(a) for a in args))
+    return metric
 
 
 #: the help of --metric, --scoring (estimate, sweep, coverage and advise), after the command's own first words

@@ -33,7 +33,7 @@ from typing import Any
 from momentbound.errors import InvalidArgument
 from momentbound.splitters.basic import splitter_member
 
-__all__ = ["LinearMetric", "METRIC_RULES", "as_metric", "check_metric", "metric_engine", "metric_loss"]
+__all__ = ["LinearMetric", "METRIC_RULES", "as_metric", "parse_metric", "METRIC_FORMS", "check_metric", "metric_engine", "metric_loss"]
 
 #: how a metric's loss matrix is built against a model's classes
 METRIC_RULES = ("error", "matrix", "confusion", "class_error", "recall", "class_error_rate", "balanced_error")
@@ -261,19 +261,44 @@ class LinearMetric:
         return self.name
 
 
+#: the metric names of :func:`parse_metric` and their number of class indices
+METRIC_FORMS = {"error": (LinearMetric.error, 0), "balanced_error": (LinearMetric.balanced_error, 0),
+                "confusion": (LinearMetric.confusion_entry, 2), "class_error": (LinearMetric.class_error, 1),
+                "recall": (LinearMetric.recall, 1), "class_error_rate": (LinearMetric.class_error_rate, 1)}
+
+
+def parse_metric(spec: str) -> LinearMetric | None:
+    """The metric written ``"error"``, ``"balanced_error"``, ``"confusion:A:B"``, ``"class_error:A"``,
+    ``"recall:A"`` or ``"class_error_rate:A"`` (the command line's ``--metric``), or as a metric's own
+    name (``"recall[1]"``, ``"confusion[0,1]"``); ``None`` for anything else.
+
+    >>> parse_metric("recall:1") == parse_metric("recall[1]") == LinearMetric.recall(1)
+    True
+    """
+    text = spec.strip()
+    if text.endswith("]") and "[" in text:  # a LinearMetric's name
+        head, _, rest = text[:-1].partition("[")
+        text = ":".join([head, *rest.split(",")])
+    name, *args = text.split(":")
+    if name not in METRIC_FORMS or len(args) != METRIC_FORMS[name][1] or not all(a.strip().isdigit() for a in args):
+        return None
+    return METRIC_FORMS[name][0](*(int(a) for a in args))
+
+
 def as_metric(metric: object) -> LinearMetric:
-    """A :class:`LinearMetric` from one or from a name: ``"error"``, ``"balanced_error"``."""
+    """A :class:`LinearMetric` from one or from a name (:func:`parse_metric`: ``"error"``,
+    ``"balanced_error"``, ``"recall:1"``, ``"confusion:0:1"``, ...)."""
     if metric is None:
         return LinearMetric.error()
     if isinstance(metric, LinearMetric):
         return metric
-    names = {"error": LinearMetric.error, "balanced_error": LinearMetric.balanced_error}
-    if isinstance(metric, str) and metric in names:
-        return names[metric]()
+    parsed = parse_metric(metric) if isinstance(metric, str) else None
+    if parsed is not None:
+        return parsed
     raise InvalidArgument(
-        f"metric must be a momentbound LinearMetric (e.g. LinearMetric.confusion_entry(0, 1)) or one of "
-        f"{', '.join(map(repr, names))}, got {metric!r}; ratios such as precision or F1 are not linear "
-        "(use backend='montecarlo')"
+        f"metric must be a momentbound LinearMetric (e.g. LinearMetric.confusion_entry(0, 1)) or one of 'error', "
+        f"'balanced_error', 'confusion:A:B', 'class_error:A', 'recall:A', 'class_error_rate:A' (A, B: class "
+        f"indices from 0), got {metric!r}; ratios such as precision or F1 are not linear (use backend='montecarlo')"
     )
 
 
