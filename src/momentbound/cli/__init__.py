@@ -32,6 +32,23 @@ def one_line_warning(message: Warning | str, category: type[Warning], filename: 
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
+def _interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was raised while handling, a Ctrl-C.
+
+    A SIGINT that lands inside an import (matplotlib loading its image backend while a figure
+    is saved, say) surfaces as that import's ``ImportError`` chained to the ``KeyboardInterrupt``;
+    it is still the user's interrupt, not a failure to report with a traceback.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def _error_line(exc: click.ClickException) -> str:
     """One line for a failed run: the message, and for usage errors where to get help."""
     text = " ".join(exc.format_message().split())
@@ -57,6 +74,11 @@ class OneLineErrors(click.Group):
                 click.echo(_error_line(exc), err=True)
             sys.exit(exc.exit_code)
         except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        except Exception as exc:
+            if not _interrupted(exc):
+                raise
             click.echo("Aborted!", err=True)
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
