@@ -44,7 +44,7 @@ def test_population_rates_of_ge():
 
 @pytest.mark.parametrize(("extra", "message"), [
     (["--splitter", "cv", "--folds", "5", "--metric", "bogus"], "--metric must be one of"),
-    (["--splitter", "cv", "--folds", "5", "--metric", "recall:0"], "use --splitter ge"),
+    (["--splitter", "holdout", "--test-size", "3", "--metric", "recall:0"], "use --splitter ge"),
     (["--splitter", "cv", "--folds", "5", "--metric", "error", "--backend", "montecarlo"], "drop --backend montecarlo"),
     (["--splitter", "cv", "--folds", "5", "--metric", "error", "--scoring", "f1"], "not both"),
 ])

@@ -42,7 +42,8 @@ def test_stratified_balanced_error_json_equals_the_api_exactly():
 
 
 def test_splitters_without_fixed_class_counts_still_refuse_by_name():
-    done = run_in_process(["estimate", *MODEL_ARGS, "--splitter", "cv", "--folds", "4", "--metric", "balanced_error"])
+    done = run_in_process(["estimate", *MODEL_ARGS, "--splitter", "holdout", "--test-size", "4", "--metric",
+                           "balanced_error"])
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "stratified-cv" in done.stderr and "--scoring" in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""

@@ -12,6 +12,7 @@ from momentbound import CellModel
 from momentbound.errors import InvalidArgument
 from momentbound.estimators import (
     GE,
+    HoldOut,
     KFold,
     LeaveOneOut,
     LinearMetric,
@@ -54,8 +55,8 @@ def test_a_class_beyond_the_model_is_refused() -> None:
 @pytest.mark.parametrize(
     "estimator, metric, fragment",
     [
-        (KFold(2), LinearMetric.recall(0), "backend='montecarlo'"),
-        (KFold(2), "balanced_error", "not linear"),
+        (HoldOut(2), LinearMetric.recall(0), "backend='montecarlo'"),
+        (LeaveOneOut(), "balanced_error", "not linear"),
         (Point632Plus(), LinearMetric.confusion_entry(0, 1), "backend='montecarlo'"),
         (Bootstrap(50), LinearMetric.class_error(0), "no exact route"),
         (KFold(2), "precision", "not linear"),

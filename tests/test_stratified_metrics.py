@@ -36,7 +36,7 @@ from momentbound.classifiers import NaiveBayes
 from momentbound.errors import InvalidArgument
 from momentbound.estimators import (
     GE,
-    KFold,
+    HoldOut,
     LinearMetric,
     StratifiedKFold,
     estimator_accuracy,
@@ -291,11 +291,11 @@ def test_stratified_shuffle_split_metrics_equal_every_split():
 
 
 def test_splitters_say_which_metrics_are_exact():
-    """The class-count routes take every rule; KFold keeps refusing the ratios, finite bootstraps every metric."""
+    """The class-count routes take every rule; a hold-out keeps refusing the ratios, finite bootstraps every metric."""
     for est in (StratifiedKFold(2), RepeatedStratifiedKFold(2, 2), ShuffleSplit(2, 2), GE()):
         estimator_moments(BINARY, 5, est, metric="balanced_error")
     with pytest.raises(InvalidArgument, match="scoring='balanced_accuracy'"):
-        estimator_moments(BINARY, 5, KFold(2), metric="balanced_error")
+        estimator_moments(BINARY, 5, HoldOut(2), metric="balanced_error")
     with pytest.raises(InvalidArgument, match="backend='montecarlo'"):
         estimator_moments(BINARY, 5, Bootstrap(20), metric=LinearMetric.recall(0))
 

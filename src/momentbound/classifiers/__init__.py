@@ -28,6 +28,7 @@ from momentbound.registry import lookup
 __all__ = [
     "CLASSIFIERS",
     "Classifier",
+    "classifier_class",
     "ExactForm",
     "HistogramRule",
     "MajorityRule",
@@ -47,6 +48,13 @@ CLASSIFIERS: dict[str, type] = {
     "majority": MajorityRule,
     "sklearn": SklearnClassifier,
 }
+
+
+def classifier_class(spec: str) -> type:
+    """The registered class of a classifier name (not ``sklearn:...``); ``UnknownMethod`` naming the
+    registered ones for any other name. Nothing is instantiated."""
+    return lookup({n: c for n, c in CLASSIFIERS.items() if n != "sklearn"}, str(spec), "classifier",
+                  also=("sklearn:MODULE.CLASS",))
 
 
 def make_classifier(spec: str, params: dict[str, Any] | None = None) -> Classifier:
@@ -74,8 +82,7 @@ def make_classifier(spec: str, params: dict[str, Any] | None = None) -> Classifi
             raise InvalidArgument("write a scikit-learn classifier as sklearn:MODULE.CLASS, e.g. sklearn:sklearn.tree.DecisionTreeClassifier")
         encoding = params.pop("encoding", "ordinal")
         return SklearnClassifier(load_estimator(rest, params), encoding=encoding)
-    cls = lookup({n: c for n, c in CLASSIFIERS.items() if n != "sklearn"}, str(spec), "classifier",
-                 also=("sklearn:MODULE.CLASS",))
+    cls = classifier_class(spec)
     try:
         return cls(**params)
     except TypeError as exc:

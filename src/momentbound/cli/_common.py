@@ -345,7 +345,7 @@ def build_classifier(ties: str | None, alpha: str | None, name: str = "naive-bay
     --param values are read as literals (:mod:`momentbound.classifiers.params`), never evaluated;
     a setting given both as an option and as a --param is refused, not overridden.
     """
-    from momentbound.classifiers import make_classifier
+    from momentbound.classifiers import classifier_class, make_classifier
     from momentbound.classifiers.params import parse_param
     from momentbound.errors import InvalidArgument
 
@@ -363,6 +363,8 @@ def build_classifier(ties: str | None, alpha: str | None, name: str = "naive-bay
             raise UserError(f"--{key} {given} and --param {key}={parsed[key]} both set {key}; give it once")
     if name == "naive-bayes":
         return make_classifier(name, {"ties": ties or "random", "alpha": "0" if alpha is None else alpha, **parsed})
+    if name.partition(":")[0] != "sklearn":
+        classifier_class(name)  # an unknown name is refused as such, before the options that do not apply to it
     if alpha is not None:
         raise UserError(f"--alpha applies to --classifier naive-bayes, not {name}")
     if name in ("histogram", "majority"):

@@ -125,7 +125,7 @@ def _accuracy(model: Any, N: int, est: Any, classifier: Any, backend: str, covar
                    "--bootstraps), and for recall:A, class_error_rate:A and "
                    "balanced_error scikit-learn's fold scores (recall_score, 1 - balanced_accuracy_score, averaged "
                    "over the folds) under the splitters that fix the class counts of their test folds "
-                   "(stratified-cv, repeated-cv, repeated-stratified-cv, shuffle-split, stratified-shuffle-split; "
+                   "(cv, stratified-cv, repeated-cv, repeated-stratified-cv, shuffle-split, stratified-shuffle-split; "
                    "resubstitution, bootstrap and 632 divide by the class counts of the data); exact-route "
                    "backends.",
                    "Needs --backend montecarlo; splitters holdout, cv, stratified-cv, loo (not roc_auc), repeated-cv, "

@@ -120,8 +120,8 @@ def _parse_values(over: str, text: str, N: int | None) -> list[Any]:
               help="Write the rows to this CSV file (an existing file needs --force).")
 @force_option
 @statistic_options("Every row: exact-route backends; each splitter takes what estimate --metric lists for it (rows "
-                   "--over folds are cv's unless --splitter says otherwise: confusion:A:B and class_error:A; "
-                   "--splitter stratified-cv also recall:A and balanced_error).",
+                   "--over folds are cv's unless --splitter says otherwise; cv and stratified-cv take every "
+                   "statistic).",
                    "Every row: needs --backend montecarlo (with --draws and --seed); hold-out, cross-validation, "
                    "leave-one-out (not roc_auc), repeated and shuffle-split rows.")
 @click.option("--json", "as_json", is_flag=True, help="Print one sorted JSON document.")

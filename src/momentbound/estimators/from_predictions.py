@@ -548,7 +548,8 @@ def estimator_moments(
         :class:`~momentbound.estimators.metrics.LinearMetric` (a loss matrix: a confusion entry, the errors
         on one class, costs) for the splitters whose exact terms are the engine's (``GE``, ``HoldOut``,
         ``KFold``, ``LeaveOneOut``), for the count-table sums of ``Resubstitution``, the ideal ``Bootstrap()``
-        and ``Point632()``, and for the class-count routes of ``StratifiedKFold``, ``RepeatedKFold``,
+        and ``Point632()``, and for the class-count routes of ``StratifiedKFold``, ``RepeatedKFold`` (``KFold`` takes that of
+        ``RepeatedKFold(v, 1)`` for the rates below),
         ``RepeatedStratifiedKFold``, ``ShuffleSplit`` and ``StratifiedShuffleSplit``. The rates that divide
         by class counts (recall, class error rate, balanced error) are population rates for ``GE()``,
         scikit-learn's fold scores (``recall_score``, ``1 - balanced_accuracy_score``) for the class-count
@@ -736,6 +737,7 @@ def check_work(engine: MomentEngine, estimator: Splitter, N: int, covariance: st
     ``max_seconds`` (``WorkLimitExceeded``/``InvalidArgument`` naming ``backend="montecarlo"``) or larger
     than the backend's memory; returns the split."""
     split = estimator.split(N)
+    route = splitter_member(estimator, "exact_route")(engine)  # the splitter whose route computes the statistic
     estimate = getattr(engine.backend, "estimated_seconds", None)
     max_seconds = seconds_limit(max_seconds)
     if max_seconds is not None and estimate is not None:
@@ -748,7 +750,7 @@ def check_work(engine: MomentEngine, estimator: Splitter, N: int, covariance: st
                 f"confidence intervals), a smaller N, or {option('max_seconds', None)} to run it anyway"
             )
         cross = getattr(engine.backend, "estimated_cross_seconds", None)
-        cross_folds = splitter_member(estimator, "cross_folds")(split.N, covariance)
+        cross_folds = splitter_member(route, "cross_folds")(split.N, covariance)
         if cross is not None and cross_folds:
             seconds = cross(engine.model, split.N, cross_folds, engine.classifier)
             if seconds > max_seconds:
@@ -762,7 +764,7 @@ def check_work(engine: MomentEngine, estimator: Splitter, N: int, covariance: st
         from momentbound.exact.stratified import AtLeast, dry_run_budget
 
         with dry_run_budget(max_seconds):  # a dry run of the route stops once past the limit
-            seconds = splitter_member(estimator, "estimated_seconds")(engine.model, split.N)  # its own route
+            seconds = splitter_member(route, "estimated_seconds")(engine.model, split.N)  # its own route
         if seconds is not None and seconds > max_seconds:
             about = "more than" if isinstance(seconds, AtLeast) else "about"
             raise InvalidArgument(
@@ -770,7 +772,7 @@ def check_work(engine: MomentEngine, estimator: Splitter, N: int, covariance: st
                 f"{max_seconds:g} s); use {option('backend', 'montecarlo')} (conditional Monte Carlo, confidence "
                 f"intervals), a smaller {option('N')}, or {option('max_seconds', None)} to run it anyway"
             )
-    check_cross_memory(engine, split, estimator, covariance)  # before any work
+    check_cross_memory(engine, split, route, covariance)  # before any work
     return split
 
 

@@ -328,9 +328,9 @@ def check_metric(metric: object, estimator: Any, backend: object = "exact") -> L
     if m.prior_weighted and splitter_member(estimator, "metric_refusal")(LinearMetric.confusion_entry(0, 0)) is None:
         # the splitter weighs the shares of its test points, not this division by a class count
         scorer = option("scoring", "recall" if m.rule in ("recall", "class_error_rate") else "balanced_accuracy")
-        fixed = ("--splitter stratified-cv, repeated-cv, repeated-stratified-cv, shuffle-split, "
+        fixed = ("--splitter cv, stratified-cv, repeated-cv, repeated-stratified-cv, shuffle-split, "
                  "stratified-shuffle-split, resubstitution, bootstrap or 632" if cli else
-                 "StratifiedKFold, RepeatedKFold, RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit, "
+                 "KFold, StratifiedKFold, RepeatedKFold, RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit, "
                  "Resubstitution, Bootstrap() or Point632()")
         raise InvalidArgument(
             f"metric {m.name} of {what}: {reason}: use {'--splitter ge' if cli else 'GE()'} for the population "

@@ -266,6 +266,11 @@ class SplitterDefaults:
                     "the confusion counts")
         return None
 
+    def exact_route(self, engine: Any) -> Any:
+        """The splitter whose exact route computes the engine's statistic (its ``metric``): the backends
+        ask it for the time and memory estimates before any work. Default: the splitter itself."""
+        return self
+
     def cross_folds(self, N: int, covariance: str) -> tuple[int, ...]:
         """Test-set sizes of the folds whose exact cross terms (``engine.fold_pair``) ``assemble`` asks
         for; the backends check their time and memory before any work. Default: none."""
@@ -570,6 +575,10 @@ class KFold(SplitterDefaults):
     name: ClassVar[str] = "cv"
     pointwise: ClassVar[bool] = False
     linear_metrics: ClassVar[bool] = True
+    #: recall, class error rates and the balanced error divide by each fold's class counts: one
+    #: partition of i.i.d. points has the law of one shuffled partition, whose class-count route
+    #: (``RepeatedKFold(v, 1)``) conditions on them
+    class_rates: ClassVar[bool] = True
     interval_kind: ClassVar[str | None] = "folds"
 
     def __post_init__(self) -> None:
@@ -597,8 +606,38 @@ class KFold(SplitterDefaults):
     def params(self) -> dict[str, Any]:
         return {"folds": self.v, "average": self.average}
 
+    def exact_route(self, engine: Any) -> Any:
+        """``RepeatedKFold(v, 1)`` when the engine's statistic divides by a fold's class counts (recall,
+        class error rate, balanced error): one partition of i.i.d. points has the law of one shuffled
+        partition, and that route conditions on the class counts of every fold. Else the KFold itself."""
+        if not getattr(getattr(engine, "metric", None), "prior_weighted", False):
+            return self
+        from momentbound.splitters.repeated import RepeatedKFold
+
+        if getattr(engine.backend, "name", None) != "exact":
+            raise InvalidArgument(
+                f"metric {engine.metric.name} of {self.describe()} divides by each fold's class counts: its exact "
+                f"route sums over them with backend='exact', not {getattr(engine.backend, 'name', engine.backend)!r}")
+        return RepeatedKFold(self.v, 1, average=self.average)
+
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
+        route = self.exact_route(engine)
+        if route is not self:
+            if covariance != "exact":
+                raise InvalidArgument(f"metric {engine.metric.name} of {self.describe()} has the exact covariance "
+                                      f"only (covariance='exact'), not covariance={covariance!r}")
+            p = route.assemble(engine, N, covariance)
+            return ExactParts(p.mean, p.second, p.train_size, None, p.folds, p.fold_sizes, p.fold_variance,
+                              p.fold_covariance, route="class-counts")
         return _assemble_folds(engine, N, self.split(N).fold_sizes, covariance, self.average)
+
+    def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
+        route = self.exact_route(engine)
+        return super().ge_terms(engine, N) if route is self else route.ge_terms(engine, N)
+
+    def exact_progress(self, engine: Any, N: int, covariance: str) -> ProgressPlan | None:
+        route = self.exact_route(engine)
+        return super().exact_progress(engine, N, covariance) if route is self else None
 
     def cross_folds(self, N: int, covariance: str) -> tuple[int, ...]:
         return self.split(N).fold_sizes if covariance == "exact" else ()
