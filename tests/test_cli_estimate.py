@@ -63,7 +63,8 @@ def test_estimate_table():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--N", "5", "--estimator", "cv", "--folds", "6"], "ImpossibleSplit: KFold has more folds"),
+        (["--N", "5", "--estimator", "cv", "--folds", "6"], "ImpossibleSplit: --folds 6 is more folds than points (--N 5); choose --folds <= 5"),
+        (["--N", "5", "--estimator", "repeated-cv", "--folds", "6"], "ImpossibleSplit: --folds 6 is more folds"),
         (["--N", "5", "--estimator", "cv"], "needs --folds"),
         (["--N", "5", "--estimator", "holdout", "--test-size", "5"], "leaves no training point"),
         (["--N", "5", "--estimator", "holdout"], "HoldOut needs exactly one of test_size"),

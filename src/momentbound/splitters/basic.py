@@ -594,6 +594,10 @@ class KFold(SplitterDefaults):
         if n < 2:
             raise ImpossibleSplit(f"cross-validation needs N >= 2 points, got N={n}")
         if self.v > n:
+            from momentbound.guard import cli_mode
+
+            if cli_mode():
+                raise ImpossibleSplit(f"--folds {self.v} is more folds than points (--N {n}); choose --folds <= {n}")
             raise ImpossibleSplit(
                 f"KFold has more folds (v={self.v}) than points (N={n}); choose v <= {n} "
                 "(v = N is leave-one-out)"
