@@ -301,11 +301,12 @@ class ExactBackend(PredictionBackend):
         need = MEMORY_MARGIN * memory
         limit = guard.memory_limit(self.max_memory)
         if limit is not None and need > limit:
+            cli = bool(guard.active() and guard.active().cli)
             raise MemoryLimitExceeded(
                 f"the exact cross term {what} for this model (d = {model.d}, K = {model.n_classes}) would hold "
-                f"up to about {_size(need)} (max_memory = {_size(limit)}); use {guard.option('backend', 'montecarlo')} "
+                f"up to about {_size(need)} ({'--max-memory' if cli else 'max_memory ='} {_size(limit)}); use {guard.option('backend', 'montecarlo')} "
                 "(estimator moments by conditional Monte Carlo), a smaller N, or "
-                f"{'--max-memory SIZE' if guard.active() and guard.active().cli else 'ExactBackend(max_memory=...)'} "
+                f"{'--max-memory SIZE' if cli else 'ExactBackend(max_memory=...)'} "
                 "on a machine with that much memory"
             )
 
