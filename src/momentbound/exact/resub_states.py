@@ -34,10 +34,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numba import njit, prange
+from scipy.special import gammaln
 from scipy.stats import binom, multinomial
 
 from momentbound.classifiers.naive_bayes import decision_shares, keys_fit_int64, score_keys
@@ -52,12 +54,21 @@ __all__ = ["StateMoments", "route", "work_estimate", "memory_estimate", "state_m
 STATISTICS = ("resubstitution", "bootstrap", "632")
 #: default limit on the estimated CPU seconds (:func:`work_estimate` times :data:`NS_PER_OP`)
 MAX_SECONDS = 60.0
-#: CPU nanoseconds per estimated multiply-add of each route. class-states: the estimate counts every
-#: state pair, measured 0.29 (two attributes of 2 and 3 values, two classes, N = 40: 6.6e10 estimated,
-#: 18.9 s CPU); rows: measured 1.0-1.7 at N = 45-120 (6.4 at N = 30, where per-split overhead dominates)
-NS_PER_OP = {"rows": 1.7, "class-states": 0.3}
+#: CPU nanoseconds per unit of :func:`work_estimate` of each route. class-states: the estimate counts
+#: every state pair, measured 0.29 (two attributes of 2 and 3 values, two classes, N = 40: 6.6e10
+#: estimated, 18.9 s CPU); rows: the estimate is already in nanoseconds (:data:`ROWS_NS`)
+NS_PER_OP = {"rows": 1.0, "class-states": 0.3}
+#: CPU nanoseconds of the rows route per unit of its parts, fitted on 16 resubstitution runs (one
+#: attribute of 2-8 values, 2-4 classes, N = 14-600) and 20 Err(1)/.632 runs (measured / estimated
+#: 0.81-1.45): per split and pair of inputs, per split, input and class, per grid cell of the decision
+#: shares (times K^2 V), per entry of the conditional matrices, per term of the bootstrap-row table,
+#: per grid cell and class of Err(1)
+ROWS_NS = {"split_pairs": 4.65e4, "split_inputs": 3.28e4, "decisions": 10.2, "conditionals": 21.0,
+           "row_table": 0.563, "err1_cells": 92.0}
 #: default limit on the bytes held
 MAX_MEMORY = 2 * 2**30
+#: bytes of binomial laws and conditional matrices the rows route keeps for the splits that share them
+ROW_CACHE = 2**28
 WEIGHT = 0.632
 #: float entries of one block of bootstrap-row weights (:func:`_bootstrap_row_table`)
 _W_CHUNK = 4_000_000
@@ -153,15 +164,18 @@ def _grid_dims(model: CellModel) -> int:
 
 
 def work_estimate(model: CellModel, N: int, statistic: str = "resubstitution", clf: Any = None) -> float:
-    """Multiply-adds of :func:`state_moments` (before the skipped pairs of the class-states route)."""
+    """Work of :func:`state_moments`, priced by :data:`NS_PER_OP`: multiply-adds of the class-states route
+    (before its skipped pairs), nanoseconds of the rows route."""
     K, V = model.n_classes, model.n_inputs
-    if model.d == 1:
-        total = 0.0
-        for n in _splits(N, K):
-            grid = math.prod(v + 1 for v in n)
-            total += grid * (V * V * sum(v + 1 for v in n) * 2 + 20 * K)
+    if model.d == 1:  # nanoseconds (:data:`ROWS_NS`)
+        splits = math.comb(N + K - 1, K - 1)
+        cells = sum(math.prod(v + 1 for v in n) for n in _splits(N, K))
+        total = (ROWS_NS["split_pairs"] * splits * V * V + ROWS_NS["split_inputs"] * splits * V * K
+                 + ROWS_NS["decisions"] * cells * K * K * V
+                 + ROWS_NS["conditionals"] * sum((n + 1) ** 2 for n in range(N + 1)) * V * V * K)
         if statistic != "resubstitution":  # the bootstrap-row table: every base row against every sample row
-            total += math.comb(N - 1 + K, K) * math.comb(N + K, K) * (2 * K + 4)
+            total += (ROWS_NS["row_table"] * math.comb(N - 1 + K, K) * math.comb(N + K, K) * (2 * K + 4)
+                      + ROWS_NS["err1_cells"] * cells * K)
         return total
     D = _grid_dims(model)
     states = [_states(model, n) for n in range(N + 1)]
@@ -182,7 +196,8 @@ def memory_estimate(model: CellModel, N: int, statistic: str = "resubstitution")
         table = 0.0
         if statistic != "resubstitution":  # W, the sample rows and two blocks of weights
             table = 8.0 * (N ** K * K + math.comb(N + K, K) * (2 * K + 2) + 2 * max(_W_CHUNK, math.comb(N + K, K)))
-        return 8.0 * grid * (4 * V + 8) + 8.0 * K * (N + 1) ** 2 + table
+        shared = min(ROW_CACHE, 8.0 * sum((n + 1) ** 2 for n in range(N + 1)) * V * V * K)
+        return 8.0 * grid * (4 * V + 8) + 8.0 * K * (N + 1) ** 2 + table + shared
     D = _grid_dims(model)
     per = 1 + V + V * V
     kept = sum(_states(model, n) for n in range(N + 1)) * (per + V) * 8.0 * 2
@@ -220,15 +235,17 @@ def state_moments(
     seconds = work * NS_PER_OP[way] * 1e-9
     if max_seconds is not None and seconds > max_seconds:
         raise InvalidArgument(
-            f"the exact {statistic} on sufficient statistics at N={N} ({way} route) needs about {work:.2g} "
-            f"multiply-adds (~{seconds:.2g} s on one core; limit {max_seconds:g} s); use "
-            "backend='montecarlo' (or backend='auto'), a smaller N, or " + _lift_seconds() + " to run it anyway"
+            f"the exact {statistic} on sufficient statistics at N={N} ({way} route) would take about "
+            f"{seconds:.2g} s on one core (limit {max_seconds:g} s); use {guard.option('backend', 'montecarlo')} "
+            f"(or {guard.option('backend', 'auto')}), a smaller {guard.option('N')}, or {_lift_seconds()} to run it "
+            "anyway"
         )
     memory = memory_estimate(model, N, statistic)
     if max_memory is not None and memory > max_memory:
         raise InvalidArgument(
             f"the exact {statistic} on sufficient statistics at N={N} ({way} route) would hold about "
-            f"{memory / 2**30:.3g} GiB (limit {max_memory / 2**30:.3g} GiB); use backend='montecarlo' or a smaller N"
+            f"{memory / 2**30:.3g} GiB (limit {max_memory / 2**30:.3g} GiB); use {guard.option('backend', 'montecarlo')} "
+            f"or a smaller {guard.option('N')}"
         )
     fm = model.to_float() if model.is_exact else model
     if way == "rows":
@@ -244,10 +261,24 @@ def _apply_cond(f: np.ndarray, mats: list[np.ndarray]) -> np.ndarray:
     return f
 
 
+def _binomial_rows(trials: np.ndarray, n: int, rho: float) -> np.ndarray:
+    """``M[i, j] = P[Binomial(trials[i], rho) = j]`` for ``j = 0..n`` (0 past ``trials[i]``), from log
+    factorials in one vectorised pass (equal to ``scipy.stats.binom.pmf`` to about 1e-13 relative)."""
+    rho = min(max(float(rho), 0.0), 1.0)
+    t = np.asarray(trials, dtype=np.int64)[:, None]
+    j = np.arange(n + 1)[None, :]
+    ok = j <= t
+    if rho == 0.0 or rho == 1.0:  # a point mass at 0 or at the number of trials
+        return ((j == (0 if rho == 0.0 else t)) & ok).astype(float)
+    lf = gammaln(np.arange(max(n, int(t.max(initial=0))) + 1) + 1.0)
+    rest = np.where(ok, t - j, 0)
+    logm = lf[t] - lf[np.minimum(j, t)] - lf[rest] + j * math.log(rho) + rest * math.log1p(-rho)
+    return np.where(ok, np.exp(logm), 0.0)
+
+
 def _cond_matrix(n: int, rho: float) -> np.ndarray:
     """``M[r, r'] = P[Binomial(n - r, rho) = r']``."""
-    r = np.arange(n + 1)
-    return binom.pmf(r[None, :], (n - r)[:, None], min(max(rho, 0.0), 1.0))
+    return _binomial_rows(n - np.arange(n + 1), n, rho)
 
 
 def _row_values(fm: CellModel, clf: Any, n: tuple[int, ...], statistic: str,
@@ -292,6 +323,27 @@ def _rows(fm: CellModel, clf: Any, N: int, statistic: str) -> StateMoments:
     w = P.sum(axis=1, keepdims=True) - P  # P[X = x, Y != y]
     mean = second = joint = ge1 = ge2 = 0.0
     W = (_bootstrap_row_table(clf, N, K) if statistic != "resubstitution" and clf.ties == "random" else None)
+    # a class's binomial law and conditional matrices depend on its count only: shared by the splits
+    # with that count (three or more classes), kept while they fit in ROW_CACHE bytes (oldest dropped)
+    cache: dict[tuple[int, ...], np.ndarray] = {}
+    held = [0]
+
+    def kept(key: tuple[int, ...], make: Callable[[], np.ndarray]) -> np.ndarray:
+        if key not in cache:
+            value = make()
+            while cache and held[0] + value.nbytes > ROW_CACHE:
+                held[0] -= cache.pop(next(iter(cache))).nbytes
+            cache[key] = value
+            held[0] += value.nbytes
+        return cache[key]
+
+    def binomial(n: int, x: int, k: int) -> np.ndarray:
+        return kept((n, x, k), lambda: _binomial_rows(np.array([n]), n, theta[x, k])[0])
+
+    def cond(n: int, x: int, y: int, k: int) -> np.ndarray:
+        rho = theta[y, k] / (1.0 - theta[x, k]) if theta[x, k] < 1 else 0.0
+        return kept((n, x, y, k), lambda: _cond_matrix(n, rho))
+
     for n in _splits(N, K):
         pn = float(multinomial.pmf(n, N, pi)) if N > 0 else 1.0
         if not pn > 0:
@@ -302,7 +354,7 @@ def _rows(fm: CellModel, clf: Any, N: int, statistic: str) -> StateMoments:
         for x in range(V):
             law = np.ones(())
             for k in range(K):
-                law = np.multiply.outer(law, binom.pmf(np.arange(n[k] + 1), n[k], theta[x, k]))
+                law = np.multiply.outer(law, binomial(n[k], x, k))
             laws.append(law)
         m1 = s2 = j2 = g1 = g2 = 0.0
         for x in range(V):
@@ -317,8 +369,7 @@ def _rows(fm: CellModel, clf: Any, N: int, statistic: str) -> StateMoments:
                 continue
             stacked = np.stack([phi] + [psi[..., y] for y in others], axis=-1)
             for i, y in enumerate(others):
-                mats = [_cond_matrix(n[k], theta[y, k] / (1.0 - theta[x, k]) if theta[x, k] < 1 else 0.0)
-                        for k in range(K)]
+                mats = [cond(n[k], x, y, k) for k in range(K)]
                 pushed = _apply_cond(stacked[..., [0, 1 + i]], mats)
                 s2 += float((lx * phi * pushed[..., 0]).sum())
                 j2 += float((lx * phi * pushed[..., 1]).sum())
