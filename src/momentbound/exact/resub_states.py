@@ -60,11 +60,12 @@ MAX_SECONDS = 60.0
 NS_PER_OP = {"rows": 1.0, "class-states": 0.3}
 #: CPU nanoseconds of the rows route per unit of its parts, fitted on 16 resubstitution runs (one
 #: attribute of 2-8 values, 2-4 classes, N = 14-600) and 20 Err(1)/.632 runs (measured / estimated
-#: 0.81-1.45): per split and pair of inputs, per split, input and class, per grid cell of the decision
-#: shares (times K^2 V), per entry of the conditional matrices, per term of the bootstrap-row table,
-#: per grid cell and class of Err(1)
-ROWS_NS = {"split_pairs": 4.65e4, "split_inputs": 3.28e4, "decisions": 10.2, "conditionals": 21.0,
-           "row_table": 0.563, "err1_cells": 92.0}
+#: 0.80-1.45; 0.73-1.22 on 10 other runs, ``benchmarks/bench_resub_rows_estimate.py``): per split and
+#: pair of inputs, per split, input and class, per grid cell of the decision shares (times K^2 V), per
+#: conditional matrix and per entry of one, per term of the bootstrap-row table, per grid cell and
+#: class of Err(1)
+ROWS_NS = {"split_pairs": 4.04e4, "split_inputs": 4.15e4, "decisions": 11.2, "matrices": 3.66e3,
+           "conditionals": 27.4, "row_table": 0.617, "err1_cells": 41.3}
 #: default limit on the bytes held
 MAX_MEMORY = 2 * 2**30
 #: bytes of binomial laws and conditional matrices the rows route keeps for the splits that share them
@@ -172,7 +173,8 @@ def work_estimate(model: CellModel, N: int, statistic: str = "resubstitution", c
         cells = sum(math.prod(v + 1 for v in n) for n in _splits(N, K))
         total = (ROWS_NS["split_pairs"] * splits * V * V + ROWS_NS["split_inputs"] * splits * V * K
                  + ROWS_NS["decisions"] * cells * K * K * V
-                 + ROWS_NS["conditionals"] * sum((n + 1) ** 2 for n in range(N + 1)) * V * V * K)
+                 + ROWS_NS["matrices"] * (N + 1) * V * V * K
+                 + ROWS_NS["conditionals"] * sum((n + 1) ** 2 for n in range(N + 1)) * V * (V - 1) * K)
         if statistic != "resubstitution":  # the bootstrap-row table: every base row against every sample row
             total += (ROWS_NS["row_table"] * math.comb(N - 1 + K, K) * math.comb(N + K, K) * (2 * K + 4)
                       + ROWS_NS["err1_cells"] * cells * K)
