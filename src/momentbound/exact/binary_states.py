@@ -147,6 +147,28 @@ class _Cache:
         return value
 
 
+class _Arena:
+    """Scratch float arrays carved from one buffer, all released at once by :meth:`reset`: the passes
+    of a correlation reuse memory already mapped instead of faulting in fresh pages each time."""
+
+    def __init__(self) -> None:
+        self.buf = np.empty(0)
+        self.at = 0
+
+    def reset(self) -> None:
+        self.at = 0
+
+    def zeros(self, shape: tuple[int, ...]) -> np.ndarray:
+        n = math.prod(shape)
+        if self.at + n > self.buf.size:  # a larger buffer; arrays already handed out keep the old one
+            self.buf = np.empty(max(n, 2 * self.buf.size))
+            self.at = 0
+        out = self.buf[self.at:self.at + n].reshape(shape)
+        self.at += n
+        out.fill(0.0)
+        return out
+
+
 class BinaryStates:
     """The state-grid terms of a :class:`~momentbound.exact.class_terms.ClassCountTerms` on binary
     attributes (same scaling: integer sums over the common denominators, or floats).
@@ -173,6 +195,7 @@ class BinaryStates:
         self.nums = np.array(t.num, dtype=dtype)  # type: ignore[attr-defined]  # (K, I)
         self._cache = _Cache(self.CACHE_BYTES, self.exact)
         self._sides = _Cache(self.SIDE_BYTES, self.exact)
+        self._arena = _Arena()
 
     def _get(self, key: tuple, make) -> object:
         return self._cache.get(key, make)
@@ -243,11 +266,12 @@ class BinaryStates:
         return self._sides.get(key, lambda: self.correlate(self.summed(m), extra))  # type: ignore[return-value]
 
     def correlate(self, X: np.ndarray, extra: Sequence[int], ix: int | None = None,
-                  memo: dict | None = None) -> np.ndarray:
+                  memo: dict | None = None, arena: _Arena | None = None) -> np.ndarray:
         """``Y(r) = sum_s L^{extra}(s) X(r + s)``: ``X`` averaged over ``extra[c]`` more i.i.d.
         class-``c`` points per class (axis 0 of ``X`` is carried along); with ``ix``, ``L`` is the law of
         the agreements with input ``ix`` instead of the states. ``memo`` keeps the grid after each class
-        by the private points so far, for correlations of one ``X`` that share their first classes."""
+        by the private points so far, for correlations of one ``X`` that share their first classes; float
+        results go to ``arena`` when given (scratch memory reused from one call to the next)."""
         d = self.d
         for c in range(self.K):
             e = int(extra[c])
@@ -267,7 +291,7 @@ class BinaryStates:
                 L = np.flip(L, axis=[j for j in range(d) if self.inputs[ix][j]])
             axes = range(1 + c * d, 1 + (c + 1) * d)
             if not self.exact:
-                X = self._correlate_float(X, c, e, L)
+                X = self._correlate_float(X, c, e, L, arena)
                 if memo is not None:
                     memo[key] = X
                 continue
@@ -287,14 +311,14 @@ class BinaryStates:
             X = Y
         return X
 
-    def _correlate_float(self, X: np.ndarray, c: int, e: int, L: np.ndarray) -> np.ndarray:
+    def _correlate_float(self, X: np.ndarray, c: int, e: int, L: np.ndarray, arena: _Arena | None = None) -> np.ndarray:
         d = self.d
         side = X.shape[1 + c * d]
         lead = int(np.prod(X.shape[:1 + c * d]))
         tail = int(np.prod(X.shape[1 + (c + 1) * d:]))
         base, off, last = self._get(("map", side, e), lambda: self._maps(side, e))  # type: ignore[misc]
         w = np.ascontiguousarray(L, dtype=float).reshape(-1)
-        Y = np.zeros((lead, base.size, (side - e) * tail))
+        Y = np.zeros((lead, base.size, (side - e) * tail)) if arena is None else arena.zeros((lead, base.size, (side - e) * tail))
         _correlate(np.ascontiguousarray(X).reshape(lead, side ** (d - 1), side * tail), base, off, last * tail, w, Y)
         shape = list(X.shape)
         shape[1 + c * d:1 + (c + 1) * d] = [side - e] * d
@@ -423,10 +447,11 @@ class BinaryStates:
             classes = [c for c in range(K) if b[c] >= 1]
             at = {c: sum(I * sizes[x] for x in classes if x < c) for c in classes}
             for ix in range(I):
-                G = self.correlate(E, common, ix)
+                self._arena.reset()  # the passes of the previous input are copied out
+                G = self.correlate(E, common, ix, arena=self._arena)
                 memo: dict = {}  # the classes before c have the same extra points for every later c
                 for c in classes:
-                    Y = self.correlate(G, [int(x != c and b[x] >= 1) for x in range(K)], ix, memo)
+                    Y = self.correlate(G, [int(x != c and b[x] >= 1) for x in range(K)], ix, memo, self._arena)
                     start[ix, c] = at[c] + ix * sizes[c]
                     buf[start[ix, c]:start[ix, c] + sizes[c]] = Y.reshape(-1)  # unreflected (the kernel reflects)
             return [buf, start]
