@@ -51,6 +51,14 @@ def grid_bytes(n_classes: int, d: int, N: int) -> float:
     return 8.0 * P * (3 * n_classes + 2**d * n_classes**2)
 
 
+def side_bytes(n_classes: int, d: int, N: int, v: int) -> float:
+    """Bytes of one side of the cross-fold term (:meth:`BinaryStates.side`) of ``v``-fold CV at ``N``
+    points with every class count ``N / K``: ``2^d`` inputs, ``K`` classes of ``K`` components on the
+    grid of the shared part (``N - 2 N / v`` points) plus one point."""
+    shared = (N - 2.0 * N / v) / n_classes
+    return 8.0 * 2**d * n_classes**2 * (shared + 1.0) ** (d * (n_classes - 1)) * (shared + 2.0) ** d
+
+
 @njit(cache=True, fastmath=True)
 def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, sign, same, acc):  # pragma: no cover - compiled
     """``acc[xt, xu, k, l] += sum_s pc[s] H1_{xt,l}[k](s + shift_l(xu)) H2_{xu,k}[l](s + shift_k(xt))``.
@@ -126,10 +134,22 @@ def _correlate(X, base, off, last, w, Y):  # pragma: no cover - compiled
 class _Cache:
     """Arrays by key, the least recently used dropped first past a number of bytes."""
 
+    #: float buffers of dropped entries kept for :meth:`buffer` (their pages are already mapped)
+    SPARE = 4
+
     def __init__(self, limit: int, exact: bool) -> None:
         self.limit, self.exact = limit, exact
         self.items: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
         self.bytes = 0
+        self.spare: list[np.ndarray] = []
+
+    def buffer(self, n: int) -> np.ndarray:
+        """A float array of ``n`` entries: a dropped entry's buffer of at most ``1.25 n`` entries, or a new one."""
+        fits = [i for i, b in enumerate(self.spare) if n <= b.size <= 1.25 * n]
+        if not fits:
+            return np.empty(n)
+        i = min(fits, key=lambda i: self.spare[i].size)
+        return self.spare.pop(i)[:n]
 
     def get(self, key: tuple, make) -> object:
         if key in self.items:
@@ -142,8 +162,11 @@ class _Cache:
         self.items[key] = (value, size)
         self.bytes += size
         while self.bytes > self.limit and len(self.items) > 1:
-            _, (_, old) = self.items.popitem(last=False)
+            _, (dropped, old) = self.items.popitem(last=False)
             self.bytes -= old
+            if isinstance(dropped, list) and dropped and isinstance(dropped[0], np.ndarray) and dropped[0].dtype == float:
+                base = dropped[0] if dropped[0].base is None else dropped[0].base
+                self.spare = (self.spare + [base])[-self.SPARE:]  # no one else holds it once dropped
         return value
 
 
@@ -439,7 +462,7 @@ class BinaryStates:
             cc = tuple(m[x] - b[x] for x in range(K))
             sizes = [K * math.prod(self.shape(tuple(cc[x] + (x == c) for x in range(K)))) for c in range(K)]
             start = -np.ones((I, K), dtype=np.int64)
-            buf = np.empty(max(1, sum(I * sizes[c] for c in range(K) if b[c] >= 1)))
+            buf = self._sides.buffer(max(1, sum(I * sizes[c] for c in range(K) if b[c] >= 1)))
             E, _ = self.decisions(m)
             # b - e_c = (b - 1, clipped at 0) + (one point of every other class with private points): the
             # laws convolve, so the correlations compose; the first part is shared by every c
