@@ -1,5 +1,5 @@
-"""The cross-fold term of the state route (momentbound.exact.binary_states): sides held unreflected
-and read through each input's reflection, buffers of dropped sides reused, and the terms of
+"""The cross-fold term of the state route (momentbound.exact.binary_states): averaged grids copied
+into their side reflected row by row, buffers of dropped sides reused, and the terms of
 StratifiedKFold computed first in strips of the first class count (docs/mathematics.md,
 "Stratified cross-validation on binary attributes").
 
@@ -28,10 +28,10 @@ CLF = NaiveBayes(ties="first", alpha=1)
 
 
 @pytest.mark.parametrize("cc, b1, b2", [((2, 3, 1), (2, 1, 1), (1, 1, 2)), ((1, 2, 2), (1, 1, 1), (1, 1, 1))])
-def test_reflected_reads_equal_the_rational_sums(cc, b1, b2):
-    """Both test points in the other training set: the compiled sum over unreflected sides against
-    the rational one, which reflects every averaged grid explicitly (all four inputs reflect a
-    different set of axes, the last axis included)."""
+def test_reflected_copies_equal_the_rational_sums(cc, b1, b2):
+    """Both test points in the other training set: the compiled sum over the sides' row-by-row
+    reflected copies against the rational one, which reflects every averaged grid with numpy (the
+    four inputs reflect different sets of axes, the last axis included)."""
     exact, fl = ClassCountTerms(MODEL, CLF, "rational"), ClassCountTerms(MODEL, CLF, "float")
     e = exact.two_sets(cc, b1, b2, u_in_1=True, t_in_2=True)
     f = fl.two_sets(cc, b1, b2, u_in_1=True, t_in_2=True)

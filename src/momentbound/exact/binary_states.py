@@ -59,21 +59,36 @@ def side_bytes(n_classes: int, d: int, N: int, v: int) -> float:
     return 8.0 * 2**d * n_classes**2 * (shared + 1.0) ** (d * (n_classes - 1)) * (shared + 2.0) ** d
 
 
+@njit(cache=True)
+def _reflected_copy(Y, rows, reverse, out):  # pragma: no cover - compiled
+    """``out[a, r, q] = Y[a, rows[r], q]`` (``q`` reversed with ``reverse``): a grid reflected on some
+    axes, row by row (``rows``: the source row of every output row, all axes but the last)."""
+    A, R, L = out.shape
+    for a in range(A):
+        for r in range(R):
+            src = rows[r]
+            if reverse:
+                for q in range(L):
+                    out[a, r, q] = Y[a, src, L - 1 - q]
+            else:
+                for q in range(L):
+                    out[a, r, q] = Y[a, src, q]
+
+
 @njit(cache=True, fastmath=True)
-def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, sign, same, acc):  # pragma: no cover - compiled
+def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, same, acc):  # pragma: no cover - compiled
     """``acc[xt, xu, k, l] += sum_s pc[s] H1_{xt,l}[k](s + shift_l(xu)) H2_{xu,k}[l](s + shift_k(xt))``.
 
     ``H1_{x,c}`` (``K`` components of ``size[c]`` entries each, on the grid of ``C`` plus one point
-    of class ``c``) is held unreflected from ``buf1[start1[x, c]]`` (``-1``: absent): ``H1_{x,c}(s) =
-    Y(F_x s)`` with ``F_x`` the reflection of input ``x``. ``rowidx[c, x, r]`` is the flat index on
-    that grid of ``F_x`` applied to row ``r`` of ``C``'s grid (all axes but the last, whose ``length``
-    entries are contiguous), ``sh[c, x, y]`` the flat shift of a point of input ``y`` in class ``c``
-    seen through ``F_x`` and ``sign[x]`` the direction of the last axis under ``F_x``. With ``same``
-    (both sides one buffer) the term of ``(xt, k; xu, l)`` is that of ``(xu, l; xt, k)``, so only
-    one of each such pair is summed. Blocks of rows at a time, so that a block stays in cache."""
+    of class ``c``) starts at ``buf1[start1[x, c]]`` (``-1``: absent); ``rowidx[c, r]`` is the flat
+    index of row ``r`` of ``C``'s grid (all axes but the last, whose ``length`` entries are
+    contiguous) on that grid and ``sh[c, x]`` the flat shift of a point of input ``x`` in class
+    ``c``. With ``same`` (both sides one buffer) the term of ``(xt, k; xu, l)`` is that of
+    ``(xu, l; xt, k)``, so only one of each such pair is summed. Blocks of rows at a time, so that a
+    block stays in cache."""
     I = start1.shape[0]
     K = start1.shape[1]
-    R = rowidx.shape[2]
+    R = rowidx.shape[1]
     block = max(1, 512 // length)
     for r0 in range(0, R, block):
         r1 = min(R, r0 + block)
@@ -83,7 +98,6 @@ def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, sign, s
                 if s1 < 0:
                     continue
                 for xu in range(I):
-                    g = 2 * (sign[xt] < 0) + (sign[xu] < 0)
                     for k in range(K):
                         s2 = start2[xu, k]
                         if s2 < 0 or (same and xt * K + k > xu * K + l):
@@ -91,20 +105,10 @@ def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, sign, s
                         total = 0.0
                         for r in range(r0, r1):
                             p = r * length
-                            i1 = s1 + k * size[l] + rowidx[l, xt, r] + sh[l, xt, xu]
-                            i2 = s2 + l * size[k] + rowidx[k, xu, r] + sh[k, xu, xt]
-                            if g == 0:
-                                for q in range(length):
-                                    total += pc[p + q] * buf1[i1 + q] * buf2[i2 + q]
-                            elif g == 1:
-                                for q in range(length):
-                                    total += pc[p + q] * buf1[i1 + q] * buf2[i2 - q]
-                            elif g == 2:
-                                for q in range(length):
-                                    total += pc[p + q] * buf1[i1 - q] * buf2[i2 + q]
-                            else:
-                                for q in range(length):
-                                    total += pc[p + q] * buf1[i1 - q] * buf2[i2 - q]
+                            i1 = s1 + k * size[l] + rowidx[l, r] + sh[l, xu]
+                            i2 = s2 + l * size[k] + rowidx[k, r] + sh[k, xt]
+                            for q in range(length):
+                                total += pc[p + q] * buf1[i1 + q] * buf2[i2 + q]
                         acc[xt, xu, k, l] += total
     if same:
         for xt in range(I):
@@ -454,8 +458,8 @@ class BinaryStates:
 
     def side(self, m: Counts, b: Counts) -> tuple[np.ndarray, np.ndarray]:
         """One side of :meth:`_both` in float arithmetic: ``H_{x,c} = averaged(m, x, b - e_c)`` for every
-        input ``x`` and class ``c`` with ``b_c > 0``, contiguous in one buffer before its reflection
-        ``F_x`` (read reflected by :func:`_pair_both`), and their starts (``-1``: absent). It depends on ``(m, b)`` only, so neighbouring class counts share it."""
+        input ``x`` and class ``c`` with ``b_c > 0``, contiguous in one buffer, and their starts
+        (``-1``: absent). It depends on ``(m, b)`` only, so neighbouring class counts share it."""
 
         def make() -> list[np.ndarray]:
             K, I = self.K, self.I
@@ -476,21 +480,41 @@ class BinaryStates:
                 for c in classes:
                     Y = self.correlate(G, [int(x != c and b[x] >= 1) for x in range(K)], ix, memo, self._arena)
                     start[ix, c] = at[c] + ix * sizes[c]
-                    buf[start[ix, c]:start[ix, c] + sizes[c]] = Y.reshape(-1)  # unreflected (the kernel reflects)
+                    self.reflect(Y, ix, buf[start[ix, c]:start[ix, c] + sizes[c]])
             return [buf, start]
 
         return tuple(self._sides.get(("side", m, b), make))  # type: ignore[return-value]
+
+    def reflect(self, Y: np.ndarray, ix: int, out: np.ndarray) -> None:
+        """``out = np.flip(Y, axis=flips[ix])`` flattened (axis 0 carried along), row by row in a
+        compiled loop (a copy through numpy's strided views is several times slower)."""
+        shape = Y.shape
+        if not self.flips[ix]:
+            out.reshape(shape)[...] = Y
+            return
+
+        def make() -> np.ndarray:
+            inner = shape[1:-1]
+            idx = np.indices(inner).reshape(len(inner), -1)
+            for a in self.flips[ix]:
+                if a < len(shape) - 1:
+                    idx[a - 1] = inner[a - 1] - 1 - idx[a - 1]
+            return np.ravel_multi_index(tuple(idx), inner).astype(np.int64)
+
+        rows = self._get(("rows", shape[1:], ix), make)
+        L = shape[-1]
+        _reflected_copy(np.ascontiguousarray(Y).reshape(shape[0], -1, L), rows,
+                        (len(shape) - 1) in self.flips[ix], out.reshape(shape[0], -1, L))
 
     def _both_compiled(self, cc: Counts, P: np.ndarray, side1: tuple, side2: tuple, ks: Sequence[int],
                        ls: Sequence[int]) -> np.ndarray:
         """:meth:`_both` in float arithmetic, on the sides' buffers (:meth:`side`)."""
         K, I, d = self.K, self.I, self.d
         layout = self._get(("layout", cc), lambda: self._layout(cc))
-        size, rowidx, sh, sign = layout  # type: ignore[misc]
+        size, rowidx, sh = layout  # type: ignore[misc]
         acc = np.zeros((I, I, K, K))
         same = side1[0] is side2[0]
-        _pair_both(P.reshape(-1), cc[K - 1] + 1, side1[0], side1[1], side2[0], side2[1], size, rowidx, sh, sign, same,
-                   acc)
+        _pair_both(P.reshape(-1), cc[K - 1] + 1, side1[0], side1[1], side2[0], side2[1], size, rowidx, sh, same, acc)
         w = self.nums.astype(float)
         total = np.einsum("abkl,ka,lb->kl", acc, w, w)
         mask = np.zeros((K, K))
@@ -498,25 +522,18 @@ class BinaryStates:
         return total * mask
 
     def _layout(self, cc: Counts) -> list[np.ndarray]:
-        """Per class ``c`` (the grid of ``cc + e_c``) and input ``x`` (its reflection ``F_x``): the size
-        of the grid, the flat index on it of ``F_x`` of every row of ``cc``'s grid, the flat shift under
-        ``F_x`` of one point of each input in class ``c``, and the direction of the last axis under ``F_x``."""
+        """Per class ``c``: the size of the grid of ``cc + e_c``, the flat index on it of every row of
+        ``cc``'s grid, and the flat shift of one point of each input in class ``c``."""
         K, I, d = self.K, self.I, self.d
         rows = np.indices(self.shape(cc)[:-1]).reshape(K * d - 1, -1).T
         size = np.zeros(K, dtype=np.int64)
-        rowidx = np.zeros((K, I, rows.shape[0]), dtype=np.int64)
-        sh = np.zeros((K, I, I), dtype=np.int64)
-        sign = np.ones(I, dtype=np.int64)
+        rowidx = np.zeros((K, rows.shape[0]), dtype=np.int64)
+        sh = np.zeros((K, I), dtype=np.int64)
         for c in range(K):
-            grid = np.array(self.shape(tuple(cc[x] + (x == c) for x in range(K))), dtype=np.int64)
-            strides = np.cumprod(np.concatenate([[1], grid[::-1]]))[:-1][::-1].astype(np.int64)
+            grid = self.shape(tuple(cc[x] + (x == c) for x in range(K)))
+            strides = np.cumprod((1,) + grid[::-1])[:-1][::-1].astype(np.int64)
             size[c] = int(np.prod(grid))
-            for ix, x in enumerate(self.inputs):
-                flip = np.array([x[j] for _ in range(K) for j in range(d)], dtype=bool)  # axis c' d + j
-                sg = np.where(flip, -1, 1).astype(np.int64)
-                base = int(np.sum(strides[flip] * (grid[flip] - 1)))
-                rowidx[c, ix] = base + rows @ (sg[:-1] * strides[:-1])
-                sign[ix] = sg[-1]
-                for iy in range(I):
-                    sh[c, ix, iy] = sum(int(sg[c * d + j] * strides[c * d + j]) * self.bumps[iy][j] for j in range(d))
-        return [size, rowidx, sh, sign]
+            rowidx[c] = rows @ strides[:-1]
+            for ix in range(I):
+                sh[c, ix] = sum(self.bumps[ix][j] * strides[c * d + j] for j in range(d))
+        return [size, rowidx, sh]
