@@ -138,7 +138,8 @@ def _correlate(X, base, off, last, w, Y):  # pragma: no cover - compiled
 class _Cache:
     """Arrays by key, the least recently used dropped first past a number of bytes."""
 
-    #: float buffers of dropped entries kept for :meth:`buffer` (their pages are already mapped)
+    #: float buffers of dropped entries kept for :meth:`buffer` (their pages are already mapped): at
+    #: most this many, of at most an eighth of the cache's bytes together
     SPARE = 4
 
     def __init__(self, limit: int, exact: bool) -> None:
@@ -171,6 +172,8 @@ class _Cache:
             if isinstance(dropped, list) and dropped and isinstance(dropped[0], np.ndarray) and dropped[0].dtype == float:
                 base = dropped[0] if dropped[0].base is None else dropped[0].base
                 self.spare = (self.spare + [base])[-self.SPARE:]  # no one else holds it once dropped
+                while sum(b.nbytes for b in self.spare) > self.limit / 8:
+                    self.spare.pop(0)
         return value
 
 
