@@ -51,6 +51,30 @@ def grid_bytes(n_classes: int, d: int, N: int) -> float:
     return 8.0 * P * (3 * n_classes + 2**d * n_classes**2)
 
 
+def side_bytes(n_classes: int, d: int, N: int, v: int) -> float:
+    """Bytes of one side of the cross-fold term (:meth:`BinaryStates.side`) of ``v``-fold CV at ``N``
+    points with every class count ``N / K``: ``2^d`` inputs, ``K`` classes of ``K`` components on the
+    grid of the shared part (``N - 2 N / v`` points) plus one point."""
+    shared = (N - 2.0 * N / v) / n_classes
+    return 8.0 * 2**d * n_classes**2 * (shared + 1.0) ** (d * (n_classes - 1)) * (shared + 2.0) ** d
+
+
+@njit(cache=True)
+def _reflected_copy(Y, rows, reverse, out):  # pragma: no cover - compiled
+    """``out[a, r, q] = Y[a, rows[r], q]`` (``q`` reversed with ``reverse``): a grid reflected on some
+    axes, row by row (``rows``: the source row of every output row, all axes but the last)."""
+    A, R, L = out.shape
+    for a in range(A):
+        for r in range(R):
+            src = rows[r]
+            if reverse:
+                for q in range(L):
+                    out[a, r, q] = Y[a, src, L - 1 - q]
+            else:
+                for q in range(L):
+                    out[a, r, q] = Y[a, src, q]
+
+
 @njit(cache=True, fastmath=True)
 def _pair_both(pc, length, buf1, start1, buf2, start2, size, rowidx, sh, same, acc):  # pragma: no cover - compiled
     """``acc[xt, xu, k, l] += sum_s pc[s] H1_{xt,l}[k](s + shift_l(xu)) H2_{xu,k}[l](s + shift_k(xt))``.
@@ -114,10 +138,23 @@ def _correlate(X, base, off, last, w, Y):  # pragma: no cover - compiled
 class _Cache:
     """Arrays by key, the least recently used dropped first past a number of bytes."""
 
+    #: float buffers of dropped entries kept for :meth:`buffer` (their pages are already mapped): at
+    #: most this many, of at most an eighth of the cache's bytes together
+    SPARE = 4
+
     def __init__(self, limit: int, exact: bool) -> None:
         self.limit, self.exact = limit, exact
         self.items: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
         self.bytes = 0
+        self.spare: list[np.ndarray] = []
+
+    def buffer(self, n: int) -> np.ndarray:
+        """A float array of ``n`` entries: a dropped entry's buffer of at most ``1.25 n`` entries, or a new one."""
+        fits = [i for i, b in enumerate(self.spare) if n <= b.size <= 1.25 * n]
+        if not fits:
+            return np.empty(n)
+        i = min(fits, key=lambda i: self.spare[i].size)
+        return self.spare.pop(i)[:n]
 
     def get(self, key: tuple, make) -> object:
         if key in self.items:
@@ -130,9 +167,36 @@ class _Cache:
         self.items[key] = (value, size)
         self.bytes += size
         while self.bytes > self.limit and len(self.items) > 1:
-            _, (_, old) = self.items.popitem(last=False)
+            _, (dropped, old) = self.items.popitem(last=False)
             self.bytes -= old
+            if isinstance(dropped, list) and dropped and isinstance(dropped[0], np.ndarray) and dropped[0].dtype == float:
+                base = dropped[0] if dropped[0].base is None else dropped[0].base
+                self.spare = (self.spare + [base])[-self.SPARE:]  # no one else holds it once dropped
+                while sum(b.nbytes for b in self.spare) > self.limit / 8:
+                    self.spare.pop(0)
         return value
+
+
+class _Arena:
+    """Scratch float arrays carved from one buffer, all released at once by :meth:`reset`: the passes
+    of a correlation reuse memory already mapped instead of faulting in fresh pages each time."""
+
+    def __init__(self) -> None:
+        self.buf = np.empty(0)
+        self.at = 0
+
+    def reset(self) -> None:
+        self.at = 0
+
+    def zeros(self, shape: tuple[int, ...]) -> np.ndarray:
+        n = math.prod(shape)
+        if self.at + n > self.buf.size:  # a larger buffer; arrays already handed out keep the old one
+            self.buf = np.empty(max(n, 2 * self.buf.size))
+            self.at = 0
+        out = self.buf[self.at:self.at + n].reshape(shape)
+        self.at += n
+        out.fill(0.0)
+        return out
 
 
 class BinaryStates:
@@ -161,6 +225,7 @@ class BinaryStates:
         self.nums = np.array(t.num, dtype=dtype)  # type: ignore[attr-defined]  # (K, I)
         self._cache = _Cache(self.CACHE_BYTES, self.exact)
         self._sides = _Cache(self.SIDE_BYTES, self.exact)
+        self._arena = _Arena()
 
     def _get(self, key: tuple, make) -> object:
         return self._cache.get(key, make)
@@ -231,11 +296,12 @@ class BinaryStates:
         return self._sides.get(key, lambda: self.correlate(self.summed(m), extra))  # type: ignore[return-value]
 
     def correlate(self, X: np.ndarray, extra: Sequence[int], ix: int | None = None,
-                  memo: dict | None = None) -> np.ndarray:
+                  memo: dict | None = None, arena: _Arena | None = None) -> np.ndarray:
         """``Y(r) = sum_s L^{extra}(s) X(r + s)``: ``X`` averaged over ``extra[c]`` more i.i.d.
         class-``c`` points per class (axis 0 of ``X`` is carried along); with ``ix``, ``L`` is the law of
         the agreements with input ``ix`` instead of the states. ``memo`` keeps the grid after each class
-        by the private points so far, for correlations of one ``X`` that share their first classes."""
+        by the private points so far, for correlations of one ``X`` that share their first classes; float
+        results go to ``arena`` when given (scratch memory reused from one call to the next)."""
         d = self.d
         for c in range(self.K):
             e = int(extra[c])
@@ -255,7 +321,7 @@ class BinaryStates:
                 L = np.flip(L, axis=[j for j in range(d) if self.inputs[ix][j]])
             axes = range(1 + c * d, 1 + (c + 1) * d)
             if not self.exact:
-                X = self._correlate_float(X, c, e, L)
+                X = self._correlate_float(X, c, e, L, arena)
                 if memo is not None:
                     memo[key] = X
                 continue
@@ -275,14 +341,14 @@ class BinaryStates:
             X = Y
         return X
 
-    def _correlate_float(self, X: np.ndarray, c: int, e: int, L: np.ndarray) -> np.ndarray:
+    def _correlate_float(self, X: np.ndarray, c: int, e: int, L: np.ndarray, arena: _Arena | None = None) -> np.ndarray:
         d = self.d
         side = X.shape[1 + c * d]
         lead = int(np.prod(X.shape[:1 + c * d]))
         tail = int(np.prod(X.shape[1 + (c + 1) * d:]))
         base, off, last = self._get(("map", side, e), lambda: self._maps(side, e))  # type: ignore[misc]
         w = np.ascontiguousarray(L, dtype=float).reshape(-1)
-        Y = np.zeros((lead, base.size, (side - e) * tail))
+        Y = np.zeros((lead, base.size, (side - e) * tail)) if arena is None else arena.zeros((lead, base.size, (side - e) * tail))
         _correlate(np.ascontiguousarray(X).reshape(lead, side ** (d - 1), side * tail), base, off, last * tail, w, Y)
         shape = list(X.shape)
         shape[1 + c * d:1 + (c + 1) * d] = [side - e] * d
@@ -403,7 +469,7 @@ class BinaryStates:
             cc = tuple(m[x] - b[x] for x in range(K))
             sizes = [K * math.prod(self.shape(tuple(cc[x] + (x == c) for x in range(K)))) for c in range(K)]
             start = -np.ones((I, K), dtype=np.int64)
-            buf = np.empty(max(1, sum(I * sizes[c] for c in range(K) if b[c] >= 1)))
+            buf = self._sides.buffer(max(1, sum(I * sizes[c] for c in range(K) if b[c] >= 1)))
             E, _ = self.decisions(m)
             # b - e_c = (b - 1, clipped at 0) + (one point of every other class with private points): the
             # laws convolve, so the correlations compose; the first part is shared by every c
@@ -411,16 +477,37 @@ class BinaryStates:
             classes = [c for c in range(K) if b[c] >= 1]
             at = {c: sum(I * sizes[x] for x in classes if x < c) for c in classes}
             for ix in range(I):
-                G = self.correlate(E, common, ix)
+                self._arena.reset()  # the passes of the previous input are copied out
+                G = self.correlate(E, common, ix, arena=self._arena)
                 memo: dict = {}  # the classes before c have the same extra points for every later c
                 for c in classes:
-                    Y = self.correlate(G, [int(x != c and b[x] >= 1) for x in range(K)], ix, memo)
-                    H = np.flip(Y, axis=self.flips[ix]) if self.flips[ix] else Y
+                    Y = self.correlate(G, [int(x != c and b[x] >= 1) for x in range(K)], ix, memo, self._arena)
                     start[ix, c] = at[c] + ix * sizes[c]
-                    buf[start[ix, c]:start[ix, c] + sizes[c]].reshape(H.shape)[...] = H
+                    self.reflect(Y, ix, buf[start[ix, c]:start[ix, c] + sizes[c]])
             return [buf, start]
 
         return tuple(self._sides.get(("side", m, b), make))  # type: ignore[return-value]
+
+    def reflect(self, Y: np.ndarray, ix: int, out: np.ndarray) -> None:
+        """``out = np.flip(Y, axis=flips[ix])`` flattened (axis 0 carried along), row by row in a
+        compiled loop (a copy through numpy's strided views is several times slower)."""
+        shape = Y.shape
+        if not self.flips[ix]:
+            out.reshape(shape)[...] = Y
+            return
+
+        def make() -> np.ndarray:
+            inner = shape[1:-1]
+            idx = np.indices(inner).reshape(len(inner), -1)
+            for a in self.flips[ix]:
+                if a < len(shape) - 1:
+                    idx[a - 1] = inner[a - 1] - 1 - idx[a - 1]
+            return np.ravel_multi_index(tuple(idx), inner).astype(np.int64)
+
+        rows = self._get(("rows", shape[1:], ix), make)
+        L = shape[-1]
+        _reflected_copy(np.ascontiguousarray(Y).reshape(shape[0], -1, L), rows,
+                        (len(shape) - 1) in self.flips[ix], out.reshape(shape[0], -1, L))
 
     def _both_compiled(self, cc: Counts, P: np.ndarray, side1: tuple, side2: tuple, ks: Sequence[int],
                        ls: Sequence[int]) -> np.ndarray:

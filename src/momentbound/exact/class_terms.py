@@ -125,6 +125,12 @@ class ClassCountTerms:
         self.states = BinaryStates(self) if binary_applies(self.arities) else None
 
     @property
+    def local_order(self) -> bool:
+        """The terms of neighbouring class counts share averaged grids in a bounded cache (binary
+        attributes): a route computes them in :func:`~momentbound.exact.stratified.local_key` order."""
+        return self.states is not None
+
+    @property
     def indicator(self) -> bool:
         """Every loss entry is 0 or 1, so one test point's loss is its own square."""
         return self.loss is None or all(v in (0, 1) for row in self.loss for v in row)

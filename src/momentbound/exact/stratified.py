@@ -408,6 +408,30 @@ def _impossible(splitter: AllocationLaw, N: int) -> ImpossibleSplit:
     )
 
 
+#: width of the strips of the first class count in :func:`local_key`
+LOCAL_STRIP = 3
+#: the state route computes its terms in :func:`local_key` order first when its cache of averaged grids
+#: holds fewer sides of the cross-fold term than this (:func:`local_sides`); with more, the usual
+#: order reuses them as well (dry runs of StratifiedKFold(5) and (10) at N = 24-30, three classes)
+LOCAL_SIDES = 40
+
+
+def local_sides(model: CellModel, N: int, v: int) -> float:
+    """How many sides of the cross-fold term of ``v``-fold CV at ``N`` points, every class count
+    ``N / K``, the state route's cache holds (:func:`~momentbound.exact.binary_states.side_bytes`)."""
+    from momentbound.exact.binary_states import BinaryStates, side_bytes
+
+    return BinaryStates.SIDE_BYTES / side_bytes(model.n_classes, model.d, N, v)
+
+
+def local_key(counts: Sequence[int]) -> tuple:
+    """Sort key of class-count vectors in strips of :data:`LOCAL_STRIP` values of the first count, the
+    middle counts within a strip, then the first: vectors that differ by moving one point between two
+    classes (whose folds share training compositions) stay a few places apart."""
+    n = tuple(int(c) for c in counts)
+    return (n[0] // LOCAL_STRIP,) + n[1:-1] + (n[0],)
+
+
 def stratified_cv_moments(
     model: CellModel,
     N: int,
@@ -500,7 +524,21 @@ def stratified_cv_moments(
         fold_second[:] = zero
     pair_total = zero  # sum over i != j of E[HE_i HE_j]
     splits, dropped = likely_class_counts(model, N, mode, tail, splitter.possible)
-    work = np.cumsum([math.prod((c + 1.0) ** (2 * model.d) for c in counts) for counts, _ in splits])
+    sizes = [math.prod((c + 1.0) ** (2 * model.d) for c in counts) for counts, _ in splits]
+    work = np.cumsum(sizes)
+    if getattr(terms, "local_order", False) and local_sides(model, N, v) < LOCAL_SIDES:
+        # the terms first, in an order that keeps neighbouring class counts close (they share averaged
+        # grids kept in a bounded cache); the sums below, in the usual order, then find them cached
+        done = 0.0
+        for i in sorted(range(len(splits)), key=lambda i: local_key(splits[i][0])):
+            if on_progress is not None:
+                on_progress(done / float(work[-1]))
+            done += sizes[i]
+            counts = splits[i][0]
+            for alloc in splitter.allocations(counts):
+                weights = {tuple(int(x) for x in a): test_set_weights(rule, a, exact) for a, _ in alloc.groups}
+                group_moments(terms, counts, alloc, lambda a: weights[a][0])
+        on_progress = None
     for at, (counts, p_counts) in enumerate(splits):
         if on_progress is not None:
             on_progress(float(work[at - 1] / work[-1]) if at else 0.0)
@@ -1106,6 +1144,8 @@ class StateWork(TermWork):
     """
 
     KINDS = ("ops", "cells", "kernel", "calls")
+    #: the real state route computes its terms in :func:`local_key` order first
+    local_order = True
 
     def __init__(self, model: CellModel, clf: NaiveBayes, mode: str, limit: float = math.inf,
                  per_unit: dict[str, float] | None = None) -> None:
@@ -1288,10 +1328,13 @@ def unit_prices(model: CellModel, mode: str) -> dict[str, float]:
 #: and two attributes, N = 12-40 (benchmarks/bench_stratified_work.py, table in benchmarks/RESULTS.md):
 #: the least-squares costs of 16 runs, scaled by 1.28 to centre measured / estimated (0.54-1.87)
 PER_UNIT = {"ops": 7.8e-6, "cells": 8.6e-11, "cells_rational": 1.75e-8, "calls": 1.38e-5}
-#: the same for :class:`StateWork` (binary attributes): the nonnegative least-squares costs of 11 runs
-#: of ``bench_stratified_work.py --states`` (two and three classes, one to three binary attributes,
-#: N = 10-40; table in benchmarks/RESULTS.md)
-PER_UNIT_STATES = {"ops": 3.58e-6, "cells": 4.18e-10, "kernel": 1.68e-9, "cells_rational": 7.21e-8, "calls": 3.48e-5}
+#: the same for :class:`StateWork` (binary attributes): the nonnegative least-squares costs of 15 runs
+#: (11 of ``bench_stratified_work.py --states``: two and three classes, one to three binary attributes,
+#: N = 10-40; and the four runs of ``bench_stratified_multiattr.py``, StratifiedKFold(5) and (10) at
+#: N = 30, the repeated and shuffled splitters at N = 20, weighed three times), measured under load 7-8
+#: (table in benchmarks/RESULTS.md); the numpy entries get no price of their own there, the kernel
+#: entries carry them
+PER_UNIT_STATES = {"ops": 3.29e-6, "cells": 0.0, "kernel": 2.57e-9, "cells_rational": 7.03e-8, "calls": 3.45e-5}
 #: the dry run stops once the work it has counted passes this many seconds (or the guard's own
 #: limit, :func:`dry_run_budget`): the estimate is then a lower bound (:class:`AtLeast`), enough to
 #: refuse; the dry run itself costs about the route's bookkeeping (``calls``), a few percent of the
