@@ -16,8 +16,11 @@ import numpy as np
 
 from momentbound.model import CellModel
 
-def _error_probs(model: CellModel, counts: tuple[int, ...]) -> list[list[Fraction]]:
-    """m[x][y] = P[prediction at input x != y] for the classifier trained on ``counts``."""
+
+@lru_cache(maxsize=100_000)
+def _error_probs(model: CellModel, counts: tuple[int, ...]) -> tuple[tuple[Fraction, ...], ...]:
+    """m[x][y] = P[prediction at input x != y] for the classifier trained on ``counts`` (a pure
+    function of the model and the counts, so computed once per training table)."""
     K, inputs = model.n_classes, list(model.inputs())
     N = sum(counts)
     cls = [sum(counts[i * K + k] for i in range(len(inputs))) for k in range(K)]
@@ -35,8 +38,8 @@ def _error_probs(model: CellModel, counts: tuple[int, ...]) -> list[list[Fractio
             scores.append(s)
         top = max(scores)
         tied = [k for k in range(K) if scores[k] == top]
-        out.append([1 - (Fraction(1, len(tied)) if y in tied else Fraction(0)) for y in range(K)])
-    return out
+        out.append(tuple(1 - (Fraction(1, len(tied)) if y in tied else Fraction(0)) for y in range(K)))
+    return tuple(out)
 
 
 def _tables(n: int, cells: int):
@@ -79,6 +82,14 @@ def _fold_sizes(N: int, v: int) -> list[int]:
     return [N // v + (1 if i < N % v else 0) for i in range(v)]
 
 
+@lru_cache(maxsize=100_000)
+def _fold_terms(model: CellModel, counts: tuple[int, ...], test: tuple[int, ...]) -> tuple[Fraction, Fraction]:
+    """Expected errors of a fold with these test cells, trained on ``counts``, and the sum of their
+    coin variances."""
+    m = [val for row in _error_probs(model, counts) for val in row]
+    return sum(m[c] for c in test), sum(m[c] * (1 - m[c]) for c in test)
+
+
 def brute_cv(model: CellModel, N: int, v: int) -> dict[str, Fraction]:
     """E[CE], Var(CE), mean Var(HE_i), mean Cov(HE_i, HE_j) over every ordered dataset."""
     C = model.n_cells
@@ -98,10 +109,9 @@ def brute_cv(model: CellModel, N: int, v: int) -> dict[str, Fraction]:
         for i in range(v):
             test = seq[bounds[i]: bounds[i + 1]]
             train = seq[: bounds[i]] + seq[bounds[i + 1]:]
-            counts = tuple(train.count(c) for c in range(C))
-            m = [val for row in _error_probs(model, counts) for val in row]
-            s_f.append(sum(m[c] for c in test))
-            v_f.append(sum(m[c] * (1 - m[c]) for c in test))
+            s, var = _fold_terms(model, tuple(train.count(c) for c in range(C)), test)
+            s_f.append(s)
+            v_f.append(var)
         total = sum(s_f)
         acc["ce1"] += w * total / N
         acc["ce2"] += w * (total * total + sum(v_f)) / (N * N)

@@ -39,14 +39,29 @@ def solve_exact(A, b):
     return [M[i][n] / M[i][i] for i in range(n)]
 
 
+def solve_vandermonde(nodes, moments):
+    """The weights ``w`` with ``sum_j w_j x_j^k = moments[k]`` on distinct ``nodes``, exactly:
+    ``w_j = sum_k moments[k] [x^k] L_j(x)`` for the Lagrange basis ``L_j`` (``L_j(x_i) = 1`` if
+    ``i = j`` else 0), the inverse of the Vandermonde matrix without elimination."""
+    xs = [x if isinstance(x, int) else F(x) for x in nodes]
+    w = []
+    for j, xj in enumerate(xs):
+        coef, denom = [1], 1  # prod_{i != j} (x - x_i), lowest degree first, and its value at x_j
+        for i, xi in enumerate(xs):
+            if i != j:
+                coef = [(coef[k - 1] if k else 0) - xi * (coef[k] if k < len(coef) else 0) for k in range(len(coef) + 1)]
+                denom *= xj - xi
+        w.append(sum(F(m) * c for m, c in zip(moments, coef)) / denom)
+    return w
+
+
 def brute_force_lp(points, moments, event):
     """(min, max) of P(E) over laws on `points` with these moments, by enumerating every basis."""
     m1 = len(moments)
     best_lo, best_hi = None, None
     for S in itertools.combinations(points, m1):
-        A = [[F(x) ** k for x in S] for k in range(m1)]
-        w = solve_exact(A, moments)
-        if w is None or any(v < 0 for v in w):
+        w = solve_vandermonde(S, moments)
+        if any(v < 0 for v in w):
             continue
         val = sum(v for v, x in zip(w, S) if event.indicator(x))
         best_lo = val if best_lo is None else min(best_lo, val)

@@ -11,17 +11,19 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 
 import pytest
+
+from conftest import run_in_process
 
 BASE = ["estimate", "--cells", "1/5,3/10,1/5,3/10", "--N", "12", "--estimator", "cv", "--folds", "3",
         "--classifier", "sklearn:sklearn.naive_bayes.CategoricalNB"]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "momentbound", *args, "--json"], capture_output=True, text=True,
-                          timeout=600)
+    # in this process, file descriptors included (estimate with a scikit-learn classifier runs as a
+    # real process in test_cli_subprocess.py)
+    return run_in_process([*args, "--json"])
 
 
 @pytest.mark.parametrize("backend", [["--backend", "exact"], ["--backend", "montecarlo", "--draws", "2000"]])

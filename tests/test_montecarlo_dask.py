@@ -36,8 +36,13 @@ def _run(estimator, **kw):
                                rng=np.random.default_rng(11), **kw)
 
 
-def test_same_seed_same_numbers_for_any_scheduler_and_workers():
-    here = _numbers(_run(KFold(2)))
+@pytest.fixture(scope="module")
+def here() -> tuple:
+    """The 2-fold run in this process, the reference of every scheduler."""
+    return _numbers(_run(KFold(2)))
+
+
+def test_same_seed_same_numbers_for_any_scheduler_and_workers(here):
     assert _numbers(_run(KFold(2), scheduler="threads", workers=1)) == here
     assert _numbers(_run(KFold(2), scheduler="processes", workers=2)) == here
     # another seed changes them: the comparison above is not vacuous
@@ -67,9 +72,8 @@ def test_scheduler_validation():
 
 
 @pytest.mark.slow
-def test_local_cluster_one_and_two_workers():
-    here = _numbers(_run(KFold(2)))
-    assert _numbers(_run(KFold(2), scheduler="local", workers=1)) == here
+def test_local_cluster_two_workers(here):
+    # one local cluster: one against two workers is the comparison above (threads, processes)
     assert _numbers(_run(KFold(2), scheduler="local", workers=2)) == here
 
 

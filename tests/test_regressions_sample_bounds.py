@@ -19,6 +19,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import run_in_process
 from scipy import stats
 
 from momentbound.bounds import Event, MomentProblem, Support, bound
@@ -219,8 +220,8 @@ def test_rng_is_validated():
 
 # ----------------------------------------------------------------------------- CLI
 def _cli_json(args):
-    out = subprocess.run([sys.executable, "-m", "momentbound", "bound", *args, "--json"], capture_output=True,
-                         text=True, timeout=120)
+    # in this process, file descriptors included (bound runs as a real process below and in test_cli_subprocess.py)
+    out = run_in_process(["bound", *args, "--json"])
     assert out.returncode == 0, out.stderr
     assert out.stderr == ""
     return json.loads(out.stdout)

@@ -12,6 +12,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import run_in_process
 from sklearn.model_selection import StratifiedShuffleSplit as SkStratifiedShuffleSplit
 
 from momentbound.exact.shuffle_split import stratified_holdout_compositions
@@ -211,12 +212,10 @@ def test_stratified_fold_mean_equals_cross_val_score_exactly(N, v):
 
 # ----------------------------------------------------------------------------- GE_N beside stratified CV
 def _run_json(*args):
+    # in this process, file descriptors included (estimate runs as a real process in test_cli_subprocess.py)
     import json
-    import subprocess
-    import sys
 
-    proc = subprocess.run([sys.executable, "-m", "momentbound", *args, "--json"], capture_output=True, text=True,
-                          timeout=600)
+    proc = run_in_process([*args, "--json"])
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -364,11 +363,8 @@ def test_categorical_nb_without_min_categories_is_refused_with_the_reason(paper)
 # ----------------------------------------------------------------------------- work estimates of the class-count routes
 def _run_error(*args):
     import json
-    import subprocess
-    import sys
 
-    proc = subprocess.run([sys.executable, "-m", "momentbound", *args, "--json"], capture_output=True, text=True,
-                          timeout=120)
+    proc = run_in_process([*args, "--json"])
     assert proc.returncode == 2 and proc.stdout == "", (proc.returncode, proc.stdout[:200])
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     _ = json

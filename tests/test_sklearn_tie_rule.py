@@ -10,12 +10,12 @@ import itertools
 import json
 import math
 import subprocess
-import sys
 import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import run_in_process
 
 from momentbound import CellModel
 from momentbound.estimators._nb_kernel import Layout, predict_tables
@@ -84,8 +84,8 @@ def test_sklearn_rule_ge_mean_equals_enumeration_with_categorical_nb():
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "momentbound", *args, "--json"], capture_output=True, text=True,
-                          timeout=600)
+    # in this process, file descriptors included (estimate runs as a real process in test_cli_subprocess.py)
+    return run_in_process([*args, "--json"])
 
 
 def test_sklearn_rule_cli_exact_and_monte_carlo_agree():
