@@ -61,7 +61,7 @@ def test_every_ordered_dataset_with_scikit_learns_kfold(model, N, v, average):
 
 def test_the_class_count_route_is_guarded_and_refuses_other_backends():
     with pytest.raises(InvalidArgument, match="would take") as err:
-        estimator_moments(BINARY, 400, KFold(10), metric="recall:1")
+        estimator_moments(BINARY, 300, KFold(10), metric="recall:1", max_seconds=1)
     assert "KFold(v=10)" in str(err.value) and "Repeated" not in str(err.value)
     with pytest.raises(InvalidArgument, match="backend='exact', not 'sampling'"):
         estimator_moments(BINARY, 8, KFold(2), metric="balanced_error", backend="sampling")
@@ -79,3 +79,4 @@ def test_command_line_equals_the_api():
     api = estimator_moments(BINARY, 7, KFold(3), classifier=NB, metric="balanced_error")
     assert (Fraction(doc["mean_exact"]), Fraction(doc["variance_exact"])) == (api.mean, api.variance)
     assert doc["route"] == "class-counts"
+    assert api.repetition_covariance is None  # one partition: no terms between partitions are computed

@@ -78,7 +78,8 @@ class RepeatedKFoldMoments:
     single_variance:
         ``Var(CE)`` of one partition (``KFold``'s).
     repeat_covariance:
-        ``C = Cov(CE^(1), CE^(2))`` of two independent partitions of the same data.
+        ``C = Cov(CE^(1), CE^(2))`` of two independent partitions of the same data; ``None`` for
+        ``R = 1`` (its terms are not computed).
     fold_sizes, fold_variance, fold_covariance:
         scikit-learn's fold sizes, the mean over folds of ``Var(HE_i)`` and over ordered pairs ``i != j``
         of one partition of ``Cov(HE_i, HE_j)`` (``HE_i`` a fold's statistic on its test set).
@@ -96,7 +97,7 @@ class RepeatedKFoldMoments:
     variance: Number
     std: float
     single_variance: Number
-    repeat_covariance: Number
+    repeat_covariance: Number | None
     fold_sizes: tuple[int, ...]
     fold_variance: Number
     fold_covariance: Number
@@ -239,7 +240,7 @@ def repeated_kfold_moments(
     for counts, p_counts in class_count_splits(model, N, terms.mode):
         counts = tuple(int(c) for c in counts)
         m1, m2, pair, cross = _fold_sums(terms, counts, sizes,
-                                         _statistic_weights(rule, counts, v, average, exact, False), True)
+                                         _statistic_weights(rule, counts, v, average, exact, False), repeats != 1)
         e1 = sum((c * m1[s] for s, c in sizes.items()), zero)
         e2 = sum((c * m2[s] for s, c in sizes.items()), zero)
         e2 = e2 + sum((sizes[s] * (sizes[t] - (s == t)) * val for (s, t), val in pair.items()), zero)
@@ -259,8 +260,10 @@ def repeated_kfold_moments(
             fp[key] = fp.get(key, zero) + p_counts * scale[1] * val
     mean = first
     var1 = second - mean * mean
-    cov = between - mean * mean
-    if repeats == math.inf:
+    cov = None if repeats == 1 else between - mean * mean  # one partition: no second one to covary with
+    if repeats == 1:
+        variance = var1
+    elif repeats == math.inf:
         variance = cov
     else:
         frac: Number = Fraction(1, int(repeats)) if exact else 1.0 / int(repeats)
@@ -313,9 +316,11 @@ def repeated_kfold_ge_joint(
     return GEJoint(joint, g1, g2, one)
 
 
-def repeated_kfold_seconds(model: CellModel, N: int, v: int, *, average: str = "folds") -> float:
+def repeated_kfold_seconds(model: CellModel, N: int, v: int, *, average: str = "folds",
+                           repeats: float = math.inf) -> float:
     """Estimated seconds of :func:`repeated_kfold_moments`: a dry run of the route that counts the work of
-    every term it computes (:func:`~momentbound.exact.stratified.route_seconds`)."""
+    every term it computes (:func:`~momentbound.exact.stratified.route_seconds`); one repetition skips the
+    terms between partitions."""
     return route_seconds(model, N, lambda work: repeated_kfold_moments(
-        model, N, v, math.inf, classifier=work.clf, arithmetic=work.mode, terms=work,  # type: ignore[arg-type]
-        average=average))
+        model, N, v, 1 if repeats == 1 else math.inf, classifier=work.clf, arithmetic=work.mode,
+        terms=work, average=average))  # type: ignore[arg-type]

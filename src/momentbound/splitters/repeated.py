@@ -189,7 +189,7 @@ class RepeatedKFold(SplitterDefaults):
         """Estimated seconds of the exact class-count route (the work guard's estimate)."""
         from momentbound.exact.repeated_kfold import repeated_kfold_seconds
 
-        return repeated_kfold_seconds(model, N, self.v, average=self.average)
+        return repeated_kfold_seconds(model, N, self.v, average=self.average, repeats=self.repeats)
 
     def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
         """``(E[est GE_N], E[GE_N], E[GE_N^2])``: every repetition has the joint law of one partition."""
