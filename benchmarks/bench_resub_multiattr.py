@@ -23,7 +23,9 @@ sample of ``N`` draws from the other ``N - 1`` points, the classifier trained on
 against ``GE_N``. The simulation runs until the standard error of the mean is 1% of the mean (timed;
 the ratio is to the exact CPU time), then ``--witness`` draws in all give the z-scores.
 
-Run: PYTHONPATH=src .venv/bin/python benchmarks/bench_resub_multiattr.py [--witness 100000] [--cases a b c]
+Run: PYTHONPATH=src .venv/bin/python benchmarks/bench_resub_multiattr.py [--witness 100000] [--cases a b c] [--quick]
+
+``--quick`` runs the same three cases at N = 20, 15 and 30 with 10,000 witness draws (seconds).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ WEIGHTS = {
     "c": ((4,), 2, [6, 2, 4, 3, 2, 5, 1, 4]),
 }
 SIZES = {"a": 40, "b": 30, "c": 60}
+QUICK_SIZES = {"a": 20, "b": 15, "c": 30}
 STATS = {"a": ("Resubstitution",), "b": ("Resubstitution", "Bootstrap", "Point632"), "c": ("Resubstitution", "Bootstrap", "Point632")}
 
 
@@ -57,12 +60,12 @@ def model_of(case: str):
     return CellModel.normalized(arities, [Fraction(v) for v in w], K)
 
 
-def exact_child(case: str, stat: str) -> None:
+def exact_child(case: str, stat: str, N: int) -> None:
     from momentbound.estimators import estimator_accuracy
     from momentbound.splitters import bootstrap
 
     cpu, wall = time.process_time(), time.perf_counter()
-    acc = estimator_accuracy(model_of(case).to_float(), SIZES[case], getattr(bootstrap, stat)())
+    acc = estimator_accuracy(model_of(case).to_float(), N, getattr(bootstrap, stat)())
     out = {"mean": float(acc.mean), "variance": float(acc.variance), "mean_square": float(acc.mean_square),
            "rms": float(acc.rms), "route": acc.route, "cpu": time.process_time() - cpu,
            "wall": time.perf_counter() - wall, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
@@ -71,9 +74,9 @@ def exact_child(case: str, stat: str) -> None:
 
 # ----------------------------------------------------------------------------- simulation
 class Sim:
-    def __init__(self, case: str, rng: np.random.Generator) -> None:
+    def __init__(self, case: str, N: int, rng: np.random.Generator) -> None:
         arities, K, w = WEIGHTS[case]
-        self.arities, self.K, self.N = arities, K, SIZES[case]
+        self.arities, self.K, self.N = arities, K, N
         p = np.array(w, dtype=float)
         self.p = p / p.sum()
         self.X = int(np.prod(arities))
@@ -149,23 +152,27 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--witness", type=int, default=100_000)
     ap.add_argument("--cases", nargs="*", default=["a", "b", "c"])
-    ap.add_argument("--child", nargs=2)
+    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--quick", action="store_true", help="N = 20, 15, 30 for cases a, b, c; 10,000 witness draws")
     args = ap.parse_args()
     if args.child:
-        exact_child(*args.child)
+        exact_child(args.child[0], args.child[1], int(args.child[2]))
         return
+    sizes = QUICK_SIZES if args.quick else SIZES
+    if args.quick:
+        args.witness = 10_000
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} {platform.node()} {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores, load {os.getloadavg()}")
     rng = np.random.default_rng(args.seed)
     a = 0.632
     for case in args.cases:
-        sim = Sim(case, rng)
-        N = SIZES[case]
+        N = sizes[case]
+        sim = Sim(case, N, rng)
         boot = len(STATS[case]) > 1
         exact = {}
         for stat in STATS[case]:
-            run = subprocess.run([sys.executable, __file__, "--child", case, stat], capture_output=True, text=True,
+            run = subprocess.run([sys.executable, __file__, "--child", case, stat, str(N)], capture_output=True, text=True,
                                  check=True, env=dict(os.environ))
             exact[stat] = json.loads(run.stdout.strip().splitlines()[-1])
         # simulation: timed to a 1% standard error of the mean, then the witness draws

@@ -12,7 +12,8 @@ polynomials checked on the whole hull (``tests/_sdp_hull_reference.py``), and re
 * how far the hull optimum is from the sharp discrete bound (``lp``, status ``optimal``):
   the mean and largest widening of the interval.
 
-Usage: ``python benchmarks/bench_sdp_hull.py [--spread 70] [--concentrated 30] [--seed 0] [--json]``.
+Usage: ``python benchmarks/bench_sdp_hull.py [--spread 70] [--concentrated 30] [--seed 0] [--json] [--quick]``
+(``--quick``: 3 spread problems and 1 concentrated one).
 The references take most of the time (seconds each for spread laws, up to a minute for a
 concentrated one with many moments).
 """
@@ -85,7 +86,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--start-at", type=int, default=0, help="measure from this problem index on (resume a run)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="3 spread problems and 1 concentrated one")
     args = ap.parse_args()
+    if args.quick:
+        args.spread, args.concentrated = 3, 1
     res = run(args.spread, args.concentrated, args.seed, args.start_at)
     if args.json:
         print(json.dumps(res, indent=2, sort_keys=True))

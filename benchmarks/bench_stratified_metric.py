@@ -24,6 +24,7 @@ of class 0 at N = 40 and 100, 5 and 10 folds) against ``DRAWS`` simulated datase
 
 Run: PYTHONPATH=src .venv/bin/python benchmarks/bench_stratified_metric.py [--witness 200000] [--check 30]
      PYTHONPATH=src .venv/bin/python benchmarks/bench_stratified_metric.py --table 100000
+``--quick``: the same comparison with 5 checked datasets and 20,000 witness draws.
 """
 
 from __future__ import annotations
@@ -202,7 +203,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261128)
     parser.add_argument("--table", type=int, default=0, metavar="DRAWS",
                         help="only the table of docs/beyond-accuracy.md, each row against DRAWS simulated datasets")
+    parser.add_argument("--quick", action="store_true", help="5 checked datasets, 20,000 witness draws")
     args = parser.parse_args()
+    if args.quick:
+        args.check, args.witness = 5, 20_000
     rng = np.random.default_rng(args.seed)
     if args.table:
         table(MODEL, args.table, rng)

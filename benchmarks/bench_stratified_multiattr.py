@@ -23,7 +23,9 @@ the default limit of 120 s at N = 30), ``CategoricalNB(alpha=1)``
   the exact ones.
 
 Run: OPENBLAS_NUM_THREADS=1 PYTHONPATH=src .venv/bin/python benchmarks/bench_stratified_multiattr.py
-     [--rel 0.01] [--check 20] [--only skf5:30,skf10:30,rskf:20,sss:20]
+     [--rel 0.01] [--check 20] [--only skf5:30,skf10:30,rskf:20,sss:20] [--quick]
+``--quick``: the same four splitters at N = 20, 20, 10 and 20, the variance to 5 %, 3 checked datasets
+(``StratifiedShuffleSplit`` needs a test part of at least three points, one per class: N >= 15).
 """
 
 from __future__ import annotations
@@ -213,7 +215,11 @@ def main() -> None:
     parser.add_argument("--only", default="skf5:30,skf10:30,rskf:20,sss:20", help="splitter:N,...")
     parser.add_argument("--seed", type=int, default=20261129)
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true",
+                        help="skf5:20,skf10:20,rskf:10,sss:20, variance to 5%%, 3 checked datasets")
     args = parser.parse_args()
+    if args.quick:
+        args.only, args.rel, args.check = "skf5:20,skf10:20,rskf:10,sss:20", 0.05, 3
     global N
     if args.child:
         name, N = args.child.split(":")[0], int(args.child.split(":")[1])

@@ -15,7 +15,8 @@ Run it with one BLAS thread (``OPENBLAS_NUM_THREADS=1``): on a loaded two-core m
 second thread spins, and process CPU time then counts its waiting (a 2-attribute StratifiedKFold at
 N = 20 took 4.1 s of CPU with two threads, 0.85 s with one).
 
-Usage: ``OPENBLAS_NUM_THREADS=1 python benchmarks/bench_stratified_work.py [--only 0,3,5] [--fit]``
+Usage: ``OPENBLAS_NUM_THREADS=1 python benchmarks/bench_stratified_work.py [--only 0,3,5] [--fit] [--quick]``
+(``--quick``: the cheapest configurations of each route, ``QUICK`` or ``QUICK_STATES``).
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ STATE_CONFIGS = [
     ("skf", (2, 2), 3, 10, 3), ("rskf", (2,), 2, 10, 2), ("sss", (2, 2), 2, 11, 3),
     ("skf", (2, 2), 3, 30, 10), ("rskf", (2, 2), 3, 30, 5), ("sss", (2, 2), 3, 30, 6),
 ]
+#: the cheapest configurations of each route (indices of CONFIGS and STATE_CONFIGS), for --quick
+QUICK, QUICK_STATES = "0,5,6,13,15", "14,15,16"
 NAMES = {"skf": "StratifiedKFold", "rskf": "RepeatedStratifiedKFold", "ss": "ShuffleSplit",
          "sss": "StratifiedShuffleSplit"}
 
@@ -85,8 +88,11 @@ def main() -> None:
     ap.add_argument("--only", default=None, help="comma-separated indices of CONFIGS")
     ap.add_argument("--fit", action="store_true", help="also print the least-squares per-unit costs")
     ap.add_argument("--states", action="store_true", help="the binary-attribute configurations (STATE_CONFIGS)")
+    ap.add_argument("--quick", action="store_true", help="only the cheapest configurations of each route")
     args = ap.parse_args()
     configs = STATE_CONFIGS if args.states else CONFIGS
+    if args.quick and args.only is None:
+        args.only = QUICK_STATES if args.states else QUICK
     chosen = range(len(configs)) if args.only is None else [int(i) for i in args.only.split(",")]
     print("| splitter | arities, classes | N | folds / test size | arithmetic | units (ops, cells, [kernel,] calls) | estimate (s) "
           "| measured CPU (s) | measured / estimate |")
