@@ -172,41 +172,61 @@ def _step_two(out, src0, src1, map0, off0, c0, rowbase1, off1, c1, have0, have1,
         dropped[g0] += drop
 
 
-@njit(cache=True)
-def _pack_count(a):  # pragma: no cover - compiled
-    n = 0
-    for i in range(a.size):
-        if a[i] != 0.0:
-            n += 1
-    return n
+@njit(cache=True, parallel=True)
+def _pack_rows(a, rowlen, bits, rowoff):  # pragma: no cover - compiled
+    """First pass of packing the rows of ``a`` (flat, ``rowlen`` entries a row): bit ``i % 64`` of
+    ``bits[row, i // 64]`` set where entry ``i`` of the row is nonzero; ``rowoff[row + 1]`` = the
+    nonzero entries of rows ``0..row`` (``rowoff[0] = 0``). Rows start on a word, so rows are
+    packed in parallel; the loops are branch-free."""
+    R, WPR = bits.shape
+    counts = np.zeros(R, dtype=np.int64)
+    for row in prange(R):
+        n = 0
+        o = row * rowlen
+        for w in range(WPR):
+            word = np.uint64(0)
+            for i in range(w * 64, min(w * 64 + 64, rowlen)):
+                nz = a[o + i] != 0.0
+                word |= np.uint64(nz) << np.uint64(i - w * 64)
+                n += np.int64(nz)
+            bits[row, w] = word
+        counts[row] = n
+    rowoff[0] = 0
+    for row in range(R):
+        rowoff[row + 1] = rowoff[row] + counts[row]
 
 
-@njit(cache=True)
-def _pack_fill(a, bits, vals):  # pragma: no cover - compiled
-    """``vals`` = the nonzero entries of ``a`` in order; bit ``i % 64`` of ``bits[i // 64]`` set
-    where ``a[i]`` is nonzero."""
-    k = 0
-    for w in range(bits.size):
-        word = np.uint64(0)
-        for i in range(w * 64, min(w * 64 + 64, a.size)):
-            if a[i] != 0.0:
-                word |= np.uint64(1) << np.uint64(i - w * 64)
-                vals[k] = a[i]
-                k += 1
-        bits[w] = word
+@njit(cache=True, parallel=True)
+def _pack_vals(a, rowlen, rowoff, vals):  # pragma: no cover - compiled
+    """Second pass: ``vals[:-1]`` = the nonzero entries of ``a`` in order (``rowoff`` from
+    :func:`_pack_rows`). Branch-free: every entry is stored and the position moves on the nonzero
+    ones; a zero after a row's last value goes to the spare last entry of ``vals``."""
+    R = rowoff.shape[0] - 1
+    spare = vals.shape[0] - 1
+    for row in prange(R):
+        k = rowoff[row]
+        end = rowoff[row + 1]
+        o = row * rowlen
+        for i in range(rowlen):
+            v = a[o + i]
+            vals[k if k < end else spare] = v
+            k += np.int64(v != 0.0)
 
 
-@njit(cache=True)
-def _unpack_fill(out, bits, vals):  # pragma: no cover - compiled
-    k = 0
-    for w in range(bits.size):
-        word = bits[w]
-        for i in range(w * 64, min(w * 64 + 64, out.size)):
-            if (word >> np.uint64(i - w * 64)) & np.uint64(1):
-                out[i] = vals[k]
-                k += 1
-            else:
-                out[i] = 0.0
+@njit(cache=True, parallel=True)
+def _unpack_rows(out, bits, vals, rowoff, r0, r1, rowlen):  # pragma: no cover - compiled
+    """Rows ``r0..r1 - 1`` of a packed chunk, dense into ``out`` (flat, zeros included; ``vals``
+    with its spare entry, read branch-free)."""
+    for row in prange(r0, r1):
+        k = rowoff[row]
+        o = (row - r0) * rowlen
+        for w in range(bits.shape[1]):
+            word = bits[row, w]
+            for i in range(w * 64, min(w * 64 + 64, rowlen)):
+                bit = np.int64((word >> np.uint64(i - w * 64)) & np.uint64(1))
+                v = vals[k]
+                out[o + i] = v if bit else 0.0
+                k += bit
 
 
 @njit(cache=True, parallel=True)
@@ -549,79 +569,191 @@ def _levels_generic(st: _Setup, bottom: int, r: int) -> dict[tuple[int, ...], np
 
 
 class _Buffers:
-    """Flat float buffers of one size, handed out again once released: the stream's slices are
-    large, and allocating them afresh costs a page fault per page every time."""
+    """Flat float buffers handed out again once released (the smallest free one that is large
+    enough; ``size`` the least allocated): the stream's bands are large, and allocating them
+    afresh costs a page fault per page every time. At most three are kept free."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int = 0) -> None:
         self.size = size
         self.free: list[np.ndarray] = []
 
     def take(self, n: int) -> np.ndarray:
-        buf = self.free.pop() if self.free else np.empty(self.size)
-        return buf[:n]
+        sizes = [buf.size for buf in self.free]
+        fits = [i for i, size in enumerate(sizes) if size >= n]
+        if fits:
+            return self.free.pop(min(fits, key=sizes.__getitem__))[:n]
+        if self.free:  # too small for this band and likely the next ones
+            self.free.pop(int(np.argmax(sizes)))
+        return np.empty(max(n, self.size))
 
     def give(self, arr: np.ndarray | None) -> None:
         while arr is not None and arr.base is not None:
             arr = arr.base
         # only the flat buffers handed out by take() come back: a slice built elsewhere (the
-        # generic decision of the top level) can have the same size but not the flat shape
-        if arr is not None and arr.ndim == 1 and arr.size == self.size:
+        # generic decision of the top level) is not flat
+        if arr is not None and arr.ndim == 1 and all(arr is not buf for buf in self.free):
             self.free.append(arr)
+            if len(self.free) > 3:
+                self.free.pop(int(np.argmin([buf.size for buf in self.free])))
 
 
-@dataclass(frozen=True)
+#: bytes of the dense bands of the two-class stream (a band is a run of values of the first
+#: class-0 agreement count, at least one): each level is computed, packed and unpacked band by band
+BAND_BYTES = 2**25
+
+
 class _Packed:
-    """A slice held between two iterations of the stream: its nonzero entries and a bitmap of
-    where they are (lossless; the pruned states and the decisions 0 take no value)."""
+    """A slice of the two-class stream held packed: per band of its rows (class-0 grid index), the
+    nonzero values and a bitmap of their places (lossless; the pruned states and the decisions 0
+    take no value). Built band by band (:meth:`add`); any run of rows is unpacked densely
+    (:meth:`unpack_rows`)."""
 
-    shape: tuple[int, ...]
-    bits: np.ndarray
-    vals: np.ndarray
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = tuple(shape)
+        self.rowlen = int(np.prod(self.shape[1:]))
+        self.chunks: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.rows = 0
+
+    @property
+    def nbytes(self) -> int:
+        return sum(c[2].nbytes + c[3].nbytes + c[4].nbytes for c in self.chunks)
+
+    @property
+    def nnz(self) -> int:
+        return sum(int(c[4][-1]) for c in self.chunks)
+
+    def add(self, band: np.ndarray) -> None:
+        """Append the next rows (``band`` flat, whole rows)."""
+        R = band.size // self.rowlen if self.rowlen else 0
+        bits = np.empty((R, (self.rowlen + 63) // 64), dtype=np.uint64)
+        rowoff = np.empty(R + 1, dtype=np.int64)
+        _pack_rows(band, self.rowlen, bits, rowoff)
+        vals = np.empty(int(rowoff[-1]) + 1)
+        _pack_vals(band, self.rowlen, rowoff, vals)
+        self.chunks.append((self.rows, self.rows + R, bits, vals, rowoff))
+        self.rows += R
+
+    def unpack_rows(self, r0: int, r1: int, out: np.ndarray) -> np.ndarray:
+        """Rows ``r0..r1 - 1`` dense into the flat ``out`` (returned, ``(r1 - r0) * rowlen``)."""
+        out = out[: (r1 - r0) * self.rowlen]
+        for g0, g1, bits, vals, rowoff in self.chunks:
+            lo, hi = max(r0, g0), min(r1, g1)
+            if lo < hi:
+                _unpack_rows(out[(lo - r0) * self.rowlen:], bits, vals, rowoff, lo - g0, hi - g0, self.rowlen)
+        return out
 
     @staticmethod
     def of(arr: np.ndarray) -> "_Packed":
-        flat = arr.reshape(-1)
-        vals = np.empty(_pack_count(flat))
-        bits = np.empty((flat.size + 63) // 64, dtype=np.uint64)
-        _pack_fill(flat, bits, vals)
-        return _Packed(arr.shape, bits, vals)
+        p = _Packed(arr.shape)
+        p.add(np.ascontiguousarray(arr).reshape(-1))
+        return p
 
     def unpack(self, buffers: _Buffers) -> np.ndarray:
-        n = int(np.prod(self.shape))
-        out = buffers.take(n)
-        _unpack_fill(out, self.bits, self.vals)
-        return out.reshape(self.shape)
+        return self.unpack_rows(0, self.shape[0], buffers.take(int(np.prod(self.shape)))).reshape(self.shape)
+
+
+def _band_rows(side: int, d: int, rowlen: int) -> int:
+    """Rows of the class-0 grid (side ``side``) in one band: whole runs of the first agreement
+    count, ``BAND_BYTES`` of values or one run."""
+    inner = side ** (d - 1)
+    return inner * max(1, min(side, int(BAND_BYTES // max(8 * inner * rowlen, 1))))
+
+
+def _top_packed(st: _Setup, totals: tuple[int, int], buffers: _Buffers) -> _Packed:
+    """The decision on one class split (:func:`_top_block`), packed band by band."""
+    d, XV = st.d, st.XU * st.V
+    G0, G1 = (totals[0] + 1) ** d, (totals[1] + 1) ** d
+    out = _Packed((G0, G1, XV))
+    if not (st.clf.ties != "sklearn" and keys_fit_int64(st.clf.alpha_exact, st.model.arities, sum(totals), 2)):
+        out.add(_top_block(st, totals).reshape(-1))
+        return out
+    c0, c1 = _grid_coords(totals[0] + 1, d), _grid_coords(totals[1] + 1, d)
+    k0, k1 = score_keys(st.clf.alpha_exact, st.model.arities, [int(n) for n in totals],
+                        [c0[:, None, :], c1[None, :, :]])
+    k0, k1 = k0[:, 0].copy(), k1[0, :].copy()
+    step = _band_rows(totals[0] + 1, d, G1 * XV)
+    for g in range(0, G0, step):
+        e = min(G0, g + step)
+        band = buffers.take((e - g) * G1 * XV)
+        _decide_two(band.reshape(e - g, G1, XV), k0[g:e], k1, totals[0] > 0, totals[1] > 0, st.clf.ties == "random")
+        out.add(band)
+        buffers.give(band)
+    return out
+
+
+def _step_packed(st: _Setup, totals: tuple[int, int], src0: _Packed | None, src1: _Packed | None,
+                 prune: "_Pruning | None", buffers: _Buffers, dense: bool) -> "_Packed | np.ndarray":
+    """:func:`_step_block` of two classes on packed sources, band by band over the class-0 grid:
+    a band of rows reads the same rows of ``src1`` and, shifted by the agreement bits, a band one
+    run longer of ``src0``; each entry is the same sum as on dense slices. Returns the level
+    packed, or dense (``(states, XU, V)``) when ``dense``."""
+    d, XV = st.d, st.XU * st.V
+    sides = [n + 1 for n in totals]
+    G0, G1 = sides[0] ** d, sides[1] ** d
+    G0p, G1p = (sides[0] + 1) ** d, (sides[1] + 1) ** d
+    c0 = np.ascontiguousarray(np.repeat(st.coef[0], st.V, axis=1))
+    c1 = np.ascontiguousarray(np.repeat(st.coef[1], st.V, axis=1))
+    dummy = np.zeros((1, 1, XV))
+    have0, have1 = src0 is not None and st.priors[0] > 0, src1 is not None and st.priors[1] > 0
+    if prune is None:
+        lw0, lw0max, psplit, thr = np.ones((G0, XV)), np.ones(G0), 1.0, 0.0
+        lw1 = np.ones((G1, XV))
+        rows1 = _row_structure(lw1, sides[1])[1:]
+    else:
+        lw0, lw0max = prune.agreement_law(0, totals[0])[:2]
+        lw1, _, *rows1 = prune.agreement_law(1, totals[1])
+        psplit, thr = prune.split_prob(totals), prune.thr(sum(totals))
+    map0 = _grid_map(sides[0], d)
+    off0 = st.bits @ _powers(sides[0] + 1, d)
+    map1 = _grid_map(sides[1], d)[::sides[1]].copy()
+    off1 = st.bits @ _powers(sides[1] + 1, d)
+    dropped = np.zeros(G0)
+    out = np.empty(G0 * G1 * XV) if dense else _Packed((G0, G1, XV))
+    step = _band_rows(sides[0], d, G1 * XV)
+    for g in range(0, G0, step):
+        e = min(G0, g + step)
+        s0lo, s0hi = int(map0[g]), int(map0[e - 1] + off0.max()) + 1
+        s0 = (src0.unpack_rows(s0lo, s0hi, buffers.take((s0hi - s0lo) * G1 * XV)).reshape(s0hi - s0lo, G1, XV)
+              if have0 else dummy)
+        s1 = (src1.unpack_rows(g, e, buffers.take((e - g) * G1p * XV)).reshape(e - g, G1p, XV)
+              if have1 else dummy)
+        band = out[g * G1 * XV:e * G1 * XV] if dense else buffers.take((e - g) * G1 * XV)
+        _step_two(band.reshape(e - g, G1, XV), s0, s1, map0[g:e] - s0lo, off0, c0, map1, off1, c1, have0, have1,
+                  lw0[g:e], lw0max[g:e], lw1, sides[1], *rows1, psplit, thr, dropped[g:e])
+        if have0:
+            buffers.give(s0)
+        if have1:
+            buffers.give(s1)
+        if not dense:
+            out.add(band)
+            buffers.give(band)
+    if prune is not None:
+        prune.level_dropped += float(dropped.sum())
+    return out.reshape(G0 * G1, st.XU, st.V) if dense else out
 
 
 def _stream_two_class(st: _Setup, bottom: int, r: int, prune: "_Pruning | None" = None
                       ) -> Iterator[tuple[int, np.ndarray]]:
     """Two classes: ``(a, h on the split (a, bottom - a))`` for ``a = 0..bottom``, holding one
     slice per level (level ``l`` holds the split ``(a + l, bottom - a)`` of iteration ``a``).
-    Between iterations a level's slice is held packed (:class:`_Packed`: its nonzero values and
-    a bitmap); the three dense slices in flight (the level above, its packed neighbour unpacked,
-    the level computed) live in reused buffers; the bottom ones are yielded and allocated afresh."""
-    top = bottom + r
-    half = top // 2
-    buffers = _Buffers(((half + 1) * (top - half + 1)) ** st.d * st.XU) if r > 0 else None
+    Every slice above the bottom is held packed (:class:`_Packed`) and computed band by band over
+    the class-0 grid (:func:`_step_packed`), so only a few bands are dense at once; the bottom
+    slices are yielded dense."""
+    if r == 0:
+        for a in range(bottom + 1):
+            yield a, _top_block(st, (a, bottom - a))
+        return
+    buffers = _Buffers()
     slots: list[_Packed | None] = [None] * (r + 1)
     for a in range(-r, bottom + 1):
         b = bottom - a
-        cur = _top_block(st, (a + r, b), buffers) if a + r >= 0 else None
+        cur: _Packed | np.ndarray | None = _top_packed(st, (a + r, b), buffers) if a + r >= 0 else None
         for lv in range(r - 1, -1, -1):
             i0 = a + lv
-            if i0 < 0:
-                nxt = None
-            else:
-                # class 0 added: level lv + 1 at (i0 + 1, b) (this iteration); class 1 added:
-                # level lv + 1 at (i0, b + 1) (previous iteration, held packed in its slot)
-                held = slots[lv + 1]
-                src1 = None if held is None or buffers is None else held.unpack(buffers)
-                nxt = _step_block(st, (i0, b), [cur, src1], prune, buffers if lv > 0 else None)
-                if buffers is not None:
-                    buffers.give(src1)
-            slots[lv + 1] = None if cur is None else _Packed.of(cur)
-            if buffers is not None:
-                buffers.give(cur)
+            # class 0 added: level lv + 1 at (i0 + 1, b) (this iteration); class 1 added: level
+            # lv + 1 at (i0, b + 1) (previous iteration, in its slot)
+            nxt = None if i0 < 0 else _step_packed(st, (i0, b), cur, slots[lv + 1], prune, buffers, lv == 0)
+            slots[lv + 1] = cur
             cur = nxt
         if a >= 0:
             assert cur is not None
@@ -941,9 +1073,10 @@ PACKED_FACTOR = 0.36
 def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
     """Peak bytes of :func:`cross_errors`, estimated (measured peaks are 0.5-1.3 times this above a
     few MB): the per-class laws of up to ``n_common + 1 + r`` points with their index arrays, and
-    the values of ``h`` held at once (two classes, per stream: three dense slices in flight and
-    two of the bottom level, each at most the middle split's size, and one packed slice per level
-    (:func:`_packed_share`); more classes: two whole levels).
+    the values of ``h`` held at once (two classes, per stream: ``r + 2`` packed slices, one per
+    level and the two in flight, each at most the middle split's size (:func:`_packed_share`),
+    about four dense bands of :data:`BAND_BYTES`, and the two dense bottom slices of the sum over
+    ``C``; more classes: two whole levels).
 
     Examples
     --------
@@ -963,10 +1096,11 @@ def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> floa
         def middle(m: int) -> float:  # entries of the largest slice of a level of m points
             return float((m // 2 + 1) * (m - m // 2 + 1)) ** d * XU
 
-        # dense: the three slices in flight and the two bottom ones of the sum over C; packed:
-        # one slice per level, 8 bytes per nonzero entry and a bit per entry
-        dense = 3 * middle(top) + 2 * middle(n_common + 1)
-        held = dense + r * middle(top) * (_packed_share(model, top, r) + 1 / 64)
+        # dense: the bands in flight and the two bottom slices of the sum over C; packed: one
+        # slice per level and two in flight, 8 bytes per nonzero entry and a bit per entry
+        run = float(top // 2 + 2) ** (d - 1) * float(top - top // 2 + 2) ** d * XU  # one run of a band
+        dense = 4 * min(max(BAND_BYTES / 8.0, 1.2 * run), middle(top)) + 2 * middle(n_common + 1)
+        held = dense + (r + 2) * middle(top) * (_packed_share(model, top, r) + 1 / 64)
     else:
         held = (_split_sum(K, top, d) + _split_sum(K, top - 1, d)) * XU * K  # two levels of the recursion
     return laws + 8.0 * streams * held
