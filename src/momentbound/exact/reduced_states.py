@@ -172,61 +172,68 @@ def _step_two(out, src0, src1, map0, off0, c0, rowbase1, off1, c1, have0, have1,
         dropped[g0] += drop
 
 
-@njit(cache=True, parallel=True)
-def _pack_rows(a, rowlen, bits, rowoff):  # pragma: no cover - compiled
-    """First pass of packing the rows of ``a`` (flat, ``rowlen`` entries a row): bit ``i % 64`` of
-    ``bits[row, i // 64]`` set where entry ``i`` of the row is nonzero; ``rowoff[row + 1]`` = the
-    nonzero entries of rows ``0..row`` (``rowoff[0] = 0``). Rows start on a word, so rows are
-    packed in parallel; the loops are branch-free."""
-    R, WPR = bits.shape
+@njit(cache=True)
+def _trim_rows(a, seg, lohi, rowoff):  # pragma: no cover - compiled
+    """First pass of packing the rows of ``a`` (flat; a row is ``lohi.shape[1]`` segments of
+    ``seg`` entries): per segment, its first nonzero entry and one past its last (``0, 0`` when
+    it is all zero) in ``lohi[row, segment]``; ``rowoff[row + 1]`` = the entries kept in rows
+    ``0..row`` (``rowoff[0] = 0``). Serial, as the other passes: they are memory bound, and a
+    parallel launch costs milliseconds of spinning threads on a loaded machine."""
+    R, S = lohi.shape[0], lohi.shape[1]
     counts = np.zeros(R, dtype=np.int64)
-    for row in prange(R):
+    for row in range(R):
         n = 0
-        o = row * rowlen
-        for w in range(WPR):
-            word = np.uint64(0)
-            for i in range(w * 64, min(w * 64 + 64, rowlen)):
-                nz = a[o + i] != 0.0
-                word |= np.uint64(nz) << np.uint64(i - w * 64)
-                n += np.int64(nz)
-            bits[row, w] = word
+        for sg in range(S):
+            o = (row * S + sg) * seg
+            lo = 0
+            while lo < seg and a[o + lo] == 0.0:
+                lo += 1
+            hi = seg
+            if lo == seg:
+                lo = 0
+                hi = 0
+            else:
+                while a[o + hi - 1] == 0.0:
+                    hi -= 1
+            lohi[row, sg, 0] = lo
+            lohi[row, sg, 1] = hi
+            n += hi - lo
         counts[row] = n
     rowoff[0] = 0
     for row in range(R):
         rowoff[row + 1] = rowoff[row] + counts[row]
 
 
-@njit(cache=True, parallel=True)
-def _pack_vals(a, rowlen, rowoff, vals):  # pragma: no cover - compiled
-    """Second pass: ``vals[:-1]`` = the nonzero entries of ``a`` in order (``rowoff`` from
-    :func:`_pack_rows`). Branch-free: every entry is stored and the position moves on the nonzero
-    ones; a zero after a row's last value goes to the spare last entry of ``vals``."""
-    R = rowoff.shape[0] - 1
-    spare = vals.shape[0] - 1
-    for row in prange(R):
+@njit(cache=True)
+def _trim_vals(a, seg, lohi, rowoff, vals):  # pragma: no cover - compiled
+    """Second pass: ``vals`` = every segment's entries from its first nonzero to its last."""
+    R, S = lohi.shape[0], lohi.shape[1]
+    for row in range(R):
         k = rowoff[row]
-        end = rowoff[row + 1]
-        o = row * rowlen
-        for i in range(rowlen):
-            v = a[o + i]
-            vals[k if k < end else spare] = v
-            k += np.int64(v != 0.0)
+        for sg in range(S):
+            o = (row * S + sg) * seg
+            lo, hi = lohi[row, sg, 0], lohi[row, sg, 1]
+            for i in range(lo, hi):
+                vals[k + i - lo] = a[o + i]
+            k += hi - lo
 
 
-@njit(cache=True, parallel=True)
-def _unpack_rows(out, bits, vals, rowoff, r0, r1, rowlen):  # pragma: no cover - compiled
-    """Rows ``r0..r1 - 1`` of a packed chunk, dense into ``out`` (flat, zeros included; ``vals``
-    with its spare entry, read branch-free)."""
-    for row in prange(r0, r1):
+@njit(cache=True)
+def _untrim_rows(out, lohi, vals, rowoff, r0, r1, seg):  # pragma: no cover - compiled
+    """Rows ``r0..r1 - 1`` of a packed chunk, dense into ``out`` (flat, zeros included)."""
+    S = lohi.shape[1]
+    for row in range(r0, r1):
         k = rowoff[row]
-        o = (row - r0) * rowlen
-        for w in range(bits.shape[1]):
-            word = bits[row, w]
-            for i in range(w * 64, min(w * 64 + 64, rowlen)):
-                bit = np.int64((word >> np.uint64(i - w * 64)) & np.uint64(1))
-                v = vals[k]
-                out[o + i] = v if bit else 0.0
-                k += bit
+        for sg in range(S):
+            o = ((row - r0) * S + sg) * seg
+            lo, hi = lohi[row, sg, 0], lohi[row, sg, 1]
+            for i in range(lo):
+                out[o + i] = 0.0
+            for i in range(lo, hi):
+                out[o + i] = vals[k + i - lo]
+            for i in range(hi, seg):
+                out[o + i] = 0.0
+            k += hi - lo
 
 
 @njit(cache=True, parallel=True)
@@ -264,7 +271,7 @@ def _gather_row(F, hA, hB, a0, b0, P1, Pp1, first, L, xu, x, cx):  # pragma: no 
 @njit(cache=True, parallel=True, fastmath=True)
 def _cross_sum_two(X, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, sig,
                    hA, hB, h2A, h2B, col, weight, M, symmetric, thr, dropped,
-                   side1, pmax1, smax1, before1, after1):  # pragma: no cover - compiled
+                   side1, pmax1, smax1, before1, after1, ga, gb, mapA, mapB, rows, finish):  # pragma: no cover - compiled
     """Two classes: :func:`_cross_sum` with the class-0 grid index outer (parallel) and the rows of
     the class-1 grid inner, each row one pass of contiguous multiply-adds.
 
@@ -274,12 +281,15 @@ def _cross_sum_two(X, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, 
     (along each row of the class-1 grid only the stretch that can pass is visited, as in
     :func:`_step_two`). Per row, ``F[y, yu, xu, x, j] = err of cell (x, y) at C + (xu, yu)`` is
     gathered for the row's entries ``j``, then ``M[t, u] += sum_j W_j F[t at u]_j F'[u at t]_j``.
+
+    Banded: only the class-0 states ``ga..gb - 1`` are summed, into ``rows[g0]``; ``hA`` / ``hB``
+    (and ``h2A`` / ``h2B``) hold only the rows of their class-0 grids that these states read, row
+    ``i`` of the grid at row ``mapA[i]`` / ``mapB[i]``. ``finish``: add the sum of ``rows`` to ``M``.
     """
     n_cells = 2 * X
     R1 = G1 // side1
-    rows = np.zeros((G0, n_cells, n_cells))
     w1sum = w1.sum()
-    for g0 in prange(G0):
+    for g0 in prange(ga, gb):
         W0 = weight * w0[g0]
         if W0 == 0.0:
             continue
@@ -295,8 +305,8 @@ def _cross_sum_two(X, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, 
         rb = np.empty((X, X), dtype=np.int64)
         for xu in range(X):
             for x in range(X):
-                ra[xu, x] = (Pp0[g0, x] + offp0[sig[xu, x]]) * S1a
-                rb[xu, x] = P0[g0, x] * S1b + offp1[sig[xu, x]]
+                ra[xu, x] = mapA[Pp0[g0, x] + offp0[sig[xu, x]]] * S1a
+                rb[xu, x] = mapB[P0[g0, x]] * S1b + offp1[sig[xu, x]]
         for row in range(R1):
             base = row * side1
             lo, hi = 0, side1 - 1
@@ -333,6 +343,8 @@ def _cross_sum_two(X, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, 
                         s += Wv[j] * fa[j] * fb[j]
                     acc[t, u] += s
         dropped[g0] += drop
+    if not finish:
+        return
     total = rows.sum(axis=0)
     for t in range(n_cells):
         for u in range(n_cells):
@@ -603,14 +615,17 @@ BAND_BYTES = 2**25
 
 
 class _Packed:
-    """A slice of the two-class stream held packed: per band of its rows (class-0 grid index), the
-    nonzero values and a bitmap of their places (lossless; the pruned states and the decisions 0
-    take no value). Built band by band (:meth:`add`); any run of rows is unpacked densely
-    (:meth:`unpack_rows`)."""
+    """A slice of the two-class stream held packed: per band of its rows (class-0 grid index),
+    every segment of ``seg`` entries of a row (a row of the class-1 grid) trimmed of its leading
+    and trailing zeros, and where it starts and ends (lossless; the pruned states, at the ends of
+    the class-1 rows, and the decisions 0, at one end since a class's score key grows with its
+    agreement counts, take no value). Built band by band (:meth:`add`); any run of rows is
+    unpacked densely (:meth:`unpack_rows`)."""
 
-    def __init__(self, shape: tuple[int, ...]) -> None:
+    def __init__(self, shape: tuple[int, ...], seg: int | None = None) -> None:
         self.shape = tuple(shape)
         self.rowlen = int(np.prod(self.shape[1:]))
+        self.seg = self.rowlen if seg is None else int(seg)
         self.chunks: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray]] = []
         self.rows = 0
 
@@ -620,31 +635,32 @@ class _Packed:
 
     @property
     def nnz(self) -> int:
+        """Values held."""
         return sum(int(c[4][-1]) for c in self.chunks)
 
     def add(self, band: np.ndarray) -> None:
         """Append the next rows (``band`` flat, whole rows)."""
         R = band.size // self.rowlen if self.rowlen else 0
-        bits = np.empty((R, (self.rowlen + 63) // 64), dtype=np.uint64)
+        lohi = np.empty((R, self.rowlen // max(self.seg, 1), 2), dtype=np.int32)
         rowoff = np.empty(R + 1, dtype=np.int64)
-        _pack_rows(band, self.rowlen, bits, rowoff)
-        vals = np.empty(int(rowoff[-1]) + 1)
-        _pack_vals(band, self.rowlen, rowoff, vals)
-        self.chunks.append((self.rows, self.rows + R, bits, vals, rowoff))
+        _trim_rows(band, self.seg, lohi, rowoff)
+        vals = np.empty(int(rowoff[-1]))
+        _trim_vals(band, self.seg, lohi, rowoff, vals)
+        self.chunks.append((self.rows, self.rows + R, lohi, vals, rowoff))
         self.rows += R
 
     def unpack_rows(self, r0: int, r1: int, out: np.ndarray) -> np.ndarray:
         """Rows ``r0..r1 - 1`` dense into the flat ``out`` (returned, ``(r1 - r0) * rowlen``)."""
         out = out[: (r1 - r0) * self.rowlen]
-        for g0, g1, bits, vals, rowoff in self.chunks:
+        for g0, g1, lohi, vals, rowoff in self.chunks:
             lo, hi = max(r0, g0), min(r1, g1)
             if lo < hi:
-                _unpack_rows(out[(lo - r0) * self.rowlen:], bits, vals, rowoff, lo - g0, hi - g0, self.rowlen)
+                _untrim_rows(out[(lo - r0) * self.rowlen:], lohi, vals, rowoff, lo - g0, hi - g0, self.seg)
         return out
 
     @staticmethod
-    def of(arr: np.ndarray) -> "_Packed":
-        p = _Packed(arr.shape)
+    def of(arr: np.ndarray, seg: int | None = None) -> "_Packed":
+        p = _Packed(arr.shape, seg)
         p.add(np.ascontiguousarray(arr).reshape(-1))
         return p
 
@@ -663,7 +679,7 @@ def _top_packed(st: _Setup, totals: tuple[int, int], buffers: _Buffers) -> _Pack
     """The decision on one class split (:func:`_top_block`), packed band by band."""
     d, XV = st.d, st.XU * st.V
     G0, G1 = (totals[0] + 1) ** d, (totals[1] + 1) ** d
-    out = _Packed((G0, G1, XV))
+    out = _Packed((G0, G1, XV), (totals[1] + 1) * XV)
     if not (st.clf.ties != "sklearn" and keys_fit_int64(st.clf.alpha_exact, st.model.arities, sum(totals), 2)):
         out.add(_top_block(st, totals).reshape(-1))
         return out
@@ -708,7 +724,7 @@ def _step_packed(st: _Setup, totals: tuple[int, int], src0: _Packed | None, src1
     map1 = _grid_map(sides[1], d)[::sides[1]].copy()
     off1 = st.bits @ _powers(sides[1] + 1, d)
     dropped = np.zeros(G0)
-    out = np.empty(G0 * G1 * XV) if dense else _Packed((G0, G1, XV))
+    out = np.empty(G0 * G1 * XV) if dense else _Packed((G0, G1, XV), sides[1] * XV)
     step = _band_rows(sides[0], d, G1 * XV)
     for g in range(0, G0, step):
         e = min(G0, g + step)
@@ -732,13 +748,13 @@ def _step_packed(st: _Setup, totals: tuple[int, int], src0: _Packed | None, src1
     return out.reshape(G0 * G1, st.XU, st.V) if dense else out
 
 
-def _stream_two_class(st: _Setup, bottom: int, r: int, prune: "_Pruning | None" = None
-                      ) -> Iterator[tuple[int, np.ndarray]]:
+def _stream_two_class(st: _Setup, bottom: int, r: int, prune: "_Pruning | None" = None,
+                      dense_bottom: bool = True) -> Iterator[tuple[int, "np.ndarray | _Packed"]]:
     """Two classes: ``(a, h on the split (a, bottom - a))`` for ``a = 0..bottom``, holding one
     slice per level (level ``l`` holds the split ``(a + l, bottom - a)`` of iteration ``a``).
     Every slice above the bottom is held packed (:class:`_Packed`) and computed band by band over
     the class-0 grid (:func:`_step_packed`), so only a few bands are dense at once; the bottom
-    slices are yielded dense."""
+    slices are yielded dense, or packed unless ``dense_bottom`` (and ``r > 0``)."""
     if r == 0:
         for a in range(bottom + 1):
             yield a, _top_block(st, (a, bottom - a))
@@ -752,7 +768,8 @@ def _stream_two_class(st: _Setup, bottom: int, r: int, prune: "_Pruning | None" 
             i0 = a + lv
             # class 0 added: level lv + 1 at (i0 + 1, b) (this iteration); class 1 added: level
             # lv + 1 at (i0, b + 1) (previous iteration, in its slot)
-            nxt = None if i0 < 0 else _step_packed(st, (i0, b), cur, slots[lv + 1], prune, buffers, lv == 0)
+            nxt = None if i0 < 0 else _step_packed(st, (i0, b), cur, slots[lv + 1], prune, buffers,
+                                                    dense_bottom and lv == 0)
             slots[lv + 1] = cur
             cur = nxt
         if a >= 0:
@@ -919,24 +936,75 @@ class _CommonGrids:
         return self._cache[key]
 
 
+def _rows_of(block: "np.ndarray | _Packed", rows: np.ndarray, rowlen: int, buffers: _Buffers) -> np.ndarray:
+    """The rows ``rows`` (sorted) of a slice's class-0 grid (``rowlen`` entries a row), dense and
+    one after the other, ``(len(rows) * rowlen / XU, XU)``; runs of consecutive rows are copied
+    or unpacked at once."""
+    XU = block.shape[-2] if isinstance(block, np.ndarray) else block.shape[2]
+    out = buffers.take(len(rows) * rowlen)
+    cuts = np.flatnonzero(np.diff(rows) != 1) + 1
+    for i, j in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [len(rows)]])):
+        r0, r1 = int(rows[i]), int(rows[j - 1]) + 1
+        if isinstance(block, np.ndarray):
+            out[i * rowlen:j * rowlen] = block.reshape(-1)[r0 * rowlen:r1 * rowlen]
+        else:
+            block.unpack_rows(r0, r1, out[i * rowlen:])
+    return out.reshape(-1, XU)
+
+
 def _sum_split(st: _Setup, grids: _CommonGrids, split: tuple[int, ...], weight: float,
-               h_blocks: list[np.ndarray], h2_blocks: list[np.ndarray], M: np.ndarray, cells_u: int,
-               thr: float = 0.0) -> float:
+               h_blocks: list, h2_blocks: list, M: np.ndarray, cells_u: int,
+               thr: float = 0.0, buffers: "_Buffers | None" = None) -> float:
     """Add the states of ``C`` with this class split to ``M``; returns the probability of the
-    states skipped (two classes: those below ``thr``)."""
+    states skipped (two classes: those below ``thr``). Two classes: the blocks of ``h`` may be
+    packed (:class:`_Packed`); the states of ``C`` are summed in bands over their first class-0
+    component, each reading only its rows of ``h`` (about :data:`BAND_BYTES` of them dense)."""
+    buffers = _Buffers() if buffers is None else buffers
     K, d = st.K, st.d
     arrs = [grids.arrays(k, split[k]) for k in range(K)]
     if K == 2:
         (w0, P0, Pp0), (w1, P1, Pp1) = arrs
         a, b = split
-        flat = [blk.reshape(len(blk), st.XU) for blk in h_blocks]
-        flat2 = flat if h2_blocks is h_blocks else [blk.reshape(len(blk), st.XU) for blk in h2_blocks]
-        dropped = np.zeros(len(w0))
+        G0, cells = len(w0), 2 * st.X
+        offA, offB = st.bits @ _powers(a + 2, d), st.bits @ _powers(b + 2, d)
+        lenA, lenB = (b + 1) ** d * st.XU, (b + 2) ** d * st.XU  # entries of a row of hA / hB
+        rowsA = (Pp0[:, None, :] + offA[st.sig][None, :, :]).reshape(G0, -1)  # the rows of hA read
+        dropped = np.zeros(G0)
+        rows = np.zeros((G0, cells, cells))
         rows1 = grids.row_ranges(1, b)
-        _cross_sum_two(st.X, len(w0), len(w1), w0, w1, P0, Pp0, P1, Pp1, st.bits @ _powers(a + 2, d),
-                       st.bits @ _powers(b + 2, d), (b + 1) ** d, (b + 2) ** d, st.sig, flat[0], flat[1],
-                       flat2[0], flat2[1], st.col, float(weight), M, h2_blocks is h_blocks, float(thr), dropped,
-                       b + 1, *rows1)
+        same = all(x is y for x, y in zip(h_blocks, h2_blocks))  # unpacked once, read twice
+        blocks = [h_blocks] if same else [h_blocks, h2_blocks]
+        run = (a + 1) ** (grids.space.dim - 1)  # class-0 states of C with one first component
+
+        def need(g: int, e: int) -> tuple[np.ndarray, np.ndarray, int]:
+            nA, nB = np.unique(rowsA[g:e]), np.unique(P0[g:e])
+            return nA, nB, 8 * (len(nA) * lenA + len(nB) * lenB) * len(blocks)
+
+        g = 0
+        while g < G0:  # bands of whole runs whose rows of hA and hB fit in BAND_BYTES (one run at least)
+            e = min(G0, g + run)
+            needA, needB, _ = need(g, e)
+            while e < G0:
+                nA, nB, size = need(g, min(G0, e + run))
+                if size > BAND_BYTES:
+                    break
+                e, needA, needB = min(G0, e + run), nA, nB
+            mapA = np.zeros((a + 2) ** d, dtype=np.int64)
+            mapB = np.zeros((a + 1) ** d, dtype=np.int64)
+            mapA[needA] = np.arange(len(needA))
+            mapB[needB] = np.arange(len(needB))
+            hs = [(_rows_of(blk[0], needA, lenA, buffers), _rows_of(blk[1], needB, lenB, buffers)) for blk in blocks]
+            _cross_sum_two(st.X, G0, len(w1), w0, w1, P0, Pp0, P1, Pp1, offA, offB, (b + 1) ** d, (b + 2) ** d,
+                           st.sig, *hs[0], *hs[-1], st.col, float(weight), M, h2_blocks is h_blocks, float(thr),
+                           dropped, b + 1, *rows1, g, e, mapA, mapB, rows, False)
+            for pair in hs:
+                for h in pair:
+                    buffers.give(h)
+            g = e
+        empty = np.zeros((1, st.XU))
+        _cross_sum_two(st.X, G0, len(w1), w0, w1, P0, Pp0, P1, Pp1, offA, offB, (b + 1) ** d, (b + 2) ** d,
+                       st.sig, empty, empty, empty, empty, st.col, float(weight), M, h2_blocks is h_blocks, float(thr),
+                       dropped, b + 1, *rows1, G0, G0, np.zeros(1, np.int64), np.zeros(1, np.int64), rows, True)
         return float(dropped.sum())
     gsize = np.array([len(a[0]) for a in arrs], dtype=np.int64)
     gstart = np.concatenate([[0], np.cumsum(gsize)[:-1]]).astype(np.int64)
@@ -1187,8 +1255,9 @@ def cross_errors(
         # the level drops count twice (symmetric) and 1 / p_min each: tail / 2 in all
         prune = _Pruning(st, tail * _p_min(model) / (4.0 * r), grids.laws)
     # C split (a, n_common - a) needs h on (a + 1, .) (u of class 0) and (a, .) (u of class 1)
-    stream1 = _stream_two_class(st, bottom, n_b, prune)  # h_a: private part B'
-    stream2 = stream1 if symmetric else _stream_two_class(st, bottom, n_a, prune)
+    stream1 = _stream_two_class(st, bottom, n_b, prune, dense_bottom=False)  # h_a: private part B'
+    stream2 = stream1 if symmetric else _stream_two_class(st, bottom, n_a, prune, dense_bottom=False)
+    buffers = _Buffers()
     prev1 = prev2 = None
     dropped_c = 0.0
     for a, blk1 in stream1:
@@ -1199,7 +1268,7 @@ def cross_errors(
             w = splits.get(split, 0.0)
             if w > 0:
                 dropped_c += _sum_split(st, grids, split, w, [blk1, prev1],
-                                        [blk1, prev1] if symmetric else [blk2, prev2], M, cells, thr)
+                                        [blk1, prev1] if symmetric else [blk2, prev2], M, cells, thr, buffers)
         prev1, prev2 = blk1, blk2
         if on_progress is not None:
             on_progress((a + 1) / (bottom + 1))
