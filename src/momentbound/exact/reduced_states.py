@@ -173,31 +173,23 @@ def _step_two(out, src0, src1, map0, off0, c0, rowbase1, off1, c1, have0, have1,
 
 
 @njit(cache=True)
-def _trim_rows(a, seg, lohi, rowoff):  # pragma: no cover - compiled
-    """First pass of packing the rows of ``a`` (flat; a row is ``lohi.shape[1]`` segments of
-    ``seg`` entries): per segment, its first nonzero entry and one past its last (``0, 0`` when
-    it is all zero) in ``lohi[row, segment]``; ``rowoff[row + 1]`` = the entries kept in rows
-    ``0..row`` (``rowoff[0] = 0``). Serial, as the other passes: they are memory bound, and a
-    parallel launch costs milliseconds of spinning threads on a loaded machine."""
-    R, S = lohi.shape[0], lohi.shape[1]
+def _pack_rows(a, rowlen, bits, rowoff):  # pragma: no cover - compiled
+    """First pass of packing the rows of ``a`` (flat, ``rowlen`` entries a row): bit ``i % 64`` of
+    ``bits[row, i // 64]`` set where entry ``i`` of the row is nonzero; ``rowoff[row + 1]`` = the
+    nonzero entries of rows ``0..row`` (``rowoff[0] = 0``). Rows start on a word, so rows are
+    packed in parallel; the loops are branch-free."""
+    R, WPR = bits.shape
     counts = np.zeros(R, dtype=np.int64)
     for row in range(R):
         n = 0
-        for sg in range(S):
-            o = (row * S + sg) * seg
-            lo = 0
-            while lo < seg and a[o + lo] == 0.0:
-                lo += 1
-            hi = seg
-            if lo == seg:
-                lo = 0
-                hi = 0
-            else:
-                while a[o + hi - 1] == 0.0:
-                    hi -= 1
-            lohi[row, sg, 0] = lo
-            lohi[row, sg, 1] = hi
-            n += hi - lo
+        o = row * rowlen
+        for w in range(WPR):
+            word = np.uint64(0)
+            for i in range(w * 64, min(w * 64 + 64, rowlen)):
+                nz = a[o + i] != 0.0
+                word |= np.uint64(nz) << np.uint64(i - w * 64)
+                n += np.int64(nz)
+            bits[row, w] = word
         counts[row] = n
     rowoff[0] = 0
     for row in range(R):
@@ -205,35 +197,36 @@ def _trim_rows(a, seg, lohi, rowoff):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _trim_vals(a, seg, lohi, rowoff, vals):  # pragma: no cover - compiled
-    """Second pass: ``vals`` = every segment's entries from its first nonzero to its last."""
-    R, S = lohi.shape[0], lohi.shape[1]
+def _pack_vals(a, rowlen, rowoff, vals):  # pragma: no cover - compiled
+    """Second pass: ``vals[:-1]`` = the nonzero entries of ``a`` in order (``rowoff`` from
+    :func:`_pack_rows`). Branch-free: every entry is stored and the position moves on the nonzero
+    ones; a zero after a row's last value goes to the spare last entry of ``vals``."""
+    R = rowoff.shape[0] - 1
+    spare = vals.shape[0] - 1
     for row in range(R):
         k = rowoff[row]
-        for sg in range(S):
-            o = (row * S + sg) * seg
-            lo, hi = lohi[row, sg, 0], lohi[row, sg, 1]
-            for i in range(lo, hi):
-                vals[k + i - lo] = a[o + i]
-            k += hi - lo
+        end = rowoff[row + 1]
+        o = row * rowlen
+        for i in range(rowlen):
+            v = a[o + i]
+            vals[k if k < end else spare] = v
+            k += np.int64(v != 0.0)
 
 
 @njit(cache=True)
-def _untrim_rows(out, lohi, vals, rowoff, r0, r1, seg):  # pragma: no cover - compiled
-    """Rows ``r0..r1 - 1`` of a packed chunk, dense into ``out`` (flat, zeros included)."""
-    S = lohi.shape[1]
+def _unpack_rows(out, bits, vals, rowoff, r0, r1, rowlen):  # pragma: no cover - compiled
+    """Rows ``r0..r1 - 1`` of a packed chunk, dense into ``out`` (flat, zeros included; ``vals``
+    with its spare entry, read branch-free)."""
     for row in range(r0, r1):
         k = rowoff[row]
-        for sg in range(S):
-            o = ((row - r0) * S + sg) * seg
-            lo, hi = lohi[row, sg, 0], lohi[row, sg, 1]
-            for i in range(lo):
-                out[o + i] = 0.0
-            for i in range(lo, hi):
-                out[o + i] = vals[k + i - lo]
-            for i in range(hi, seg):
-                out[o + i] = 0.0
-            k += hi - lo
+        o = (row - r0) * rowlen
+        for w in range(bits.shape[1]):
+            word = bits[row, w]
+            for i in range(w * 64, min(w * 64 + 64, rowlen)):
+                bit = np.int64((word >> np.uint64(i - w * 64)) & np.uint64(1))
+                v = vals[k]
+                out[o + i] = v if bit else 0.0
+                k += bit
 
 
 @njit(cache=True, parallel=True)
@@ -615,17 +608,14 @@ BAND_BYTES = 2**25
 
 
 class _Packed:
-    """A slice of the two-class stream held packed: per band of its rows (class-0 grid index),
-    every segment of ``seg`` entries of a row (a row of the class-1 grid) trimmed of its leading
-    and trailing zeros, and where it starts and ends (lossless; the pruned states, at the ends of
-    the class-1 rows, and the decisions 0, at one end since a class's score key grows with its
-    agreement counts, take no value). Built band by band (:meth:`add`); any run of rows is
-    unpacked densely (:meth:`unpack_rows`)."""
+    """A slice of the two-class stream held packed: per band of its rows (class-0 grid index), the
+    nonzero values and a bitmap of their places (lossless; the pruned states and the decisions 0
+    take no value). Built band by band (:meth:`add`); any run of rows is unpacked densely
+    (:meth:`unpack_rows`)."""
 
-    def __init__(self, shape: tuple[int, ...], seg: int | None = None) -> None:
+    def __init__(self, shape: tuple[int, ...]) -> None:
         self.shape = tuple(shape)
         self.rowlen = int(np.prod(self.shape[1:]))
-        self.seg = self.rowlen if seg is None else int(seg)
         self.chunks: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray]] = []
         self.rows = 0
 
@@ -635,32 +625,31 @@ class _Packed:
 
     @property
     def nnz(self) -> int:
-        """Values held."""
         return sum(int(c[4][-1]) for c in self.chunks)
 
     def add(self, band: np.ndarray) -> None:
         """Append the next rows (``band`` flat, whole rows)."""
         R = band.size // self.rowlen if self.rowlen else 0
-        lohi = np.empty((R, self.rowlen // max(self.seg, 1), 2), dtype=np.int32)
+        bits = np.empty((R, (self.rowlen + 63) // 64), dtype=np.uint64)
         rowoff = np.empty(R + 1, dtype=np.int64)
-        _trim_rows(band, self.seg, lohi, rowoff)
-        vals = np.empty(int(rowoff[-1]))
-        _trim_vals(band, self.seg, lohi, rowoff, vals)
-        self.chunks.append((self.rows, self.rows + R, lohi, vals, rowoff))
+        _pack_rows(band, self.rowlen, bits, rowoff)
+        vals = np.empty(int(rowoff[-1]) + 1)
+        _pack_vals(band, self.rowlen, rowoff, vals)
+        self.chunks.append((self.rows, self.rows + R, bits, vals, rowoff))
         self.rows += R
 
     def unpack_rows(self, r0: int, r1: int, out: np.ndarray) -> np.ndarray:
         """Rows ``r0..r1 - 1`` dense into the flat ``out`` (returned, ``(r1 - r0) * rowlen``)."""
         out = out[: (r1 - r0) * self.rowlen]
-        for g0, g1, lohi, vals, rowoff in self.chunks:
+        for g0, g1, bits, vals, rowoff in self.chunks:
             lo, hi = max(r0, g0), min(r1, g1)
             if lo < hi:
-                _untrim_rows(out[(lo - r0) * self.rowlen:], lohi, vals, rowoff, lo - g0, hi - g0, self.seg)
+                _unpack_rows(out[(lo - r0) * self.rowlen:], bits, vals, rowoff, lo - g0, hi - g0, self.rowlen)
         return out
 
     @staticmethod
-    def of(arr: np.ndarray, seg: int | None = None) -> "_Packed":
-        p = _Packed(arr.shape, seg)
+    def of(arr: np.ndarray) -> "_Packed":
+        p = _Packed(arr.shape)
         p.add(np.ascontiguousarray(arr).reshape(-1))
         return p
 
@@ -679,7 +668,7 @@ def _top_packed(st: _Setup, totals: tuple[int, int], buffers: _Buffers) -> _Pack
     """The decision on one class split (:func:`_top_block`), packed band by band."""
     d, XV = st.d, st.XU * st.V
     G0, G1 = (totals[0] + 1) ** d, (totals[1] + 1) ** d
-    out = _Packed((G0, G1, XV), (totals[1] + 1) * XV)
+    out = _Packed((G0, G1, XV))
     if not (st.clf.ties != "sklearn" and keys_fit_int64(st.clf.alpha_exact, st.model.arities, sum(totals), 2)):
         out.add(_top_block(st, totals).reshape(-1))
         return out
@@ -724,7 +713,7 @@ def _step_packed(st: _Setup, totals: tuple[int, int], src0: _Packed | None, src1
     map1 = _grid_map(sides[1], d)[::sides[1]].copy()
     off1 = st.bits @ _powers(sides[1] + 1, d)
     dropped = np.zeros(G0)
-    out = np.empty(G0 * G1 * XV) if dense else _Packed((G0, G1, XV), sides[1] * XV)
+    out = np.empty(G0 * G1 * XV) if dense else _Packed((G0, G1, XV))
     step = _band_rows(sides[0], d, G1 * XV)
     for g in range(0, G0, step):
         e = min(G0, g + step)
@@ -1142,15 +1131,15 @@ def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> floa
     """Peak bytes of :func:`cross_errors`, estimated (measured peaks are 0.5-1.3 times this above a
     few MB): the per-class laws of up to ``n_common + 1 + r`` points with their index arrays, and
     the values of ``h`` held at once (two classes, per stream: ``r + 2`` packed slices, one per
-    level and the two in flight, each at most the middle split's size (:func:`_packed_share`),
-    about four dense bands of :data:`BAND_BYTES`, and the two dense bottom slices of the sum over
-    ``C``; more classes: two whole levels).
+    level and the two in flight, each at most the middle split's size, and the two packed bottom
+    slices of the sum over ``C`` (:func:`_packed_share`), and about five dense bands of
+    :data:`BAND_BYTES`; more classes: two whole levels).
 
     Examples
     --------
     >>> from momentbound.model import second_nb_model
     >>> round(memory_estimate(second_nb_model(), 160, 19, 19) / 2**30, 1)  # N = 200, 10-fold
-    4.5
+    2.8
     """
     st = _setup(model, NaiveBayes())
     K, d, X = st.K, st.d, st.X
@@ -1167,8 +1156,9 @@ def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> floa
         # dense: the bands in flight and the two bottom slices of the sum over C; packed: one
         # slice per level and two in flight, 8 bytes per nonzero entry and a bit per entry
         run = float(top // 2 + 2) ** (d - 1) * float(top - top // 2 + 2) ** d * XU  # one run of a band
-        dense = 4 * min(max(BAND_BYTES / 8.0, 1.2 * run), middle(top)) + 2 * middle(n_common + 1)
-        held = dense + (r + 2) * middle(top) * (_packed_share(model, top, r) + 1 / 64)
+        dense = 5 * min(max(BAND_BYTES / 8.0, 1.2 * run), middle(top))
+        share = _packed_share(model, top, r) + 1 / 64
+        held = dense + ((r + 2) * middle(top) + 2 * middle(n_common + 1)) * share
     else:
         held = (_split_sum(K, top, d) + _split_sum(K, top - 1, d)) * XU * K  # two levels of the recursion
     return laws + 8.0 * streams * held
