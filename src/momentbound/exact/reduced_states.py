@@ -1132,7 +1132,7 @@ def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> floa
     few MB): the per-class laws of up to ``n_common + 1 + r`` points with their index arrays, and
     the values of ``h`` held at once (two classes, per stream: ``r + 2`` packed slices, one per
     level and the two in flight, each at most the middle split's size, and the two packed bottom
-    slices of the sum over ``C`` (:func:`_packed_share`), and about five dense bands of
+    slices of the sum over ``C`` (:func:`_packed_share`), and about four dense bands of
     :data:`BAND_BYTES`; more classes: two whole levels).
 
     Examples
@@ -1156,7 +1156,9 @@ def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> floa
         # dense: the bands in flight and the two bottom slices of the sum over C; packed: one
         # slice per level and two in flight, 8 bytes per nonzero entry and a bit per entry
         run = float(top // 2 + 2) ** (d - 1) * float(top - top // 2 + 2) ** d * XU  # one run of a band
-        dense = 5 * min(max(BAND_BYTES / 8.0, 1.2 * run), middle(top))
+        # the bands of a level step (its two sources and the level computed), the rows of h a band
+        # of the sum over C reads
+        dense = 3 * min(max(BAND_BYTES / 8.0, 1.2 * run), middle(top)) + min(BAND_BYTES / 8.0, 2 * middle(n_common + 1))
         share = _packed_share(model, top, r) + 1 / 64
         held = dense + ((r + 2) * middle(top) + 2 * middle(n_common + 1)) * share
     else:
