@@ -1,6 +1,6 @@
-"""The two-class stream holds its levels packed between iterations (nonzero values and a bitmap):
-the packing is lossless, the cross terms do not change, and the peak is what
-``memory_estimate`` says."""
+"""The two-class stream holds its levels packed (nonzero values and a bitmap, band by band): the
+packing is lossless, the cross terms do not change, and the peak is what ``memory_estimate``
+says."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def test_packing_is_lossless(n):
     a[: min(n, 3)] = [1.0, 0.0, 0.5][: min(n, 3)]
     buffers = rs._Buffers(max(n, 1))
     p = rs._Packed.of(a.reshape(n, 1, 1))
-    assert p.vals.size == np.count_nonzero(a)
+    assert p.nnz == np.count_nonzero(a)
     back = p.unpack(buffers)
     assert back.shape == (n, 1, 1)
     assert np.array_equal(back.ravel(), a)
@@ -34,36 +34,27 @@ def test_packing_is_lossless(n):
 def test_a_wrong_bit_is_seen():
     a = np.array([0.0, 2.0, 0.0, 3.0])
     p = rs._Packed.of(a.reshape(4, 1, 1))
-    p.bits[0] ^= np.uint64(1)  # the first entry now claims the first value
+    p.chunks[0][2][0, 0] ^= np.uint64(1)  # the first entry now claims the first value
     assert not np.array_equal(p.unpack(rs._Buffers(4)).ravel(), a)
 
 
 def test_pruned_stream_equals_the_dense_levels():
-    """With pruning, the packed stream gives the bottom level of the held (unpacked) recursion
-    pruned the same way: the packed slots change nothing."""
+    """With pruning, the stream in bands of one run of the first agreement count gives the bottom
+    level of the stream in one band per slice: the bands change nothing."""
     model = second_nb_model()
     st = rs._setup(model, NaiveBayes(ties="first", alpha=1))
     bottom, r = 14, 3
     grids = rs._CommonGrids(st, bottom + r - 1)
-    blocks = {a: b.copy() for a, b in rs._stream_two_class(st, bottom, r, rs._Pruning(st, 1e-9, grids.laws))}
-    # the same recursion with every slice kept dense (the packing turned into a copy)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(rs._Packed, "of", staticmethod(lambda arr: _Dense(arr.copy())))
-        dense = {a: b.copy() for a, b in rs._stream_two_class(st, bottom, r, rs._Pruning(st, 1e-9, grids.laws))}
-    assert blocks.keys() == dense.keys()
+        mp.setattr(rs, "BAND_BYTES", 8)
+        blocks = {a: b.copy() for a, b in rs._stream_two_class(st, bottom, r, rs._Pruning(st, 1e-9, grids.laws))}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rs, "BAND_BYTES", 2**40)
+        whole = {a: b.copy() for a, b in rs._stream_two_class(st, bottom, r, rs._Pruning(st, 1e-9, grids.laws))}
+    assert blocks.keys() == whole.keys()
     for a in blocks:
-        assert np.array_equal(blocks[a], dense[a])
+        assert np.array_equal(blocks[a], whole[a])
     assert any(np.count_nonzero(b) < b.size for b in blocks.values())  # something was pruned
-
-
-class _Dense:
-    def __init__(self, arr):
-        self.arr = arr
-
-    def unpack(self, buffers):
-        out = buffers.take(self.arr.size)
-        out[:] = self.arr.ravel()
-        return out.reshape(self.arr.shape)
 
 
 def test_peak_follows_the_estimate():

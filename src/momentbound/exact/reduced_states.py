@@ -173,40 +173,60 @@ def _step_two(out, src0, src1, map0, off0, c0, rowbase1, off1, c1, have0, have1,
 
 
 @njit(cache=True)
-def _pack_count(a):  # pragma: no cover - compiled
-    n = 0
-    for i in range(a.size):
-        if a[i] != 0.0:
-            n += 1
-    return n
+def _pack_rows(a, rowlen, bits, rowoff):  # pragma: no cover - compiled
+    """First pass of packing the rows of ``a`` (flat, ``rowlen`` entries a row): bit ``i % 64`` of
+    ``bits[row, i // 64]`` set where entry ``i`` of the row is nonzero; ``rowoff[row + 1]`` = the
+    nonzero entries of rows ``0..row`` (``rowoff[0] = 0``). Rows start on a word, so rows are
+    packed in parallel; the loops are branch-free."""
+    R, WPR = bits.shape
+    counts = np.zeros(R, dtype=np.int64)
+    for row in range(R):
+        n = 0
+        o = row * rowlen
+        for w in range(WPR):
+            word = np.uint64(0)
+            for i in range(w * 64, min(w * 64 + 64, rowlen)):
+                nz = a[o + i] != 0.0
+                word |= np.uint64(nz) << np.uint64(i - w * 64)
+                n += np.int64(nz)
+            bits[row, w] = word
+        counts[row] = n
+    rowoff[0] = 0
+    for row in range(R):
+        rowoff[row + 1] = rowoff[row] + counts[row]
 
 
 @njit(cache=True)
-def _pack_fill(a, bits, vals):  # pragma: no cover - compiled
-    """``vals`` = the nonzero entries of ``a`` in order; bit ``i % 64`` of ``bits[i // 64]`` set
-    where ``a[i]`` is nonzero."""
-    k = 0
-    for w in range(bits.size):
-        word = np.uint64(0)
-        for i in range(w * 64, min(w * 64 + 64, a.size)):
-            if a[i] != 0.0:
-                word |= np.uint64(1) << np.uint64(i - w * 64)
-                vals[k] = a[i]
-                k += 1
-        bits[w] = word
+def _pack_vals(a, rowlen, rowoff, vals):  # pragma: no cover - compiled
+    """Second pass: ``vals[:-1]`` = the nonzero entries of ``a`` in order (``rowoff`` from
+    :func:`_pack_rows`). Branch-free: every entry is stored and the position moves on the nonzero
+    ones; a zero after a row's last value goes to the spare last entry of ``vals``."""
+    R = rowoff.shape[0] - 1
+    spare = vals.shape[0] - 1
+    for row in range(R):
+        k = rowoff[row]
+        end = rowoff[row + 1]
+        o = row * rowlen
+        for i in range(rowlen):
+            v = a[o + i]
+            vals[k if k < end else spare] = v
+            k += np.int64(v != 0.0)
 
 
 @njit(cache=True)
-def _unpack_fill(out, bits, vals):  # pragma: no cover - compiled
-    k = 0
-    for w in range(bits.size):
-        word = bits[w]
-        for i in range(w * 64, min(w * 64 + 64, out.size)):
-            if (word >> np.uint64(i - w * 64)) & np.uint64(1):
-                out[i] = vals[k]
-                k += 1
-            else:
-                out[i] = 0.0
+def _unpack_rows(out, bits, vals, rowoff, r0, r1, rowlen):  # pragma: no cover - compiled
+    """Rows ``r0..r1 - 1`` of a packed chunk, dense into ``out`` (flat, zeros included; ``vals``
+    with its spare entry, read branch-free)."""
+    for row in range(r0, r1):
+        k = rowoff[row]
+        o = (row - r0) * rowlen
+        for w in range(bits.shape[1]):
+            word = bits[row, w]
+            for i in range(w * 64, min(w * 64 + 64, rowlen)):
+                bit = np.int64((word >> np.uint64(i - w * 64)) & np.uint64(1))
+                v = vals[k]
+                out[o + i] = v if bit else 0.0
+                k += bit
 
 
 @njit(cache=True, parallel=True)
@@ -244,7 +264,7 @@ def _gather_row(F, hA, hB, a0, b0, P1, Pp1, first, L, xu, x, cx):  # pragma: no 
 @njit(cache=True, parallel=True, fastmath=True)
 def _cross_sum_two(X, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, sig,
                    hA, hB, h2A, h2B, col, weight, M, symmetric, thr, dropped,
-                   side1, pmax1, smax1, before1, after1):  # pragma: no cover - compiled
+                   side1, pmax1, smax1, before1, after1, ga, gb, mapA, mapB, rows, finish):  # pragma: no cover - compiled
     """Two classes: :func:`_cross_sum` with the class-0 grid index outer (parallel) and the rows of
     the class-1 grid inner, each row one pass of contiguous multiply-adds.
 
@@ -254,12 +274,15 @@ def _cross_sum_two(X, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, 
     (along each row of the class-1 grid only the stretch that can pass is visited, as in
     :func:`_step_two`). Per row, ``F[y, yu, xu, x, j] = err of cell (x, y) at C + (xu, yu)`` is
     gathered for the row's entries ``j``, then ``M[t, u] += sum_j W_j F[t at u]_j F'[u at t]_j``.
+
+    Banded: only the class-0 states ``ga..gb - 1`` are summed, into ``rows[g0]``; ``hA`` / ``hB``
+    (and ``h2A`` / ``h2B``) hold only the rows of their class-0 grids that these states read, row
+    ``i`` of the grid at row ``mapA[i]`` / ``mapB[i]``. ``finish``: add the sum of ``rows`` to ``M``.
     """
     n_cells = 2 * X
     R1 = G1 // side1
-    rows = np.zeros((G0, n_cells, n_cells))
     w1sum = w1.sum()
-    for g0 in prange(G0):
+    for g0 in prange(ga, gb):
         W0 = weight * w0[g0]
         if W0 == 0.0:
             continue
@@ -275,8 +298,8 @@ def _cross_sum_two(X, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, 
         rb = np.empty((X, X), dtype=np.int64)
         for xu in range(X):
             for x in range(X):
-                ra[xu, x] = (Pp0[g0, x] + offp0[sig[xu, x]]) * S1a
-                rb[xu, x] = P0[g0, x] * S1b + offp1[sig[xu, x]]
+                ra[xu, x] = mapA[Pp0[g0, x] + offp0[sig[xu, x]]] * S1a
+                rb[xu, x] = mapB[P0[g0, x]] * S1b + offp1[sig[xu, x]]
         for row in range(R1):
             base = row * side1
             lo, hi = 0, side1 - 1
@@ -313,6 +336,8 @@ def _cross_sum_two(X, G0, G1, w0, w1, P0, Pp0, P1, Pp1, offp0, offp1, S1a, S1b, 
                         s += Wv[j] * fa[j] * fb[j]
                     acc[t, u] += s
         dropped[g0] += drop
+    if not finish:
+        return
     total = rows.sum(axis=0)
     for t in range(n_cells):
         for u in range(n_cells):
@@ -549,79 +574,192 @@ def _levels_generic(st: _Setup, bottom: int, r: int) -> dict[tuple[int, ...], np
 
 
 class _Buffers:
-    """Flat float buffers of one size, handed out again once released: the stream's slices are
-    large, and allocating them afresh costs a page fault per page every time."""
+    """Flat float buffers handed out again once released (the smallest free one that is large
+    enough; ``size`` the least allocated): the stream's bands are large, and allocating them
+    afresh costs a page fault per page every time. At most three are kept free."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int = 0) -> None:
         self.size = size
         self.free: list[np.ndarray] = []
 
     def take(self, n: int) -> np.ndarray:
-        buf = self.free.pop() if self.free else np.empty(self.size)
-        return buf[:n]
+        sizes = [buf.size for buf in self.free]
+        fits = [i for i, size in enumerate(sizes) if size >= n]
+        if fits:
+            return self.free.pop(min(fits, key=sizes.__getitem__))[:n]
+        if self.free:  # too small for this band and likely the next ones
+            self.free.pop(int(np.argmax(sizes)))
+        return np.empty(max(n, self.size))
 
     def give(self, arr: np.ndarray | None) -> None:
         while arr is not None and arr.base is not None:
             arr = arr.base
         # only the flat buffers handed out by take() come back: a slice built elsewhere (the
-        # generic decision of the top level) can have the same size but not the flat shape
-        if arr is not None and arr.ndim == 1 and arr.size == self.size:
+        # generic decision of the top level) is not flat
+        if arr is not None and arr.ndim == 1 and all(arr is not buf for buf in self.free):
             self.free.append(arr)
+            if len(self.free) > 3:
+                self.free.pop(int(np.argmin([buf.size for buf in self.free])))
 
 
-@dataclass(frozen=True)
+#: bytes of the dense bands of the two-class stream (a band is a run of values of the first
+#: class-0 agreement count, at least one): each level is computed, packed and unpacked band by band
+BAND_BYTES = 2**25
+
+
 class _Packed:
-    """A slice held between two iterations of the stream: its nonzero entries and a bitmap of
-    where they are (lossless; the pruned states and the decisions 0 take no value)."""
+    """A slice of the two-class stream held packed: per band of its rows (class-0 grid index), the
+    nonzero values and a bitmap of their places (lossless; the pruned states and the decisions 0
+    take no value). Built band by band (:meth:`add`); any run of rows is unpacked densely
+    (:meth:`unpack_rows`)."""
 
-    shape: tuple[int, ...]
-    bits: np.ndarray
-    vals: np.ndarray
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = tuple(shape)
+        self.rowlen = int(np.prod(self.shape[1:]))
+        self.chunks: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.rows = 0
+
+    @property
+    def nbytes(self) -> int:
+        return sum(c[2].nbytes + c[3].nbytes + c[4].nbytes for c in self.chunks)
+
+    @property
+    def nnz(self) -> int:
+        return sum(int(c[4][-1]) for c in self.chunks)
+
+    def add(self, band: np.ndarray) -> None:
+        """Append the next rows (``band`` flat, whole rows)."""
+        R = band.size // self.rowlen if self.rowlen else 0
+        bits = np.empty((R, (self.rowlen + 63) // 64), dtype=np.uint64)
+        rowoff = np.empty(R + 1, dtype=np.int64)
+        _pack_rows(band, self.rowlen, bits, rowoff)
+        vals = np.empty(int(rowoff[-1]) + 1)
+        _pack_vals(band, self.rowlen, rowoff, vals)
+        self.chunks.append((self.rows, self.rows + R, bits, vals, rowoff))
+        self.rows += R
+
+    def unpack_rows(self, r0: int, r1: int, out: np.ndarray) -> np.ndarray:
+        """Rows ``r0..r1 - 1`` dense into the flat ``out`` (returned, ``(r1 - r0) * rowlen``)."""
+        out = out[: (r1 - r0) * self.rowlen]
+        for g0, g1, bits, vals, rowoff in self.chunks:
+            lo, hi = max(r0, g0), min(r1, g1)
+            if lo < hi:
+                _unpack_rows(out[(lo - r0) * self.rowlen:], bits, vals, rowoff, lo - g0, hi - g0, self.rowlen)
+        return out
 
     @staticmethod
     def of(arr: np.ndarray) -> "_Packed":
-        flat = arr.reshape(-1)
-        vals = np.empty(_pack_count(flat))
-        bits = np.empty((flat.size + 63) // 64, dtype=np.uint64)
-        _pack_fill(flat, bits, vals)
-        return _Packed(arr.shape, bits, vals)
+        p = _Packed(arr.shape)
+        p.add(np.ascontiguousarray(arr).reshape(-1))
+        return p
 
     def unpack(self, buffers: _Buffers) -> np.ndarray:
-        n = int(np.prod(self.shape))
-        out = buffers.take(n)
-        _unpack_fill(out, self.bits, self.vals)
-        return out.reshape(self.shape)
+        return self.unpack_rows(0, self.shape[0], buffers.take(int(np.prod(self.shape)))).reshape(self.shape)
 
 
-def _stream_two_class(st: _Setup, bottom: int, r: int, prune: "_Pruning | None" = None
-                      ) -> Iterator[tuple[int, np.ndarray]]:
+def _band_rows(side: int, d: int, rowlen: int) -> int:
+    """Rows of the class-0 grid (side ``side``) in one band: whole runs of the first agreement
+    count, ``BAND_BYTES`` of values or one run."""
+    inner = side ** (d - 1)
+    return inner * max(1, min(side, int(BAND_BYTES // max(8 * inner * rowlen, 1))))
+
+
+def _top_packed(st: _Setup, totals: tuple[int, int], buffers: _Buffers) -> _Packed:
+    """The decision on one class split (:func:`_top_block`), packed band by band."""
+    d, XV = st.d, st.XU * st.V
+    G0, G1 = (totals[0] + 1) ** d, (totals[1] + 1) ** d
+    out = _Packed((G0, G1, XV))
+    if not (st.clf.ties != "sklearn" and keys_fit_int64(st.clf.alpha_exact, st.model.arities, sum(totals), 2)):
+        out.add(_top_block(st, totals).reshape(-1))
+        return out
+    c0, c1 = _grid_coords(totals[0] + 1, d), _grid_coords(totals[1] + 1, d)
+    k0, k1 = score_keys(st.clf.alpha_exact, st.model.arities, [int(n) for n in totals],
+                        [c0[:, None, :], c1[None, :, :]])
+    k0, k1 = k0[:, 0].copy(), k1[0, :].copy()
+    step = _band_rows(totals[0] + 1, d, G1 * XV)
+    for g in range(0, G0, step):
+        e = min(G0, g + step)
+        band = buffers.take((e - g) * G1 * XV)
+        _decide_two(band.reshape(e - g, G1, XV), k0[g:e], k1, totals[0] > 0, totals[1] > 0, st.clf.ties == "random")
+        out.add(band)
+        buffers.give(band)
+    return out
+
+
+def _step_packed(st: _Setup, totals: tuple[int, int], src0: _Packed | None, src1: _Packed | None,
+                 prune: "_Pruning | None", buffers: _Buffers, dense: bool) -> "_Packed | np.ndarray":
+    """:func:`_step_block` of two classes on packed sources, band by band over the class-0 grid:
+    a band of rows reads the same rows of ``src1`` and, shifted by the agreement bits, a band one
+    run longer of ``src0``; each entry is the same sum as on dense slices. Returns the level
+    packed, or dense (``(states, XU, V)``) when ``dense``."""
+    d, XV = st.d, st.XU * st.V
+    sides = [n + 1 for n in totals]
+    G0, G1 = sides[0] ** d, sides[1] ** d
+    G0p, G1p = (sides[0] + 1) ** d, (sides[1] + 1) ** d
+    c0 = np.ascontiguousarray(np.repeat(st.coef[0], st.V, axis=1))
+    c1 = np.ascontiguousarray(np.repeat(st.coef[1], st.V, axis=1))
+    dummy = np.zeros((1, 1, XV))
+    have0, have1 = src0 is not None and st.priors[0] > 0, src1 is not None and st.priors[1] > 0
+    if prune is None:
+        lw0, lw0max, psplit, thr = np.ones((G0, XV)), np.ones(G0), 1.0, 0.0
+        lw1 = np.ones((G1, XV))
+        rows1 = _row_structure(lw1, sides[1])[1:]
+    else:
+        lw0, lw0max = prune.agreement_law(0, totals[0])[:2]
+        lw1, _, *rows1 = prune.agreement_law(1, totals[1])
+        psplit, thr = prune.split_prob(totals), prune.thr(sum(totals))
+    map0 = _grid_map(sides[0], d)
+    off0 = st.bits @ _powers(sides[0] + 1, d)
+    map1 = _grid_map(sides[1], d)[::sides[1]].copy()
+    off1 = st.bits @ _powers(sides[1] + 1, d)
+    dropped = np.zeros(G0)
+    out = np.empty(G0 * G1 * XV) if dense else _Packed((G0, G1, XV))
+    step = _band_rows(sides[0], d, G1 * XV)
+    for g in range(0, G0, step):
+        e = min(G0, g + step)
+        s0lo, s0hi = int(map0[g]), int(map0[e - 1] + off0.max()) + 1
+        s0 = (src0.unpack_rows(s0lo, s0hi, buffers.take((s0hi - s0lo) * G1 * XV)).reshape(s0hi - s0lo, G1, XV)
+              if have0 else dummy)
+        s1 = (src1.unpack_rows(g, e, buffers.take((e - g) * G1p * XV)).reshape(e - g, G1p, XV)
+              if have1 else dummy)
+        band = out[g * G1 * XV:e * G1 * XV] if dense else buffers.take((e - g) * G1 * XV)
+        _step_two(band.reshape(e - g, G1, XV), s0, s1, map0[g:e] - s0lo, off0, c0, map1, off1, c1, have0, have1,
+                  lw0[g:e], lw0max[g:e], lw1, sides[1], *rows1, psplit, thr, dropped[g:e])
+        if have0:
+            buffers.give(s0)
+        if have1:
+            buffers.give(s1)
+        if not dense:
+            out.add(band)
+            buffers.give(band)
+    if prune is not None:
+        prune.level_dropped += float(dropped.sum())
+    return out.reshape(G0 * G1, st.XU, st.V) if dense else out
+
+
+def _stream_two_class(st: _Setup, bottom: int, r: int, prune: "_Pruning | None" = None,
+                      dense_bottom: bool = True) -> Iterator[tuple[int, "np.ndarray | _Packed"]]:
     """Two classes: ``(a, h on the split (a, bottom - a))`` for ``a = 0..bottom``, holding one
     slice per level (level ``l`` holds the split ``(a + l, bottom - a)`` of iteration ``a``).
-    Between iterations a level's slice is held packed (:class:`_Packed`: its nonzero values and
-    a bitmap); the three dense slices in flight (the level above, its packed neighbour unpacked,
-    the level computed) live in reused buffers; the bottom ones are yielded and allocated afresh."""
-    top = bottom + r
-    half = top // 2
-    buffers = _Buffers(((half + 1) * (top - half + 1)) ** st.d * st.XU) if r > 0 else None
+    Every slice above the bottom is held packed (:class:`_Packed`) and computed band by band over
+    the class-0 grid (:func:`_step_packed`), so only a few bands are dense at once; the bottom
+    slices are yielded dense, or packed unless ``dense_bottom`` (and ``r > 0``)."""
+    if r == 0:
+        for a in range(bottom + 1):
+            yield a, _top_block(st, (a, bottom - a))
+        return
+    buffers = _Buffers()
     slots: list[_Packed | None] = [None] * (r + 1)
     for a in range(-r, bottom + 1):
         b = bottom - a
-        cur = _top_block(st, (a + r, b), buffers) if a + r >= 0 else None
+        cur: _Packed | np.ndarray | None = _top_packed(st, (a + r, b), buffers) if a + r >= 0 else None
         for lv in range(r - 1, -1, -1):
             i0 = a + lv
-            if i0 < 0:
-                nxt = None
-            else:
-                # class 0 added: level lv + 1 at (i0 + 1, b) (this iteration); class 1 added:
-                # level lv + 1 at (i0, b + 1) (previous iteration, held packed in its slot)
-                held = slots[lv + 1]
-                src1 = None if held is None or buffers is None else held.unpack(buffers)
-                nxt = _step_block(st, (i0, b), [cur, src1], prune, buffers if lv > 0 else None)
-                if buffers is not None:
-                    buffers.give(src1)
-            slots[lv + 1] = None if cur is None else _Packed.of(cur)
-            if buffers is not None:
-                buffers.give(cur)
+            # class 0 added: level lv + 1 at (i0 + 1, b) (this iteration); class 1 added: level
+            # lv + 1 at (i0, b + 1) (previous iteration, in its slot)
+            nxt = None if i0 < 0 else _step_packed(st, (i0, b), cur, slots[lv + 1], prune, buffers,
+                                                    dense_bottom and lv == 0)
+            slots[lv + 1] = cur
             cur = nxt
         if a >= 0:
             assert cur is not None
@@ -787,24 +925,75 @@ class _CommonGrids:
         return self._cache[key]
 
 
+def _rows_of(block: "np.ndarray | _Packed", rows: np.ndarray, rowlen: int, buffers: _Buffers) -> np.ndarray:
+    """The rows ``rows`` (sorted) of a slice's class-0 grid (``rowlen`` entries a row), dense and
+    one after the other, ``(len(rows) * rowlen / XU, XU)``; runs of consecutive rows are copied
+    or unpacked at once."""
+    XU = block.shape[-2] if isinstance(block, np.ndarray) else block.shape[2]
+    out = buffers.take(len(rows) * rowlen)
+    cuts = np.flatnonzero(np.diff(rows) != 1) + 1
+    for i, j in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [len(rows)]])):
+        r0, r1 = int(rows[i]), int(rows[j - 1]) + 1
+        if isinstance(block, np.ndarray):
+            out[i * rowlen:j * rowlen] = block.reshape(-1)[r0 * rowlen:r1 * rowlen]
+        else:
+            block.unpack_rows(r0, r1, out[i * rowlen:])
+    return out.reshape(-1, XU)
+
+
 def _sum_split(st: _Setup, grids: _CommonGrids, split: tuple[int, ...], weight: float,
-               h_blocks: list[np.ndarray], h2_blocks: list[np.ndarray], M: np.ndarray, cells_u: int,
-               thr: float = 0.0) -> float:
+               h_blocks: list, h2_blocks: list, M: np.ndarray, cells_u: int,
+               thr: float = 0.0, buffers: "_Buffers | None" = None) -> float:
     """Add the states of ``C`` with this class split to ``M``; returns the probability of the
-    states skipped (two classes: those below ``thr``)."""
+    states skipped (two classes: those below ``thr``). Two classes: the blocks of ``h`` may be
+    packed (:class:`_Packed`); the states of ``C`` are summed in bands over their first class-0
+    component, each reading only its rows of ``h`` (about :data:`BAND_BYTES` of them dense)."""
+    buffers = _Buffers() if buffers is None else buffers
     K, d = st.K, st.d
     arrs = [grids.arrays(k, split[k]) for k in range(K)]
     if K == 2:
         (w0, P0, Pp0), (w1, P1, Pp1) = arrs
         a, b = split
-        flat = [blk.reshape(len(blk), st.XU) for blk in h_blocks]
-        flat2 = flat if h2_blocks is h_blocks else [blk.reshape(len(blk), st.XU) for blk in h2_blocks]
-        dropped = np.zeros(len(w0))
+        G0, cells = len(w0), 2 * st.X
+        offA, offB = st.bits @ _powers(a + 2, d), st.bits @ _powers(b + 2, d)
+        lenA, lenB = (b + 1) ** d * st.XU, (b + 2) ** d * st.XU  # entries of a row of hA / hB
+        rowsA = (Pp0[:, None, :] + offA[st.sig][None, :, :]).reshape(G0, -1)  # the rows of hA read
+        dropped = np.zeros(G0)
+        rows = np.zeros((G0, cells, cells))
         rows1 = grids.row_ranges(1, b)
-        _cross_sum_two(st.X, len(w0), len(w1), w0, w1, P0, Pp0, P1, Pp1, st.bits @ _powers(a + 2, d),
-                       st.bits @ _powers(b + 2, d), (b + 1) ** d, (b + 2) ** d, st.sig, flat[0], flat[1],
-                       flat2[0], flat2[1], st.col, float(weight), M, h2_blocks is h_blocks, float(thr), dropped,
-                       b + 1, *rows1)
+        same = all(x is y for x, y in zip(h_blocks, h2_blocks))  # unpacked once, read twice
+        blocks = [h_blocks] if same else [h_blocks, h2_blocks]
+        run = (a + 1) ** (grids.space.dim - 1)  # class-0 states of C with one first component
+
+        def need(g: int, e: int) -> tuple[np.ndarray, np.ndarray, int]:
+            nA, nB = np.unique(rowsA[g:e]), np.unique(P0[g:e])
+            return nA, nB, 8 * (len(nA) * lenA + len(nB) * lenB) * len(blocks)
+
+        g = 0
+        while g < G0:  # bands of whole runs whose rows of hA and hB fit in BAND_BYTES (one run at least)
+            e = min(G0, g + run)
+            needA, needB, _ = need(g, e)
+            while e < G0:
+                nA, nB, size = need(g, min(G0, e + run))
+                if size > BAND_BYTES:
+                    break
+                e, needA, needB = min(G0, e + run), nA, nB
+            mapA = np.zeros((a + 2) ** d, dtype=np.int64)
+            mapB = np.zeros((a + 1) ** d, dtype=np.int64)
+            mapA[needA] = np.arange(len(needA))
+            mapB[needB] = np.arange(len(needB))
+            hs = [(_rows_of(blk[0], needA, lenA, buffers), _rows_of(blk[1], needB, lenB, buffers)) for blk in blocks]
+            _cross_sum_two(st.X, G0, len(w1), w0, w1, P0, Pp0, P1, Pp1, offA, offB, (b + 1) ** d, (b + 2) ** d,
+                           st.sig, *hs[0], *hs[-1], st.col, float(weight), M, h2_blocks is h_blocks, float(thr),
+                           dropped, b + 1, *rows1, g, e, mapA, mapB, rows, False)
+            for pair in hs:
+                for h in pair:
+                    buffers.give(h)
+            g = e
+        empty = np.zeros((1, st.XU))
+        _cross_sum_two(st.X, G0, len(w1), w0, w1, P0, Pp0, P1, Pp1, offA, offB, (b + 1) ** d, (b + 2) ** d,
+                       st.sig, empty, empty, empty, empty, st.col, float(weight), M, h2_blocks is h_blocks, float(thr),
+                       dropped, b + 1, *rows1, G0, G0, np.zeros(1, np.int64), np.zeros(1, np.int64), rows, True)
         return float(dropped.sum())
     gsize = np.array([len(a[0]) for a in arrs], dtype=np.int64)
     gstart = np.concatenate([[0], np.cumsum(gsize)[:-1]]).astype(np.int64)
@@ -941,15 +1130,16 @@ PACKED_FACTOR = 0.36
 def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
     """Peak bytes of :func:`cross_errors`, estimated (measured peaks are 0.5-1.3 times this above a
     few MB): the per-class laws of up to ``n_common + 1 + r`` points with their index arrays, and
-    the values of ``h`` held at once (two classes, per stream: three dense slices in flight and
-    two of the bottom level, each at most the middle split's size, and one packed slice per level
-    (:func:`_packed_share`); more classes: two whole levels).
+    the values of ``h`` held at once (two classes, per stream: ``r + 2`` packed slices, one per
+    level and the two in flight, each at most the middle split's size, and the two packed bottom
+    slices of the sum over ``C`` (:func:`_packed_share`), and about four dense bands of
+    :data:`BAND_BYTES`; more classes: two whole levels).
 
     Examples
     --------
     >>> from momentbound.model import second_nb_model
     >>> round(memory_estimate(second_nb_model(), 160, 19, 19) / 2**30, 1)  # N = 200, 10-fold
-    4.5
+    2.8
     """
     st = _setup(model, NaiveBayes())
     K, d, X = st.K, st.d, st.X
@@ -963,10 +1153,14 @@ def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> floa
         def middle(m: int) -> float:  # entries of the largest slice of a level of m points
             return float((m // 2 + 1) * (m - m // 2 + 1)) ** d * XU
 
-        # dense: the three slices in flight and the two bottom ones of the sum over C; packed:
-        # one slice per level, 8 bytes per nonzero entry and a bit per entry
-        dense = 3 * middle(top) + 2 * middle(n_common + 1)
-        held = dense + r * middle(top) * (_packed_share(model, top, r) + 1 / 64)
+        # dense: the bands in flight and the two bottom slices of the sum over C; packed: one
+        # slice per level and two in flight, 8 bytes per nonzero entry and a bit per entry
+        run = float(top // 2 + 2) ** (d - 1) * float(top - top // 2 + 2) ** d * XU  # one run of a band
+        # the bands of a level step (its two sources and the level computed), the rows of h a band
+        # of the sum over C reads
+        dense = 3 * min(max(BAND_BYTES / 8.0, 1.2 * run), middle(top)) + min(BAND_BYTES / 8.0, 2 * middle(n_common + 1))
+        share = _packed_share(model, top, r) + 1 / 64
+        held = dense + ((r + 2) * middle(top) + 2 * middle(n_common + 1)) * share
     else:
         held = (_split_sum(K, top, d) + _split_sum(K, top - 1, d)) * XU * K  # two levels of the recursion
     return laws + 8.0 * streams * held
@@ -1053,8 +1247,9 @@ def cross_errors(
         # the level drops count twice (symmetric) and 1 / p_min each: tail / 2 in all
         prune = _Pruning(st, tail * _p_min(model) / (4.0 * r), grids.laws)
     # C split (a, n_common - a) needs h on (a + 1, .) (u of class 0) and (a, .) (u of class 1)
-    stream1 = _stream_two_class(st, bottom, n_b, prune)  # h_a: private part B'
-    stream2 = stream1 if symmetric else _stream_two_class(st, bottom, n_a, prune)
+    stream1 = _stream_two_class(st, bottom, n_b, prune, dense_bottom=False)  # h_a: private part B'
+    stream2 = stream1 if symmetric else _stream_two_class(st, bottom, n_a, prune, dense_bottom=False)
+    buffers = _Buffers()
     prev1 = prev2 = None
     dropped_c = 0.0
     for a, blk1 in stream1:
@@ -1065,7 +1260,7 @@ def cross_errors(
             w = splits.get(split, 0.0)
             if w > 0:
                 dropped_c += _sum_split(st, grids, split, w, [blk1, prev1],
-                                        [blk1, prev1] if symmetric else [blk2, prev2], M, cells, thr)
+                                        [blk1, prev1] if symmetric else [blk2, prev2], M, cells, thr, buffers)
         prev1, prev2 = blk1, blk2
         if on_progress is not None:
             on_progress((a + 1) / (bottom + 1))
