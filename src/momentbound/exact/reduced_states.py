@@ -46,9 +46,11 @@ __all__ = ["applies", "cross_error_matrix", "cross_errors", "CrossErrors", "memo
 Input = tuple[int, ...]
 
 #: cost of one multiply-add of the compiled kernels while the slices are small (CPU nanoseconds;
-#: 1.55-1.8 measured on two-attribute models, 10-fold CV at N = 80-100, on a loaded 2-core machine);
+#: 1.55-1.8 measured on two-attribute models, 10-fold CV at N = 80-100, on a loaded 2-core machine,
+#: before the levels were computed in bands from packed slices; with the bands the paper's 2x2x2
+#: model took 1.29 times the 1.8 ns estimate at N = 100 and 2.05 times at N = 200, so 2.9);
 #: :func:`ns_per_op` scales it for large slices
-NS_PER_OP = 1.8
+NS_PER_OP = 2.9
 
 
 def ns_per_op(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
