@@ -16,7 +16,9 @@ the default limit of 120 s at N = 30), ``CategoricalNB(alpha=1)``
   folds in data order); for ``RepeatedStratifiedKFold`` each repetition first permutes the points
   within each class (what ``shuffle=True`` does to the fold labels of a class); ``CategoricalNB``'s
   float64 joint log-likelihood summed in scikit-learn's order and its first argmax among the
-  classes present in training. Datasets scikit-learn cannot split are redrawn. The simulator is
+  classes present in training. Datasets scikit-learn cannot split are redrawn (for
+``StratifiedShuffleSplit``: a class with a single member, or more classes present than test or
+training points). The simulator is
   checked against real ``cross_val_score`` with scikit-learn's splitters on ``--check`` datasets
   (equal to 1e-12). It runs until the relative standard error of its variance estimate is
   ``--rel`` (1 %), timed (CPU, wall, peak traced memory); its mean and variance give the z-scores of
@@ -24,8 +26,10 @@ the default limit of 120 s at N = 30), ``CategoricalNB(alpha=1)``
 
 Run: OPENBLAS_NUM_THREADS=1 PYTHONPATH=src .venv/bin/python benchmarks/bench_stratified_multiattr.py
      [--rel 0.01] [--check 20] [--only skf5:30,skf10:30,rskf:20,sss:20] [--quick]
-``--quick``: the same four splitters at N = 20, 20, 10 and 20, the variance to 5 %, 3 checked datasets
-(``StratifiedShuffleSplit`` needs a test part of at least three points, one per class: N >= 15).
+``--quick``: the same four splitters at N = 20, 20, 10 and 20, the variance to 5 %, 3 checked datasets.
+Below N = 15 the ``StratifiedShuffleSplit`` test part has fewer than three points: scikit-learn then
+splits only the datasets with at most that many classes present, and the exact moments and the
+simulation are both conditional on those (``split_probability``; at N = 10 about 0.05).
 """
 
 from __future__ import annotations
@@ -78,14 +82,18 @@ def exact_child(name: str) -> None:
                       "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
-def draw(r: int, rng: np.random.Generator, v: int) -> np.ndarray:
-    """``r`` datasets of ``N`` cell indices that scikit-learn's splitter can split."""
+def draw(r: int, rng: np.random.Generator, v: int, test: int = 0) -> np.ndarray:
+    """``r`` datasets of ``N`` cell indices that scikit-learn's splitter can split: ``StratifiedKFold(v)``
+    needs a class with ``v`` members; ``StratifiedShuffleSplit`` (``v = 0``, ``test`` test points) refuses a
+    class with a single member and a test or training part with fewer points than the classes present."""
     p = np.array([float(c) for c in MODEL.cells])
     K = MODEL.n_classes
     cells = rng.choice(len(p), size=(r, N), p=p)
     while True:
         counts = ((cells % K)[:, :, None] == np.arange(K)).sum(axis=1)
-        ok = counts.max(axis=1) >= v if v else (counts != 1).all(axis=1)
+        present = (counts > 0).sum(axis=1)
+        ok = (counts.max(axis=1) >= v if v else
+              (counts != 1).all(axis=1) & (present <= test) & (present <= N - test))
         if ok.all():
             return cells
         cells[~ok] = rng.choice(len(p), size=(int((~ok).sum()), N), p=p)
@@ -166,7 +174,7 @@ def simulate_values(name: str, r: int, rng: np.random.Generator) -> np.ndarray:
     if name == "rskf":
         cells = draw(r, rng, 5)
         return np.mean([simulate_fixed(within_class_shuffle(cells, rng), 5) for _ in range(10)], axis=0)
-    cells = draw(r, rng, 0)
+    cells = draw(r, rng, 0, N // 5)
     return np.mean([fold_errors(cells, sss_test(cells, rng, N // 5), 2)[:, 1] for _ in range(10)], axis=0)
 
 
