@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -41,6 +43,23 @@ class WorkItem:
     key: tuple[object, ...]
     seconds: float
     memory: float
+
+
+#: the largest sample size of the estimator call in progress (:func:`call_sample_size`): ``"auto"``
+#: chooses one arithmetic for all of a call's terms, from its largest sample size
+_CALL_SIZE: ContextVar[int] = ContextVar("momentbound_call_size", default=0)
+
+
+@contextmanager
+def call_sample_size(N: int) -> Iterator[None]:
+    """Within the block, ``arithmetic="auto"`` decides on ``max(n, N)`` for a term at sample size
+    ``n``: the terms of one call at ``N`` points (its training sets of ``n < N`` points included) all
+    take the arithmetic of ``N``, as the class-count routes of the call do."""
+    token = _CALL_SIZE.set(max(int(N), _CALL_SIZE.get()))
+    try:
+        yield
+    finally:
+        _CALL_SIZE.reset(token)
 
 
 class ExactBackend(PredictionBackend):
@@ -161,7 +180,7 @@ class ExactBackend(PredictionBackend):
             return "rational"
         if self.arithmetic == "float":
             return "float"
-        return "rational" if model.is_exact and n <= self.rational_max_n else "float"
+        return "rational" if model.is_exact and max(n, _CALL_SIZE.get()) <= self.rational_max_n else "float"
 
     def _single(self, model: CellModel, n: int, x: tuple[int, ...], clf: NaiveBayes) -> np.ndarray:
         mode = self.mode(model, n)
