@@ -225,10 +225,10 @@ class ExactBackend(PredictionBackend):
 
     #: CPU seconds per state combination of the generic engine's single and pair terms
     #: (:func:`~momentbound.exact.predictions.work_estimate` summed over the inputs and the pairs of
-    #: inputs), one BLAS thread, three classes and two binary attributes: rational 17 us (GE terms
-    #: 10.3 s at n = 8, 39.8 s at n = 10), float 0.04-0.1 us (0.24 s at n = 10, 2.0 s at n = 16,
-    #: 27.3 s at n = 24)
-    GENERIC_PER_STATE: ClassVar[dict[str, float]] = {"rational": 1.75e-5, "float": 5e-8}
+    #: inputs), one BLAS thread, three classes and two binary attributes: rational 17.5 us (GE terms
+    #: 10.3 s at n = 8, 39.8 s at n = 10), float 35 ns where it matters (27.3 s at n = 24; 2.0 s at
+    #: n = 16, 0.24 s at n = 10, 43 and 100 ns per state)
+    GENERIC_PER_STATE: ClassVar[dict[str, float]] = {"rational": 1.75e-5, "float": 3.5e-8}
 
     def generic_seconds(self, model: CellModel, n: int, mode: str) -> float:
         """Estimated CPU seconds of the generic engine's ``E[GE_n]`` and ``E[GE_n^2]`` in arithmetic ``mode``."""
