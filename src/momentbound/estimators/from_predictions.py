@@ -56,6 +56,7 @@ from momentbound.intervals import (
 from momentbound.estimators.symmetry import transpose, input_symmetries
 from momentbound.model.cells import CellModel
 from momentbound.progress import ProgressBar, WorkMeter, check_progress
+from momentbound.probability.exact_backend import call_sample_size
 
 __all__ = [
     "EstimatorMoments",
@@ -661,6 +662,13 @@ def estimator_moments(
                 "the engine's backend (engine.backend) or engine=None"
             )
     engine = metric_engine(engine, chosen)
+    with call_sample_size(estimator.split(N).N):  # one arithmetic for every term of the call
+        return _exact_moments(engine, estimator, N, covariance, max_seconds, progress, chosen)
+
+
+def _exact_moments(engine: MomentEngine, estimator: Splitter, N: int, covariance: str, max_seconds: float | None,
+                   progress: Any, chosen: Any) -> EstimatorMoments:
+    """:func:`estimator_moments` past its argument checks: the guard, then the terms."""
     split = check_work(engine, estimator, N, covariance, max_seconds)
     has_plan = getattr(engine.backend, "work_plan", None) is not None
     if progress and not has_plan:

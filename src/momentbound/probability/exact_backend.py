@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -41,6 +43,23 @@ class WorkItem:
     key: tuple[object, ...]
     seconds: float
     memory: float
+
+
+#: the largest sample size of the estimator call in progress (:func:`call_sample_size`): ``"auto"``
+#: chooses one arithmetic for all of a call's terms, from its largest sample size
+_CALL_SIZE: ContextVar[int] = ContextVar("momentbound_call_size", default=0)
+
+
+@contextmanager
+def call_sample_size(N: int) -> Iterator[None]:
+    """Within the block, ``arithmetic="auto"`` decides on ``max(n, N)`` for a term at sample size
+    ``n``: the terms of one call at ``N`` points (its training sets of ``n < N`` points included) all
+    take the arithmetic of ``N``, as the class-count routes of the call do."""
+    token = _CALL_SIZE.set(max(int(N), _CALL_SIZE.get()))
+    try:
+        yield
+    finally:
+        _CALL_SIZE.reset(token)
 
 
 class ExactBackend(PredictionBackend):
@@ -161,7 +180,7 @@ class ExactBackend(PredictionBackend):
             return "rational"
         if self.arithmetic == "float":
             return "float"
-        return "rational" if model.is_exact and n <= self.rational_max_n else "float"
+        return "rational" if model.is_exact and max(n, _CALL_SIZE.get()) <= self.rational_max_n else "float"
 
     def _single(self, model: CellModel, n: int, x: tuple[int, ...], clf: NaiveBayes) -> np.ndarray:
         mode = self.mode(model, n)
@@ -179,7 +198,7 @@ class ExactBackend(PredictionBackend):
     def estimated_seconds(self, model: CellModel, n: int, clf: NaiveBayes) -> float:
         """A rough estimate of the wall-clock seconds of the pair terms at training size ``n``.
 
-        Covers the two-class fast path (the generic engine is guarded by ``max_work``).
+        Covers the two-class fast path and the generic engine (:meth:`generic_seconds`, also guarded by ``max_work``).
         Calibrated on one core: the dense class laws have ``size^D`` states (``D`` the
         number of component counts of an input pair, ``size`` the DFT window), combined
         for each of the ``n + 1`` class splits and each pair of inputs (measured, CPU seconds of
@@ -191,8 +210,9 @@ class ExactBackend(PredictionBackend):
 
         from momentbound.exact.dft_laws import dft_window_size
 
-        if not self._fast(model, n, clf, self.mode(model, n)):
-            return 0.0
+        mode = self.mode(model, n)
+        if not self._fast(model, n, clf, mode):
+            return self.generic_seconds(model, n, mode)
         x0, x1 = (0,) * model.d, (1,) * model.d
         D = predictions.ComponentSpace(model.arities, (x0, x1)).dim
         n_pairs = model.n_inputs * (model.n_inputs + 1) / 2
@@ -202,6 +222,20 @@ class ExactBackend(PredictionBackend):
         if n > two_class_predictions.TwoClassTables.RECURSION_MAX:
             size = dft_window_size(n, D, self.tail)
         return 5.2e-8 * 3.0 ** (D - 2) * n_pairs * (n + 1) * float(size) ** D
+
+    #: CPU seconds per state combination of the generic engine's single and pair terms
+    #: (:func:`~momentbound.exact.predictions.work_estimate` summed over the inputs and the pairs of
+    #: inputs), one BLAS thread, three classes and two binary attributes: rational 17.5 us (GE terms
+    #: 10.3 s at n = 8, 39.8 s at n = 10), float 35 ns where it matters (27.3 s at n = 24; 2.0 s at
+    #: n = 16, 0.24 s at n = 10, 43 and 100 ns per state)
+    GENERIC_PER_STATE: ClassVar[dict[str, float]] = {"rational": 1.75e-5, "float": 3.5e-8}
+
+    def generic_seconds(self, model: CellModel, n: int, mode: str) -> float:
+        """Estimated CPU seconds of the generic engine's ``E[GE_n]`` and ``E[GE_n^2]`` in arithmetic ``mode``."""
+        xs = list(model.inputs())
+        states = sum(predictions.work_estimate(model, "single", (n,), (x,)) for x in xs)
+        states += sum(predictions.work_estimate(model, "pair", (n,), (x, y)) for i, x in enumerate(xs) for y in xs[i:])
+        return self.GENERIC_PER_STATE[mode] * float(states)
 
     def _note_tail(self, model: CellModel, n: int, tables: two_class_predictions.TwoClassTables) -> None:
         """Error bound: dropped class splits, plus (DFT windows) twice the outside mass of
@@ -385,7 +419,7 @@ class ExactBackend(PredictionBackend):
         """Rough peak bytes of the pair terms at training size ``n`` (two-class fast path: the class
         laws of every size up to ``n`` on the component grid, or one DFT window above
         ``RECURSION_MAX``, plus the score numerators of both inputs)."""
-        if self.estimated_seconds(model, n, clf) == 0.0:
+        if not self._fast(model, n, clf, self.mode(model, n)):
             return 0.0
         x0, x1 = (0,) * model.d, (1,) * model.d
         D = predictions.ComponentSpace(model.arities, (x0, x1)).dim
