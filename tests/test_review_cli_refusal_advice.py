@@ -16,9 +16,9 @@ def _refusal(args: list[str]) -> str:
 
 
 def test_the_work_refusal_advises_the_backends_the_command_has():
-    err = _refusal(["--N", "600", "--splitter", "resubstitution"])
+    err = _refusal(["--N", "1500", "--splitter", "resubstitution"])
     assert "--backend montecarlo" in err and "--backend auto" in err
-    done = run_in_process(["estimate", *MODEL, "--N", "600", "--splitter", "resubstitution", "--backend", "auto",
+    done = run_in_process(["estimate", *MODEL, "--N", "1500", "--splitter", "resubstitution", "--backend", "auto",
                            "--seed", "1", "--draws", "500", "--json"])
     assert done.returncode == 0 and '"backend": "montecarlo"' in done.stdout
 

@@ -33,6 +33,7 @@ from momentbound.intervals import Interval, Value, clip_nonneg, ratio_like
 
 __all__ = [
     "AVERAGES",
+    "CLASS_COUNT_ROUTES",
     "GE",
     "HoldOut",
     "KFold",
@@ -550,6 +551,12 @@ class HoldOut(SplitterDefaults):
         return test, train, (test + train)[:, 0]
 
 
+#: the splitter whose exact route computes a family's rates that divide by a fold's class counts:
+#: ``"kfold"`` -> ``factory(v, average)``, ``RepeatedKFold(v, 1)``, registered by
+#: :mod:`momentbound.splitters.repeated` (a module above this one, which it never imports)
+CLASS_COUNT_ROUTES: dict[str, Any] = {}
+
+
 @dataclass(frozen=True)
 class KFold(SplitterDefaults):
     """``v``-fold cross-validation with scikit-learn's fold sizes.
@@ -616,13 +623,11 @@ class KFold(SplitterDefaults):
         partition, and that route conditions on the class counts of every fold. Else the KFold itself."""
         if not getattr(getattr(engine, "metric", None), "prior_weighted", False):
             return self
-        from momentbound.splitters.repeated import RepeatedKFold
-
         if getattr(engine.backend, "name", None) != "exact":
             raise InvalidArgument(
                 f"metric {engine.metric.name} of {self.describe()} divides by each fold's class counts: its exact "
                 f"route sums over them with backend='exact', not {getattr(engine.backend, 'name', engine.backend)!r}")
-        return RepeatedKFold(self.v, 1, average=self.average)
+        return CLASS_COUNT_ROUTES["kfold"](self.v, self.average)
 
     def assemble(self, engine: Any, N: int, covariance: str) -> ExactParts:
         route = self.exact_route(engine)

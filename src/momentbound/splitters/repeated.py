@@ -33,6 +33,7 @@ from momentbound.errors import ImpossibleSplit, InvalidArgument
 from momentbound.exact.allocation import fold_allocation
 from momentbound.splitters.basic import (
     AVERAGE_HELP,
+    CLASS_COUNT_ROUTES,
     ExactParts,
     HoldOut,
     KFold,
@@ -458,3 +459,8 @@ def redraw_unsplittable(sim: Any, cells: np.ndarray, N: int, ns: int, rng: np.ra
         f"StratifiedShuffleSplit: almost no dataset of N={N} points can be split under this model (a class "
         "with a single member, or fewer train/test points than classes); use a larger N or ShuffleSplit"
     )
+
+
+# KFold's recall, class error rates and balanced error: one partition of i.i.d. points has the law of
+# one shuffled partition, whose class-count route conditions on every fold's class counts
+CLASS_COUNT_ROUTES["kfold"] = lambda v, average: RepeatedKFold(v, 1, average=average)
