@@ -47,10 +47,10 @@ def test_classifier_keys_still_reach_the_classifier():
 
 @pytest.mark.parametrize("args, message", [
     (["--splitter", "cv", "--param", "v=3", "--folds", "3"], "--param v and --folds both set v"),
-    (["--splitter", "oob"], "--estimator oob needs --bootstraps or --param B=VALUE"),
+    (["--splitter", "oob"], "--splitter oob needs --bootstraps or --param B=VALUE"),
     (["--splitter", "cv"], "needs --folds or --param v=VALUE"),
     (["--splitter", "cv", "--param", "splitter.u=2", "--folds", "3"], "cv has no parameter 'u'"),
-    (["--splitter", "ge", "--test-size", "3"], "--test-size does not apply to --estimator ge"),
+    (["--splitter", "ge", "--test-size", "3"], "--test-size does not apply to --splitter ge"),
     (["--splitter", "nope"], "Invalid value for '--splitter'"),
 ])
 def test_bad_splitter_options_are_one_line_errors(args, message):

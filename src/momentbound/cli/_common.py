@@ -558,7 +558,7 @@ def build_splitter(splitter: tuple[str, dict[str, str]], params: dict[str, Any] 
     values (``params``), read from its class's fields: an option it does not take, a parameter given
     twice or a required one missing is a one-line error."""
     from momentbound.classifiers.params import parse_value
-    from momentbound.errors import InvalidArgument
+    from momentbound.errors import InvalidArgument, MomentboundError
     from momentbound.splitters import SPLITTERS, make_splitter
 
     name, given = splitter
@@ -568,7 +568,7 @@ def build_splitter(splitter: tuple[str, dict[str, str]], params: dict[str, Any] 
     for flag, text in given.items():
         field = next((f for f in fields if flag in f.metadata.get("flags", ())), None)
         if field is None:
-            raise click.UsageError(f"{flag} does not apply to {SPLITTER_FLAGS[1]} {name}; its parameters: "
+            raise click.UsageError(f"{flag} does not apply to {SPLITTER_FLAGS[0]} {name}; its parameters: "
                                    f"{', '.join(f.name for f in fields) or 'none'}")
         if field.name in values:
             raise click.UsageError(f"{source[field.name]} and {flag} both set {field.name}; give one")
@@ -584,8 +584,18 @@ def build_splitter(splitter: tuple[str, dict[str, str]], params: dict[str, Any] 
     if missing:
         need = ", ".join(" or ".join(tuple(f.metadata.get("flags", ())) + (f"--param {f.name}=VALUE",))
                          for f in missing)
-        raise click.UsageError(f"{SPLITTER_FLAGS[1]} {name} needs {need}")
-    return make_splitter(name, **values)
+        raise click.UsageError(f"{SPLITTER_FLAGS[0]} {name} needs {need}")
+    try:
+        return make_splitter(name, **values)
+    except MomentboundError as exc:  # the splitter's own check: its field names as this command's options
+        import re
+
+        text = str(exc)
+        for f in fields:
+            flag = source.get(f.name) or next(iter(f.metadata.get("flags", ())), f"--param {f.name}")
+            text = re.sub(rf"(?<![\w(]){re.escape(f.name)}(?:=(\S+?)(?=[,;)]|$))?(?!\w)",
+                          lambda m, flag=flag: flag + (f" {m.group(1)}" if m.group(1) else ""), text)
+        raise UserError(f"{type(exc).__name__}: {text}") from None
 
 
 def check_montecarlo(backend: str, covariance: str, draws: int | None) -> None:

@@ -476,8 +476,7 @@ class HoldOut(SplitterDefaults):
         if (self.test_size is None) == (self.test_fraction is None):
             raise InvalidArgument(
                 "HoldOut needs exactly one of test_size (a number of points) or test_fraction "
-                f"(a share in (0, 1)); got test_size={self.test_size!r}, "
-                f"test_fraction={self.test_fraction!r}"
+                f"(a share in (0, 1)); got {'neither' if self.test_size is None else 'both'}"
             )
         if self.test_size is not None:
             if isinstance(self.test_size, bool) or not isinstance(self.test_size, (int, np.integer)):
