@@ -28,6 +28,7 @@ from momentbound.guard import option, seconds_limit
 import math
 
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -442,11 +443,31 @@ def check_arguments(model: object, estimator: object, covariance: object) -> Non
         )
 
 
+#: below this probability that scikit-learn can split the data, the conditional moments come with a
+#: warning (the conditioning is no longer a detail of rare datasets)
+CONDITIONING_WARNING = 0.95
+
+
+def _warn_conditioning(estimator: Splitter, N: int, split_probability: Any) -> None:
+    """Warn when the moments are conditional on an event of probability below
+    :data:`CONDITIONING_WARNING`: scikit-learn raises ``ValueError`` on the other datasets."""
+    if split_probability is None:
+        return
+    p = float(split_probability.estimate if isinstance(split_probability, Interval) else split_probability)
+    if p < CONDITIONING_WARNING:
+        warnings.warn(
+            f"{estimator.describe()} at N={N}: scikit-learn cannot split {1 - p:.3g} of the datasets "
+            f"(it raises ValueError); the moments are conditional on the split being possible "
+            f"(split_probability {p:.4g}). A larger N or fewer folds (or a larger test part) makes the "
+            "split possible almost surely.", UserWarning, stacklevel=4)
+
+
 def _compute(
     engine: MomentEngine, N: int, estimator: Splitter, covariance: str, metric: str = "error"
 ) -> EstimatorMoments:
     start = time.perf_counter()
     parts = estimator.assemble(engine, N, covariance)
+    _warn_conditioning(estimator, N, parts.split_probability)
     mean, second, train = parts.mean, parts.second, parts.train_size
     ge_mean = engine.ge_first(train)
     rate = engine.loss is None  # error rates lie in [0, 1]; other losses have their own range
