@@ -193,7 +193,8 @@ def test_memory_guard_refuses_before_any_work():
         estimator_accuracy(model, 100, KFold(10), engine=make_engine(model, classifier=NaiveBayes(), backend=small))
     assert small.dropped_mass_bound == 0.0  # nothing ran
     # a limit between the two points' needs: the sweep refuses before computing the first one
-    two, ten = (1.3 * rs.memory_estimate(model, 100 - 2 * s, s - 1, s - 1) for s in (50, 10))
+    # (the packed estimates: a limit the levels do not fit in dense makes them packed)
+    two, ten = (1.3 * rs.memory_estimate(model, 100 - 2 * s, s - 1, s - 1, dense_budget=0) for s in (50, 10))
     middle = ExactBackend(arithmetic="float", max_memory=(two + ten) / 2)
     calls = []
     original = rs.cross_errors

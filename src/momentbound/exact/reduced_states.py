@@ -40,8 +40,8 @@ from momentbound.classifiers.naive_bayes import NaiveBayes, keys_fit_int64, scor
 from momentbound.exact.predictions import ComponentSpace, class_count_splits, class_laws, decide_grid
 from momentbound.model.cells import CellModel
 
-__all__ = ["applies", "cross_error_matrix", "cross_errors", "CrossErrors", "memory_estimate", "work_estimate",
-           "NS_PER_OP", "ns_per_op"]
+__all__ = ["applies", "cross_error_matrix", "cross_errors", "CrossErrors", "holds_dense", "memory_estimate",
+           "work_estimate", "DENSE_BYTES", "NS_PER_OP", "NS_PER_OP_DENSE", "ns_per_op"]
 
 Input = tuple[int, ...]
 
@@ -52,17 +52,27 @@ Input = tuple[int, ...]
 #: :func:`ns_per_op` scales it for large slices
 NS_PER_OP = 2.9
 
+#: the same with every level held dense (:data:`DENSE_BYTES`): no packing or unpacking of slices
+#: (1.55-1.8 ns measured on two-attribute models at N = 80-100 before the packed levels)
+NS_PER_OP_DENSE = 1.8
 
-def ns_per_op(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
-    """CPU nanoseconds per multiply-add of :func:`work_estimate` for these sizes: :data:`NS_PER_OP`,
-    times ``(B / 64 MiB)^0.45`` when the largest slice of the recursion holds ``B > 64 MiB``
-    (memory bound; fitted to 2.42 and 4.8 ns measured at 134 and 549 MiB, 10-fold CV of the
-    paper's 2x2x2 model at N = 140 and 200)."""
+#: bytes of ``h`` the two-class stream may hold dense (every level's slice whole, no packing):
+#: below this estimate (:func:`memory_estimate`) the levels are held dense, above it packed
+DENSE_BYTES = 2**31
+
+
+def ns_per_op(model: CellModel, n_common: int, n_a: int, n_b: int, dense_budget: float = DENSE_BYTES) -> float:
+    """CPU nanoseconds per multiply-add of :func:`work_estimate` for these sizes: :data:`NS_PER_OP`
+    (:data:`NS_PER_OP_DENSE` when the levels are held dense, :func:`holds_dense`), times
+    ``(B / 64 MiB)^0.45`` when the largest slice of the recursion holds ``B > 64 MiB`` (memory
+    bound; fitted to 2.42 and 4.8 ns measured at 134 and 549 MiB, 10-fold CV of the paper's 2x2x2
+    model at N = 140 and 200)."""
     r = max(n_a, n_b)
     top = n_common + 1 + r
     XU = 1 if r == 0 else _setup(model, NaiveBayes()).XU
     nbytes = 8.0 * float((top // 2 + 1) * (top - top // 2 + 1)) ** model.d * XU
-    return NS_PER_OP * max(1.0, nbytes / 2**26) ** 0.45
+    base = NS_PER_OP_DENSE if holds_dense(model, n_common, n_a, n_b, dense_budget) else NS_PER_OP
+    return base * max(1.0, nbytes / 2**26) ** 0.45
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -688,12 +698,14 @@ def _top_packed(st: _Setup, totals: tuple[int, int], buffers: _Buffers) -> _Pack
     return out
 
 
-def _step_packed(st: _Setup, totals: tuple[int, int], src0: _Packed | None, src1: _Packed | None,
-                 prune: "_Pruning | None", buffers: _Buffers, dense: bool) -> "_Packed | np.ndarray":
-    """:func:`_step_block` of two classes on packed sources, band by band over the class-0 grid:
-    a band of rows reads the same rows of ``src1`` and, shifted by the agreement bits, a band one
-    run longer of ``src0``; each entry is the same sum as on dense slices. Returns the level
-    packed, or dense (``(states, XU, V)``) when ``dense``."""
+def _step_packed(st: _Setup, totals: tuple[int, int], src0: "_Packed | np.ndarray | None",
+                 src1: "_Packed | np.ndarray | None", prune: "_Pruning | None", buffers: _Buffers,
+                 dense: bool) -> "_Packed | np.ndarray":
+    """:func:`_step_block` of two classes on packed or dense sources, band by band over the
+    class-0 grid: a band of rows reads the same rows of ``src1`` and, shifted by the agreement
+    bits, a band one run longer of ``src0`` (views of a dense source, unpacked rows of a packed
+    one); each entry is the same sum as on dense slices. Returns the level packed, or dense
+    (``(states, XU, V)``) when ``dense``."""
     d, XV = st.d, st.XU * st.V
     sides = [n + 1 for n in totals]
     G0, G1 = sides[0] ** d, sides[1] ** d
@@ -720,16 +732,16 @@ def _step_packed(st: _Setup, totals: tuple[int, int], src0: _Packed | None, src1
     for g in range(0, G0, step):
         e = min(G0, g + step)
         s0lo, s0hi = int(map0[g]), int(map0[e - 1] + off0.max()) + 1
-        s0 = (src0.unpack_rows(s0lo, s0hi, buffers.take((s0hi - s0lo) * G1 * XV)).reshape(s0hi - s0lo, G1, XV)
+        s0 = (_rows_view(src0, s0lo, s0hi, G1 * XV, buffers).reshape(s0hi - s0lo, G1, XV)
               if have0 else dummy)
-        s1 = (src1.unpack_rows(g, e, buffers.take((e - g) * G1p * XV)).reshape(e - g, G1p, XV)
+        s1 = (_rows_view(src1, g, e, G1p * XV, buffers).reshape(e - g, G1p, XV)
               if have1 else dummy)
         band = out[g * G1 * XV:e * G1 * XV] if dense else buffers.take((e - g) * G1 * XV)
         _step_two(band.reshape(e - g, G1, XV), s0, s1, map0[g:e] - s0lo, off0, c0, map1, off1, c1, have0, have1,
                   lw0[g:e], lw0max[g:e], lw1, sides[1], *rows1, psplit, thr, dropped[g:e])
-        if have0:
+        if have0 and not isinstance(src0, np.ndarray):
             buffers.give(s0)
-        if have1:
+        if have1 and not isinstance(src1, np.ndarray):
             buffers.give(s1)
         if not dense:
             out.add(band)
@@ -739,13 +751,24 @@ def _step_packed(st: _Setup, totals: tuple[int, int], src0: _Packed | None, src1
     return out.reshape(G0 * G1, st.XU, st.V) if dense else out
 
 
+def _rows_view(src: "_Packed | np.ndarray", r0: int, r1: int, rowlen: int, buffers: _Buffers) -> np.ndarray:
+    """Rows ``r0..r1 - 1`` of a slice's class-0 grid, flat: a view of a dense slice, or unpacked
+    from a packed one into a buffer of ``buffers`` (to be given back)."""
+    if isinstance(src, np.ndarray):
+        return src.reshape(-1)[r0 * rowlen:r1 * rowlen]
+    return src.unpack_rows(r0, r1, buffers.take((r1 - r0) * rowlen))
+
+
 def _stream_two_class(st: _Setup, bottom: int, r: int, prune: "_Pruning | None" = None,
-                      dense_bottom: bool = True) -> Iterator[tuple[int, "np.ndarray | _Packed"]]:
+                      dense_bottom: bool = True, dense_levels: bool = False,
+                      ) -> Iterator[tuple[int, "np.ndarray | _Packed"]]:
     """Two classes: ``(a, h on the split (a, bottom - a))`` for ``a = 0..bottom``, holding one
     slice per level (level ``l`` holds the split ``(a + l, bottom - a)`` of iteration ``a``).
     Every slice above the bottom is held packed (:class:`_Packed`) and computed band by band over
     the class-0 grid (:func:`_step_packed`), so only a few bands are dense at once; the bottom
-    slices are yielded dense, or packed unless ``dense_bottom`` (and ``r > 0``)."""
+    slices are yielded dense, or packed unless ``dense_bottom`` (and ``r > 0``). ``dense_levels``:
+    every slice is held dense instead (the same values, no packing; for slices that fit in memory
+    whole, :func:`holds_dense`)."""
     if r == 0:
         for a in range(bottom + 1):
             yield a, _top_block(st, (a, bottom - a))
@@ -754,13 +777,15 @@ def _stream_two_class(st: _Setup, bottom: int, r: int, prune: "_Pruning | None" 
     slots: list[_Packed | None] = [None] * (r + 1)
     for a in range(-r, bottom + 1):
         b = bottom - a
-        cur: _Packed | np.ndarray | None = _top_packed(st, (a + r, b), buffers) if a + r >= 0 else None
+        cur: _Packed | np.ndarray | None = None
+        if a + r >= 0:
+            cur = _top_block(st, (a + r, b)) if dense_levels else _top_packed(st, (a + r, b), buffers)
         for lv in range(r - 1, -1, -1):
             i0 = a + lv
             # class 0 added: level lv + 1 at (i0 + 1, b) (this iteration); class 1 added: level
             # lv + 1 at (i0, b + 1) (previous iteration, in its slot)
             nxt = None if i0 < 0 else _step_packed(st, (i0, b), cur, slots[lv + 1], prune, buffers,
-                                                    dense_bottom and lv == 0)
+                                                    dense_levels or (dense_bottom and lv == 0))
             slots[lv + 1] = cur
             cur = nxt
         if a >= 0:
@@ -1129,13 +1154,16 @@ def _packed_share(model: CellModel, top: int, r: int) -> float:
 PACKED_FACTOR = 0.36
 
 
-def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
+def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int,
+                    dense_budget: float = DENSE_BYTES) -> float:
     """Peak bytes of :func:`cross_errors`, estimated (measured peaks are 0.5-1.3 times this above a
     few MB): the per-class laws of up to ``n_common + 1 + r`` points with their index arrays, and
     the values of ``h`` held at once (two classes, per stream: ``r + 2`` packed slices, one per
     level and the two in flight, each at most the middle split's size, and the two packed bottom
     slices of the sum over ``C`` (:func:`_packed_share`), and about four dense bands of
-    :data:`BAND_BYTES`; more classes: two whole levels).
+    :data:`BAND_BYTES`; or, when that fits in ``dense_budget`` (:func:`holds_dense`), ``r + 3``
+    dense slices and the rows of ``h`` a band of the sum over ``C`` reads; more classes: two
+    whole levels).
 
     Examples
     --------
@@ -1143,6 +1171,13 @@ def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> floa
     >>> round(memory_estimate(second_nb_model(), 160, 19, 19) / 2**30, 1)  # N = 200, 10-fold
     2.8
     """
+    if holds_dense(model, n_common, n_a, n_b, dense_budget):
+        return float(_dense_bytes(model, n_common, n_a, n_b))  # type: ignore[arg-type]
+    return _packed_bytes(model, n_common, n_a, n_b)
+
+
+def _packed_bytes(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
+    """:func:`memory_estimate` with the levels held packed (and with more classes)."""
     st = _setup(model, NaiveBayes())
     K, d, X = st.K, st.d, st.X
     XU = 1 if n_a == 0 and n_b == 0 else st.XU
@@ -1168,6 +1203,38 @@ def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int) -> floa
     return laws + 8.0 * streams * held
 
 
+def _dense_bytes(model: CellModel, n_common: int, n_a: int, n_b: int) -> float | None:
+    """Peak bytes of :func:`cross_errors` with every level held dense (two classes and private
+    points; else ``None``): the class laws, per stream ``r + 3`` slices of the middle split's size
+    (one per level, the top and the level in flight) and the rows of ``h`` a band of the sum over
+    ``C`` reads."""
+    if model.n_classes != 2 or max(n_a, n_b) == 0:
+        return None
+    st = _setup(model, NaiveBayes())
+    d, X, XU = st.d, st.X, st.XU
+    top = n_common + 1 + max(n_a, n_b)
+    D = ComponentSpace(model.arities, st.inputs).dim
+    laws = 8.0 * 2 * (1 + 2 * X) * float(top + 1) ** (D + 1) / (D + 1)
+
+    def middle(m: int) -> float:  # entries of the largest slice of a level of m points
+        return float((m // 2 + 1) * (m - m // 2 + 1)) ** d * XU
+
+    held = 0.0
+    for r in {n_a, n_b}:  # one stream per private size
+        held += (r + 3) * middle(n_common + 1 + r) + min(BAND_BYTES / 8.0, 2 * middle(n_common + 1))
+    return laws + 8.0 * held
+
+
+def holds_dense(model: CellModel, n_common: int, n_a: int, n_b: int, budget: float = DENSE_BYTES) -> bool:
+    """Whether :func:`cross_errors` holds the levels of ``h`` dense (no packing: faster) for these
+    sizes: two classes, private points, and the dense estimate within ``budget`` bytes or below
+    the packed one (small slices, where the packed form's dense bands dominate). ``budget = 0``:
+    never (always packed)."""
+    dense = _dense_bytes(model, n_common, n_a, n_b)
+    return (dense is not None and budget > 0
+            and (dense <= budget or dense <= _packed_bytes(model, n_common, n_a, n_b)))
+
+
 @dataclass(frozen=True)
 class CrossErrors:
     """Result of :func:`cross_errors`.
@@ -1187,7 +1254,7 @@ class CrossErrors:
 
 def cross_errors(
     model: CellModel, n_common: int, n_a: int, n_b: int, clf: NaiveBayes, tail: float = 0.0,
-    on_progress: Callable[[float], None] | None = None,
+    on_progress: Callable[[float], None] | None = None, dense_budget: float = DENSE_BYTES,
 ) -> CrossErrors:
     """``M[a, b] = P[err_a(C + B' + b) and err_b(C + A' + a)]`` for every pair of cells.
 
@@ -1206,6 +1273,9 @@ def cross_errors(
         smallest cell probability, ``r`` the larger private size; see :class:`_Pruning`). The
         bound on what this leaves out, computed from the states actually skipped, is
         :attr:`CrossErrors.dropped_mass_bound` (of order ``tail``). ``0`` sums every state.
+    dense_budget:
+        Bytes within which the levels of ``h`` are held dense (:func:`holds_dense`; faster, the
+        same values); above it they are held packed. ``0``: always packed.
 
     Examples
     --------
@@ -1249,8 +1319,10 @@ def cross_errors(
         # the level drops count twice (symmetric) and 1 / p_min each: tail / 2 in all
         prune = _Pruning(st, tail * _p_min(model) / (4.0 * r), grids.laws)
     # C split (a, n_common - a) needs h on (a + 1, .) (u of class 0) and (a, .) (u of class 1)
-    stream1 = _stream_two_class(st, bottom, n_b, prune, dense_bottom=False)  # h_a: private part B'
-    stream2 = stream1 if symmetric else _stream_two_class(st, bottom, n_a, prune, dense_bottom=False)
+    dense = holds_dense(model, n_common, n_a, n_b, dense_budget)
+    stream1 = _stream_two_class(st, bottom, n_b, prune, dense_bottom=False, dense_levels=dense)  # h_a: private part B'
+    stream2 = stream1 if symmetric else _stream_two_class(st, bottom, n_a, prune, dense_bottom=False,
+                                                          dense_levels=dense)
     buffers = _Buffers()
     prev1 = prev2 = None
     dropped_c = 0.0

@@ -313,11 +313,12 @@ class ExactBackend(PredictionBackend):
             return None
         if not reduced_states.applies(model, n_total, clf):
             return None
+        budget = self._dense_budget()
         self._check_memory(model, f"with sizes (n_common, n_a, n_b) = {(nc, na, nb)}",
-                           reduced_states.memory_estimate(model, nc, na, nb))
+                           reduced_states.memory_estimate(model, nc, na, nb, budget))
         work = reduced_states.work_estimate(model, nc, na, nb, tail=self.tail)
         if work > self.max_work * self.REDUCED_OPS_PER_WORK:
-            seconds = work * reduced_states.ns_per_op(model, nc, na, nb) * 1e-9
+            seconds = work * reduced_states.ns_per_op(model, nc, na, nb, budget) * 1e-9
             raise InvalidArgument(
                 f"the exact cross term for this model (d = {model.d}, K = {model.n_classes}, sizes "
                 f"{(nc, na, nb)}) needs about {work:.2g} multiply-adds (~{seconds:.2g} s on one core; "
@@ -325,9 +326,20 @@ class ExactBackend(PredictionBackend):
                 "use backend='montecarlo' (estimator moments by conditional Monte Carlo), a smaller N, "
                 "or raise max_work"
             )
-        r = reduced_states.cross_errors(model, nc, na, nb, clf, tail=self.tail, on_progress=on_progress)
+        r = reduced_states.cross_errors(model, nc, na, nb, clf, tail=self.tail, on_progress=on_progress,
+                                        dense_budget=budget)
         self.dropped_mass_bound = max(self.dropped_mass_bound, r.dropped_mass_bound)
         return r.matrix
+
+    def _dense_budget(self) -> float:
+        """Bytes within which the cross term holds its levels dense (faster): at most
+        :data:`~momentbound.exact.reduced_states.DENSE_BYTES`, and within the memory limit in
+        force (with the guard's margin)."""
+        from momentbound import guard
+
+        limit = guard.memory_limit(self.max_memory)
+        budget = float(reduced_states.DENSE_BYTES)
+        return budget if limit is None else min(budget, limit / MEMORY_MARGIN)
 
     def _check_memory(self, model: CellModel, what: str, memory: float) -> None:
         from momentbound import guard
@@ -389,9 +401,10 @@ class ExactBackend(PredictionBackend):
                     terms = (model.n_inputs * model.n_classes) ** 2 / 2
                     seconds, memory = 1.2e-9 * float(nc + 1) ** 2.8 * terms, 32.0 * (nc + 1) ** 2
                 else:
+                    budget = self._dense_budget()
                     seconds = (reduced_states.work_estimate(model, nc, s - 1, t - 1, tail=self.tail)
-                               * reduced_states.ns_per_op(model, nc, s - 1, t - 1) * 1e-9)
-                    memory = reduced_states.memory_estimate(model, nc, s - 1, t - 1)
+                               * reduced_states.ns_per_op(model, nc, s - 1, t - 1, budget) * 1e-9)
+                    memory = reduced_states.memory_estimate(model, nc, s - 1, t - 1, budget)
                 items.append(WorkItem(("cross", nc, s, t), seconds, memory))
         return items
 
