@@ -17,7 +17,10 @@ Models: ``paper`` (:func:`momentbound.model.second_nb_model`, class-0 cells 0.1,
 0.15) and ``asym`` (no symmetry of inputs or classes).
 
 Run: PYTHONPATH=src .venv/bin/python benchmarks/bench_cv_n200.py [--model asym] [--N 200] [--rel 0.01]
-     [--no-exact] [--no-sim] [--lift] [--quick]
+     [--no-exact] [--no-sim] [--lift] [--packed] [--quick]
+
+``--packed`` runs the exact moments a second time with the levels of the cross term held packed
+(the form used where they do not fit dense), and compares CPU, peak memory and the moments.
 
 ``--quick`` runs the same comparison at N = 60 with the variance to 5% (about 10 s of CPU).
 """
@@ -45,14 +48,17 @@ def make_model(name: str):
     return second_nb_model() if name == "paper" else CellModel((2, 2), ASYM, 2)
 
 
-def run_exact(name: str, N: int, lift: bool) -> None:
-    """Child process: one exact run with the default limits (``lift``: none); prints one JSON line."""
+def run_exact(name: str, N: int, lift: bool, packed: bool = False) -> None:
+    """Child process: one exact run with the default limits (``lift``: none; ``packed``: the levels
+    held packed even where they fit dense); prints one JSON line."""
     from momentbound.classifiers.naive_bayes import NaiveBayes
     from momentbound.errors import InvalidArgument
     from momentbound.estimators import KFold, estimator_moments
     from momentbound.exact import reduced_states as rs
     from momentbound.probability.exact_backend import ExactBackend
 
+    if packed:
+        rs.DENSE_BYTES = 0
     model = make_model(name)
     nc, r = N - 2 * (N // 10), N // 10 - 1
     est = {"est_seconds": rs.work_estimate(model, nc, r, r, tail=1e-13) * rs.ns_per_op(model, nc, r, r) * 1e-9,
@@ -69,6 +75,7 @@ def run_exact(name: str, N: int, lift: bool) -> None:
     print(json.dumps({"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu,
                       "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0,
                       "mean": float(res.mean), "variance": float(res.variance),
+                      "dense": rs.holds_dense(model, nc, r, r, rs.DENSE_BYTES),
                       "dropped_mass_bound": backend.dropped_mass_bound, **est}), flush=True)
 
 
@@ -124,33 +131,45 @@ def main() -> None:
     ap.add_argument("--no-exact", action="store_true")
     ap.add_argument("--no-sim", action="store_true")
     ap.add_argument("--lift", action="store_true", help="exact run without the time and work limits")
-    ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--packed", action="store_true",
+                    help="also run the exact moments with the levels held packed (the form above 2 GiB), same run")
+    ap.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("--quick", action="store_true", help="N = 60, Var(CE) to 5%% relative")
     args = ap.parse_args()
     if args.quick:
         args.N, args.rel = 60, 0.05
     if args.one:
-        run_exact(args.one[0], int(args.one[1]), args.one[2] == "lift")
+        run_exact(args.one[0], int(args.one[1]), args.one[2] == "lift", args.one[3] == "packed")
         return
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
           f"load {os.getloadavg()[0]:.1f}; model {args.model}, N = {args.N}, 10-fold, alpha = 1, ties 'first'",
           flush=True)
     exact = None
-    if not args.no_exact:
-        cmd = [sys.executable, __file__, "--one", args.model, str(args.N), "lift" if args.lift else "default"]
+    runs = {}
+    for form in (("default", "packed") if args.packed else ("default",)) if not args.no_exact else ():
+        cmd = [sys.executable, __file__, "--one", args.model, str(args.N), "lift" if args.lift else "default", form]
         res = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if res.returncode != 0:
             raise SystemExit(f"exact child failed:\n{res.stderr[-3000:]}")
-        exact = json.loads(res.stdout.strip().splitlines()[-1])
-        if "refused" in exact:
-            print(f"exact: refused by the guard: {exact['refused']}")
-            exact = None
-        else:
-            print(f"exact: cpu {exact['cpu']:.1f} s (estimated {exact['est_seconds']:.1f} s, measured/estimated "
-                  f"{exact['cpu'] / exact['est_seconds']:.2f}), wall {exact['wall']:.1f} s, peak RSS "
-                  f"{exact['rss'] / 2**30:.2f} GiB (estimated {exact['est_bytes'] / 2**30:.2f} GiB), "
-                  f"E[CE] = {exact['mean']:.10f}, Var(CE) = {exact['variance']:.6e}, dropped mass <= "
-                  f"{exact['dropped_mass_bound']:.1g}", flush=True)
+        run = json.loads(res.stdout.strip().splitlines()[-1])
+        if "refused" in run:
+            print(f"exact ({form}): refused by the guard: {run['refused']}")
+            continue
+        runs[form] = run
+        levels = "dense" if run["dense"] else "packed"
+        print(f"exact ({form}, levels {levels}): cpu {run['cpu']:.1f} s (estimated {run['est_seconds']:.1f} s, "
+              f"measured/estimated {run['cpu'] / run['est_seconds']:.2f}), wall {run['wall']:.1f} s, peak RSS "
+              f"{run['rss'] / 2**30:.2f} GiB (estimated {run['est_bytes'] / 2**30:.2f} GiB), "
+              f"E[CE] = {run['mean']!r}, Var(CE) = {run['variance']!r}, dropped mass <= "
+              f"{run['dropped_mass_bound']:.1g}", flush=True)
+    exact = runs.get("default")
+    if len(runs) == 2:
+        a, b = runs["default"], runs["packed"]
+        same = (a["mean"], a["variance"]) == (b["mean"], b["variance"])
+        print(f"default / packed: CPU {a['cpu'] / b['cpu']:.2f}, peak RSS {a['rss'] / b['rss']:.2f}; moments "
+              f"{'bitwise equal' if same else 'DIFFER'}", flush=True)
+        if not same:
+            raise SystemExit("the dense and packed levels gave different moments")
     if args.no_sim:
         return
     model = make_model(args.model)

@@ -61,7 +61,7 @@ NS_PER_OP_DENSE = 1.8
 DENSE_BYTES = 2**31
 
 
-def ns_per_op(model: CellModel, n_common: int, n_a: int, n_b: int, dense_budget: float = DENSE_BYTES) -> float:
+def ns_per_op(model: CellModel, n_common: int, n_a: int, n_b: int, dense_budget: float | None = None) -> float:
     """CPU nanoseconds per multiply-add of :func:`work_estimate` for these sizes: :data:`NS_PER_OP`
     (:data:`NS_PER_OP_DENSE` when the levels are held dense, :func:`holds_dense`), times
     ``(B / 64 MiB)^0.45`` when the largest slice of the recursion holds ``B > 64 MiB`` (memory
@@ -1155,7 +1155,7 @@ PACKED_FACTOR = 0.36
 
 
 def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int,
-                    dense_budget: float = DENSE_BYTES) -> float:
+                    dense_budget: float | None = None) -> float:
     """Peak bytes of :func:`cross_errors`, estimated (measured peaks are 0.5-1.3 times this above a
     few MB): the per-class laws of up to ``n_common + 1 + r`` points with their index arrays, and
     the values of ``h`` held at once (two classes, per stream: ``r + 2`` packed slices, one per
@@ -1225,11 +1225,12 @@ def _dense_bytes(model: CellModel, n_common: int, n_a: int, n_b: int) -> float |
     return laws + 8.0 * held
 
 
-def holds_dense(model: CellModel, n_common: int, n_a: int, n_b: int, budget: float = DENSE_BYTES) -> bool:
+def holds_dense(model: CellModel, n_common: int, n_a: int, n_b: int, budget: float | None = None) -> bool:
     """Whether :func:`cross_errors` holds the levels of ``h`` dense (no packing: faster) for these
     sizes: two classes, private points, and the dense estimate within ``budget`` bytes or below
     the packed one (small slices, where the packed form's dense bands dominate). ``budget = 0``:
     never (always packed)."""
+    budget = DENSE_BYTES if budget is None else budget
     dense = _dense_bytes(model, n_common, n_a, n_b)
     return (dense is not None and budget > 0
             and (dense <= budget or dense <= _packed_bytes(model, n_common, n_a, n_b)))
@@ -1254,7 +1255,7 @@ class CrossErrors:
 
 def cross_errors(
     model: CellModel, n_common: int, n_a: int, n_b: int, clf: NaiveBayes, tail: float = 0.0,
-    on_progress: Callable[[float], None] | None = None, dense_budget: float = DENSE_BYTES,
+    on_progress: Callable[[float], None] | None = None, dense_budget: float | None = None,
 ) -> CrossErrors:
     """``M[a, b] = P[err_a(C + B' + b) and err_b(C + A' + a)]`` for every pair of cells.
 
@@ -1275,7 +1276,7 @@ def cross_errors(
         :attr:`CrossErrors.dropped_mass_bound` (of order ``tail``). ``0`` sums every state.
     dense_budget:
         Bytes within which the levels of ``h`` are held dense (:func:`holds_dense`; faster, the
-        same values); above it they are held packed. ``0``: always packed.
+        same values); above it they are held packed. ``0``: always packed; ``None``: :data:`DENSE_BYTES`.
 
     Examples
     --------
