@@ -5,6 +5,7 @@ as in a real subprocess)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -68,6 +69,31 @@ def run_in_process(args: list[str], cwd: Path | None = None) -> subprocess.Compl
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         stderr += "".join(traceback.format_exception(result.exception))
     return subprocess.CompletedProcess(["momentbound", *args], result.exit_code, result.stdout + leaked[1], stderr)
+
+
+_BATCH_CHILD = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from conftest import run_in_process
+jobs = json.load(sys.stdin)
+done = {key: run_in_process(args) for key, args in jobs.items()}
+sys.stdout.write(json.dumps({k: [r.returncode, r.stdout, r.stderr] for k, r in done.items()}))
+"""
+
+
+def run_in_one_process(jobs: dict[str, list[str]], *, env: dict[str, str] | None = None,
+                       preexec_fn: Callable[[], None] | None = None,
+                       timeout: float = 600) -> dict[str, subprocess.CompletedProcess[str]]:
+    """``momentbound ARGS`` for every ``ARGS`` of ``jobs``, one after the other with
+    :func:`run_in_process` inside ONE fresh Python process (started with ``env`` and
+    ``preexec_fn``, e.g. a resource limit): each run gets its own exit code and what reached file
+    descriptors 1 and 2, and the process pays the imports once instead of once per run."""
+    done = subprocess.run([sys.executable, "-c", _BATCH_CHILD, str(Path(__file__).resolve().parent)],
+                          input=json.dumps(jobs), capture_output=True, text=True, env=env, preexec_fn=preexec_fn,
+                          timeout=timeout)
+    assert done.returncode == 0, f"batch process: exit {done.returncode}\n{done.stderr[-3000:]}"
+    return {key: subprocess.CompletedProcess(["momentbound", *jobs[key]], code, out, err)
+            for key, (code, out, err) in json.loads(done.stdout).items()}
 
 
 @pytest.fixture(scope="module")

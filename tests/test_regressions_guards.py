@@ -1,10 +1,12 @@
 """Absurd sizes meet a work or memory guard before any work, and the CLI can lift the limits.
 
 Each input below once ran for minutes, raised ``ArrayMemoryError`` or was killed at several
-gigabytes. Every one runs here as a real process with ``--json`` (under a 4 GiB address-space
-limit, so a missing guard fails instead of exhausting the machine): it must exit 2 with nothing
-on stdout and one line on stderr that names the limit, the estimate and a cheaper route in
-command-line options, never a traceback and never a Python keyword such as ``max_seconds=None``.
+gigabytes. Every one runs here with ``--json`` in a real process under a 4 GiB address-space
+limit (so a missing guard fails instead of exhausting the machine); one process runs them all
+in turn with click's CliRunner, file descriptors 1 and 2 included (``run_in_one_process``). Each
+must exit 2 with nothing on stdout and one line on stderr that names the limit, the estimate and
+a cheaper route in command-line options, never a traceback and never a Python keyword such as
+``max_seconds=None``.
 The estimates themselves are checked against measured or counted work in the Python tests at
 the end.
 """
@@ -17,12 +19,13 @@ import re
 import resource
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+
+from conftest import run_in_one_process
 
 import momentbound
 from momentbound.errors import InvalidArgument, MemoryLimitExceeded, WorkLimitExceeded
@@ -97,10 +100,10 @@ def _run(args: list[str]) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def runs() -> dict[str, subprocess.CompletedProcess[str]]:
-    jobs = {**{k: v[0] for k, v in REFUSED.items()}, **SUCCEEDS}
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        done = dict(zip(jobs, pool.map(_run, jobs.values())))
-    return done
+    # one real process under the address-space limit runs every input in turn (imports paid once)
+    jobs = {k: [*a, "--json"] for k, a in {**{k: v[0] for k, v in REFUSED.items()}, **SUCCEEDS}.items()}
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")])))
+    return run_in_one_process(jobs, env=env, preexec_fn=_limited)
 
 
 @pytest.mark.parametrize("case", sorted(REFUSED))
