@@ -35,7 +35,7 @@ SRC = Path(momentbound.__file__).resolve().parents[1]
 MODEL = ["--cells", "1/5,3/10,1/5,3/10"]
 MC = ["--backend", "montecarlo", "--draws", "200"]
 FOREST = ["--arities", "2,2", "--cells", "1/10,3/20,1/20,1/5,1/10,3/20,1/20,1/5", "--N", "12", "--estimator",
-          "cv", "--folds", "3", *MC, "--seed", "1", "--classifier", "sklearn:sklearn.ensemble.RandomForestClassifier",
+          "cv", "--folds", "2", *MC, "--seed", "1", "--classifier", "sklearn:sklearn.ensemble.RandomForestClassifier",
           "--param", "n_estimators=3"]
 LDA = ["--classifier", "sklearn:sklearn.discriminant_analysis.LinearDiscriminantAnalysis", "--param", "n_components=5"]
 
