@@ -117,19 +117,18 @@ def paper() -> object:
 #: only with ``--no-loadscope-reorder`` (by default it sorts the files by their number of tests).
 LONGEST_FIRST = (
     "test_findings.py",  # 108 s CPU
-    "test_cli_subprocess.py",  # 53 s
+    "test_cli_subprocess.py",  # 39 s
     "test_regressions_sklearn_parity.py",  # 32 s
     "test_exact_reduced_states.py",  # 31 s
-    "test_regressions_plugins.py",  # 29 s
-    "test_regressions_statuses.py",  # 26 s
     "test_estimators_bruteforce.py",  # 23 s
+    "test_regressions_plugins.py",  # 22 s
     "test_stratified_sklearn.py",  # 22 s
     "test_accuracy_bruteforce.py",  # 20 s
     "test_notebooks.py",  # 20 s
-    "test_cli_statistics.py",  # 16 s
     "test_stratified_cv.py",
     "test_splitters.py",
     "test_exact_pairs.py",
+    "test_regressions_statuses.py",  # 15 s
     "test_categorical_nb_unseen_category.py",  # 12 s
     "test_montecarlo_kernels.py",  # 11 s
 )
