@@ -82,15 +82,16 @@ sys.stdout.write(json.dumps({k: [r.returncode, r.stdout, r.stderr] for k, r in d
 
 
 def run_in_one_process(jobs: dict[str, list[str]], *, env: dict[str, str] | None = None,
-                       preexec_fn: Callable[[], None] | None = None,
+                       preexec_fn: Callable[[], None] | None = None, cwd: Path | None = None,
                        timeout: float = 600) -> dict[str, subprocess.CompletedProcess[str]]:
     """``momentbound ARGS`` for every ``ARGS`` of ``jobs``, one after the other with
-    :func:`run_in_process` inside ONE fresh Python process (started with ``env`` and
-    ``preexec_fn``, e.g. a resource limit): each run gets its own exit code and what reached file
-    descriptors 1 and 2, and the process pays the imports once instead of once per run."""
+    :func:`run_in_process` inside ONE fresh Python process (started with ``env``, ``preexec_fn``,
+    e.g. a resource limit, and ``cwd``): each run gets its own exit code and what reached file
+    descriptors 1 and 2 during it (a thread a run leaves behind that writes later shows up in a
+    later run), and the process pays the imports once instead of once per run."""
     done = subprocess.run([sys.executable, "-c", _BATCH_CHILD, str(Path(__file__).resolve().parent)],
                           input=json.dumps(jobs), capture_output=True, text=True, env=env, preexec_fn=preexec_fn,
-                          timeout=timeout)
+                          cwd=cwd, timeout=timeout)
     assert done.returncode == 0, f"batch process: exit {done.returncode}\n{done.stderr[-3000:]}"
     return {key: subprocess.CompletedProcess(["momentbound", *jobs[key]], code, out, err)
             for key, (code, out, err) in json.loads(done.stdout).items()}
