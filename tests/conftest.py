@@ -5,6 +5,7 @@ as in a real subprocess)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -70,6 +71,32 @@ def run_in_process(args: list[str], cwd: Path | None = None) -> subprocess.Compl
     return subprocess.CompletedProcess(["momentbound", *args], result.exit_code, result.stdout + leaked[1], stderr)
 
 
+_BATCH_CHILD = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from conftest import run_in_process
+jobs = json.load(sys.stdin)
+done = {key: run_in_process(args) for key, args in jobs.items()}
+sys.stdout.write(json.dumps({k: [r.returncode, r.stdout, r.stderr] for k, r in done.items()}))
+"""
+
+
+def run_in_one_process(jobs: dict[str, list[str]], *, env: dict[str, str] | None = None,
+                       preexec_fn: Callable[[], None] | None = None, cwd: Path | None = None,
+                       timeout: float = 600) -> dict[str, subprocess.CompletedProcess[str]]:
+    """``momentbound ARGS`` for every ``ARGS`` of ``jobs``, one after the other with
+    :func:`run_in_process` inside ONE fresh Python process (started with ``env``, ``preexec_fn``,
+    e.g. a resource limit, and ``cwd``): each run gets its own exit code and what reached file
+    descriptors 1 and 2 during it (a thread a run leaves behind that writes later shows up in a
+    later run), and the process pays the imports once instead of once per run."""
+    done = subprocess.run([sys.executable, "-c", _BATCH_CHILD, str(Path(__file__).resolve().parent)],
+                          input=json.dumps(jobs), capture_output=True, text=True, env=env, preexec_fn=preexec_fn,
+                          cwd=cwd, timeout=timeout)
+    assert done.returncode == 0, f"batch process: exit {done.returncode}\n{done.stderr[-3000:]}"
+    return {key: subprocess.CompletedProcess(["momentbound", *jobs[key]], code, out, err)
+            for key, (code, out, err) in json.loads(done.stdout).items()}
+
+
 @pytest.fixture(scope="module")
 def cli_in_process() -> Callable[..., subprocess.CompletedProcess[str]]:
     """:func:`run_in_process`, for module fixtures."""
@@ -91,19 +118,18 @@ def paper() -> object:
 #: only with ``--no-loadscope-reorder`` (by default it sorts the files by their number of tests).
 LONGEST_FIRST = (
     "test_findings.py",  # 108 s CPU
-    "test_cli_subprocess.py",  # 53 s
+    "test_cli_subprocess.py",  # 39 s
     "test_regressions_sklearn_parity.py",  # 32 s
     "test_exact_reduced_states.py",  # 31 s
-    "test_regressions_plugins.py",  # 29 s
-    "test_regressions_statuses.py",  # 26 s
     "test_estimators_bruteforce.py",  # 23 s
+    "test_regressions_plugins.py",  # 22 s
     "test_stratified_sklearn.py",  # 22 s
     "test_accuracy_bruteforce.py",  # 20 s
     "test_notebooks.py",  # 20 s
-    "test_cli_statistics.py",  # 16 s
     "test_stratified_cv.py",
     "test_splitters.py",
     "test_exact_pairs.py",
+    "test_regressions_statuses.py",  # 15 s
     "test_categorical_nb_unseen_category.py",  # 12 s
     "test_montecarlo_kernels.py",  # 11 s
 )

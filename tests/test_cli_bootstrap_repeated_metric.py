@@ -1,11 +1,9 @@
-"""``estimate --metric`` with the ideal bootstrap, .632 and repeated k-fold: one JSON document from a real
-subprocess equal to the API in exact rationals, and refusals naming the command line's options."""
+"""``estimate --metric`` with the ideal bootstrap, .632 and repeated k-fold: one JSON document (in this
+process, ``run_in_process``) equal to the API in exact rationals, and refusals naming the command line's options."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from fractions import Fraction
 
 import pytest
@@ -18,15 +16,14 @@ MODEL_ARGS = ["--arities", "2", "--cells", "3/10,1/10,1/5,2/5", "--N", "6"]
 MODEL = CellModel((2,), ["3/10", "1/10", "1/5", "2/5"])
 
 
-def test_repeated_kfold_recall_json_from_a_subprocess_equals_the_api():
+def test_repeated_kfold_recall_json_equals_the_api():
     from momentbound.classifiers import NaiveBayes
     from momentbound.estimators import LinearMetric, estimator_moments
     from momentbound.splitters.repeated import RepeatedKFold
 
     args = [*MODEL_ARGS, "--splitter", "repeated-cv", "--folds", "3", "--repeats", "4", "--ties", "first",
             "--metric", "recall:1", "--json"]
-    done = subprocess.run([sys.executable, "-m", "momentbound", "estimate", *args], capture_output=True, text=True,
-                          timeout=300)
+    done = run_in_process(["estimate", *args])
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     api = estimator_moments(MODEL, 6, RepeatedKFold(3, 4), classifier=NaiveBayes("first", 0),

@@ -1,20 +1,23 @@
-"""--max-seconds/--max-memory on mvbound and reproduce, and --plot under the CLI's output-file policy."""
+"""--max-seconds/--max-memory on mvbound and reproduce, and --plot under the CLI's output-file policy
+(run in this process with ``run_in_process``, file descriptors 1 and 2 included; mvbound, reproduce
+and band run as real subprocesses in ``test_cli_subprocess.py``)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from conftest import run_in_process
 
 MV = ["mvbound", "--mean", "0,0", "--cov", "1,0,0,1", "--polyhedron", "1,0,1.5;0,1,1.5"]
 BAND = ["band", "--moments", "1,5,55/2", "--support", "grid:0:10", "--points", "20"]
 
 
 def _run(args: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "momentbound", *args], capture_output=True, text=True, timeout=600)
+    return run_in_process(args)
 
 
 @pytest.mark.parametrize("limit, error, option", [

@@ -1,12 +1,10 @@
 """``estimate --metric STATISTIC``: exact linear statistics of the confusion matrix from the command line
-(one JSON document from a real subprocess, equal to the API in exact rationals), and refusals that
-name the fix."""
+(one JSON document, run in this process with ``run_in_process``, equal to the API in exact
+rationals), and refusals that name the fix."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from fractions import Fraction
 
 import pytest
@@ -21,8 +19,7 @@ def test_metric_json_equals_the_api_exactly():
     from momentbound.estimators import KFold, LinearMetric, estimator_moments
 
     args = [*MODEL_ARGS, "--splitter", "cv", "--folds", "5", "--ties", "first", "--metric", "confusion:0:1", "--json"]
-    done = subprocess.run([sys.executable, "-m", "momentbound", "estimate", *args], capture_output=True, text=True,
-                          timeout=300)
+    done = run_in_process(["estimate", *args])
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     doc = json.loads(done.stdout)

@@ -1,12 +1,11 @@
 """``estimate --scoring NAME``: scikit-learn's scorers from the command line, as one JSON document
-(a real subprocess), equal to the API's numbers for the same seed, and refused cleanly where they
-do not apply."""
+(in this process with ``run_in_process``, fds 1 and 2 included; ``estimate`` runs as a real
+subprocess in ``test_cli_subprocess.py``), equal to the API's numbers for the same seed, and
+refused cleanly where they do not apply."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -22,8 +21,7 @@ def test_scoring_json_is_one_document_equal_to_the_api():
 
     args = [*MODEL_ARGS, "--splitter", "stratified-cv", "--folds", "5", "--ties", "sklearn", "--alpha", "1", "--backend", "montecarlo",
             "--seed", "3", "--draws", "3000", "--scoring", "f1", "--json"]
-    done = subprocess.run([sys.executable, "-m", "momentbound", "estimate", *args], capture_output=True, text=True,
-                          timeout=300)
+    done = run_in_process(["estimate", *args])
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     doc = json.loads(done.stdout)

@@ -1,12 +1,11 @@
-"""``--metric`` and ``--scoring`` on ``sweep``, ``coverage`` and ``advise``: each as a real subprocess
-printing one JSON document equal to the API's numbers for the same seed, and the refusals (in
-process) naming the fix."""
+"""``--metric`` and ``--scoring`` on ``sweep``, ``coverage`` and ``advise``: each run in this process
+(``run_in_process``, file descriptors 1 and 2 included; these commands run as real subprocesses in
+``test_cli_subprocess.py``) printing one JSON document equal to the API's numbers for the same seed,
+and the refusals naming the fix."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +25,7 @@ def _model():
 
 
 def _run(args: list[str]) -> dict:
-    done = subprocess.run([sys.executable, "-m", "momentbound", *args], capture_output=True, text=True, timeout=300)
+    done = run_in_process(args)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     return json.loads(done.stdout)
@@ -105,7 +104,7 @@ def _advise_metric():
 
 @pytest.mark.parametrize("case", [_sweep_scoring, _sweep_metric, _coverage_scoring, _coverage_metric, _advise_scoring,
                                   _advise_metric], ids=lambda f: f.__name__.strip("_"))
-def test_json_subprocess_equals_the_api(case):
+def test_json_equals_the_api(case):
     case()
 
 

@@ -1,12 +1,11 @@
-"""``estimate --metric`` under the stratified splitters, as a real subprocess: one JSON document equal
-to the API in exact rationals (a fold's recall and balanced error, scored as scikit-learn scores the
+"""``estimate --metric`` under the stratified splitters, in this process (``run_in_process``, fds 1
+and 2 included; ``estimate`` runs as a real subprocess in ``test_cli_subprocess.py``): one JSON
+document equal to the API in exact rationals (a fold's recall and balanced error, scored as scikit-learn scores the
 fold), with ``--against ge-full``; the splitters that cannot fix the class counts still refuse."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from fractions import Fraction
 
 from conftest import run_in_process
@@ -20,8 +19,7 @@ MODEL_ARGS = ["--arities", "2", "--cells", ",".join(CELLS), "--N", "8", "--ties"
 
 
 def _run(*args: str) -> dict:
-    done = subprocess.run([sys.executable, "-m", "momentbound", "estimate", *MODEL_ARGS, *args, "--json"],
-                          capture_output=True, text=True, timeout=300)
+    done = run_in_process(["estimate", *MODEL_ARGS, *args, "--json"])
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     return json.loads(done.stdout)

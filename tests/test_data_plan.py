@@ -1,4 +1,5 @@
-"""advise, learning_curve and the --data options of the commands (API and real subprocesses)."""
+"""advise, learning_curve and the --data options of the commands (API, real subprocesses, and the
+refusals in this process)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+
+from conftest import run_in_process
 
 from momentbound.errors import InvalidArgument
 
@@ -126,7 +129,8 @@ def test_cli_advise_learning_curve_and_data_options(titanic_csv: Path, small_csv
     (["estimate", "--data", "SMALL", "--target", "y", "--cells", "0.5,0.5", "--N", "4"], "not both"),
 ])
 def test_cli_refusals_are_one_line(args: list[str], message: str, small_csv: Path) -> None:
-    r = run(*[str(small_csv) if a == "SMALL" else a for a in args])
+    # in this process (fds 1 and 2 included): the four commands above ran as real processes
+    r = run_in_process([str(small_csv) if a == "SMALL" else a for a in args])
     assert r.returncode == 2 and r.stdout == ""
     assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
 

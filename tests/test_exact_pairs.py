@@ -195,20 +195,23 @@ def test_all_pair_sign_laws_equal_all_state_pairs(buckets):
 def test_pair_tables_grow_only_with_the_training_size():
     """New input pairs at a size the cached tables cover reuse that size (building ahead there
     grew the tables to n = 160, 2.6 GB, for three binary attributes at n = 24); a larger size
-    builds ahead; the values are those of fresh tables."""
+    builds ahead; the values are those of fresh tables. Two binary attributes here: the policy of
+    ``ExactBackend._two_class_tables`` does not depend on the number of attributes, and the tables
+    to n = 48 cost a hundredth of the three-attribute ones."""
     import math
 
     from momentbound.estimators import GE, estimator_moments
 
-    model = CellModel((2, 2, 2), [Fraction(k + 1, 136) for k in range(16)])
+    model = CellModel((2, 2), [Fraction(k + 1, 36) for k in range(8)])
     clf = NaiveBayes(ties="first")
     backend = ExactBackend(max_work=math.inf)
     res = estimator_moments(model, 24, GE(), classifier=clf, backend=backend, max_seconds=None)
     assert {t.n_max for t in backend._tables.values()} == {24}
-    x, x2 = (0, 0, 0), (1, 1, 0)
+    x, x2 = (0, 0), (1, 1)
     backend.pair(model, 24, x, x2, clf)
+    assert max(t.n_max for t in backend._tables.values()) == 24
     again = backend.pair(model, 30, x, x2, clf)
     assert max(t.n_max for t in backend._tables.values()) == 48
     np.testing.assert_allclose(np.asarray(again, float), np.asarray(ExactBackend().pair(model, 30, x, x2, clf), float),
                                rtol=0, atol=1e-14)
-    assert 0.49 < float(res.mean) < 0.5
+    assert 0.48 < float(res.mean) < 0.49

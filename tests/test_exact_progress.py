@@ -9,11 +9,9 @@ document while the estimate goes to stderr).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
+from conftest import run_in_process
 
 import momentbound.estimators.from_predictions as fp
 from momentbound.errors import InvalidArgument
@@ -134,13 +132,13 @@ def test_progress_is_refused_where_it_does_not_apply():
 
 
 def test_cli_exact_json_is_one_document_while_progress_goes_to_stderr():
-    """A real process: `estimate --progress --json` on the exact backend (the 2x2 model, 4-fold
+    """In this process, fds 1 and 2 included (``estimate`` runs as a real process in
+    test_cli_subprocess.py): `estimate --progress --json` on the exact backend (the 2x2 model, 4-fold
     CV at N = 20: reduced-state cross terms) prints one JSON document on stdout and the estimate on
     stderr."""
     cells = ",".join(["1/10", "3/20"] * 4)
-    cmd = [sys.executable, "-m", "momentbound", "estimate", "--arities", "2,2", "--cells", cells, "--N", "20",
-           "--folds", "4", "--progress", "--json"]
-    done = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    done = run_in_process(["estimate", "--arities", "2,2", "--cells", cells, "--N", "20", "--folds", "4", "--progress",
+                           "--json"])
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     assert doc["backend"] == "exact" and doc["folds"] == 4

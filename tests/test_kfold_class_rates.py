@@ -11,12 +11,12 @@ without the class scores 0, scikit-learn's default ``zero_division``).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from fractions import Fraction
 
 import numpy as np
 import pytest
+
+from conftest import run_in_process
 from sklearn.model_selection import KFold as SkKFold
 from test_stratified_metrics import BINARY, NB, THREE, Scorer, _datasets, _metrics
 
@@ -72,8 +72,7 @@ def test_the_class_count_route_is_guarded_and_refuses_other_backends():
 def test_command_line_equals_the_api():
     args = ["--arities", "2", "--cells", "3/10,1/10,1/5,2/5", "--N", "7", "--classifier", "naive-bayes", "--ties", "sklearn",
             "--alpha", "1", "--splitter", "cv", "--folds", "3", "--metric", "balanced_error", "--json"]
-    done = subprocess.run([sys.executable, "-m", "momentbound", "estimate", *args], capture_output=True, text=True,
-                          timeout=300)
+    done = run_in_process(["estimate", *args])
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     api = estimator_moments(BINARY, 7, KFold(3), classifier=NB, metric="balanced_error")

@@ -148,23 +148,20 @@ def test_bad_progress_and_memory_refusal():
 
 
 def test_cli_json_stays_one_document_while_progress_goes_to_stderr(cli_in_process):
-    """A real process: `estimate --backend montecarlo --progress --json` prints exactly one JSON
+    """In this process, fds 1 and 2 included (``estimate`` runs as a real process in
+    test_cli_subprocess.py): `estimate --backend montecarlo --progress --json` prints exactly one JSON
     document on stdout, and the time and memory estimate and the bar on stderr."""
     import json
-    import os
-    import subprocess
-    import sys
 
-    cmd = [sys.executable, "-m", "momentbound", "estimate", "--cells", "1/5,3/10,1/5,3/10", "--N", "8",
-           "--folds", "2", "--backend", "montecarlo", "--draws", "6000", "--seed", "3", "--progress", "--json"]
-    done = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    base = ["estimate", "--cells", "1/5,3/10,1/5,3/10", "--N", "8", "--folds", "2"]
+    done = cli_in_process([*base, "--backend", "montecarlo", "--draws", "6000", "--seed", "3", "--progress", "--json"])
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)  # one document, nothing else on stdout
     assert doc["backend"] == "montecarlo" and doc["draws"] == 6000
     assert "draws, about" in done.stderr and "MB" in done.stderr
     assert "draws, about" not in done.stdout
     # the flag is refused where it does nothing
-    bad = cli_in_process(cmd[3:cmd.index("--backend")] + ["--backend", "sampling", "--progress"])
+    bad = cli_in_process([*base, "--backend", "sampling", "--progress"])
     assert bad.returncode == 2 and "--backend exact, montecarlo and auto" in bad.stderr
 
 

@@ -3,42 +3,26 @@
 Every number is witnessed independently: an explicit law that attains or violates a bound (exact
 Fractions), or scipy's ``linprog`` on a different formulation of the same discrete problem (the
 mixture of discrete uniforms for unimodal laws, the pmf with equal mirror weights for symmetric
-ones).  The inputs of the command line run as real subprocesses with ``--json``.
+ones).  The inputs of the command line run with ``--json`` in this process (``run_in_process``, which also
+reads file descriptors 1 and 2); ``bound`` and ``compare`` run as real subprocesses in
+``test_cli_subprocess.py``.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction as F
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-import momentbound
 from momentbound.bounds import METHODS, Event, MomentProblem, Shape, Support, bound, check_feasible
 from momentbound.bounds.api import no_method_reason
 from momentbound.errors import InfeasibleMoments, InvalidArgument
-
-SRC = Path(momentbound.__file__).resolve().parents[1]
-
-
-def _run_all(cases: dict[str, list[str]]) -> dict[str, subprocess.CompletedProcess[str]]:
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
-
-    def one(args: list[str]) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "momentbound", *args], capture_output=True, text=True,
-                              env=env, timeout=600)
-
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        return dict(zip(cases, pool.map(one, cases.values())))
 
 
 def _moments(pmf: dict[int, F], order: int) -> tuple[F, ...]:
@@ -267,8 +251,8 @@ CLI_CASES = {
 
 
 @pytest.fixture(scope="module")
-def cli() -> dict[str, subprocess.CompletedProcess[str]]:
-    return _run_all(CLI_CASES)
+def cli(cli_in_process) -> dict[str, subprocess.CompletedProcess[str]]:
+    return {key: cli_in_process(args) for key, args in CLI_CASES.items()}
 
 
 def _refused(res: subprocess.CompletedProcess[str], *needles: str) -> str:

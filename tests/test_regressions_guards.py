@@ -1,10 +1,12 @@
 """Absurd sizes meet a work or memory guard before any work, and the CLI can lift the limits.
 
 Each input below once ran for minutes, raised ``ArrayMemoryError`` or was killed at several
-gigabytes. Every one runs here as a real process with ``--json`` (under a 4 GiB address-space
-limit, so a missing guard fails instead of exhausting the machine): it must exit 2 with nothing
-on stdout and one line on stderr that names the limit, the estimate and a cheaper route in
-command-line options, never a traceback and never a Python keyword such as ``max_seconds=None``.
+gigabytes. Every one runs here with ``--json`` in a real process under a 4 GiB address-space
+limit (so a missing guard fails instead of exhausting the machine); one process runs them all
+in turn with click's CliRunner, file descriptors 1 and 2 included (``run_in_one_process``). Each
+must exit 2 with nothing on stdout and one line on stderr that names the limit, the estimate and
+a cheaper route in command-line options, never a traceback and never a Python keyword such as
+``max_seconds=None``.
 The estimates themselves are checked against measured or counted work in the Python tests at
 the end.
 """
@@ -16,13 +18,13 @@ import os
 import re
 import resource
 import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+
+from conftest import run_in_one_process, run_in_process
 
 import momentbound
 from momentbound.errors import InvalidArgument, MemoryLimitExceeded, WorkLimitExceeded
@@ -89,18 +91,25 @@ def _limited() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, 4 * 2**30))
 
 
-def _run(args: list[str]) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")])))
-    return subprocess.run([sys.executable, "-m", "momentbound", *args, "--json"], capture_output=True, text=True,
-                          env=env, timeout=600, preexec_fn=_limited)
+#: inputs of the single tests below, run in the same process as the others
+OTHERS: dict[str, list[str]] = {
+    # the target that needs the exact E[GE_N] (ge-full, the default, only reports it, as null here)
+    "coverage-N-1e8-expected": ["coverage", *CELLS, "--N", "100000000", "--method", "wald", "--test-size", "4",
+                                "--target", "expected-ge-full"],
+    "band-plot-into-a-directory": ["band", "--moments", "1,5,55/2", "--support", "grid:0:10", "--points", "100000",
+                                   "--plot", "{folder}/band.png"],
+}
 
 
 @pytest.fixture(scope="module")
-def runs() -> dict[str, subprocess.CompletedProcess[str]]:
-    jobs = {**{k: v[0] for k, v in REFUSED.items()}, **SUCCEEDS}
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        done = dict(zip(jobs, pool.map(_run, jobs.values())))
-    return done
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.CompletedProcess[str]]:
+    # one real process under the address-space limit runs every input in turn (imports paid once)
+    folder = tmp_path_factory.mktemp("plots")
+    (folder / "band.png").mkdir()
+    jobs = {k: [a.replace("{folder}", str(folder)) for a in [*args, "--json"]]
+            for k, args in {**{k: v[0] for k, v in REFUSED.items()}, **SUCCEEDS, **OTHERS}.items()}
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")])))
+    return run_in_one_process(jobs, env=env, preexec_fn=_limited)
 
 
 @pytest.mark.parametrize("case", sorted(REFUSED))
@@ -125,31 +134,23 @@ def test_inputs_that_once_failed_now_succeed(runs: dict[str, Any], case: str) ->
 
 
 def test_coverage_at_a_huge_N_names_only_its_own_options(runs: dict[str, Any]) -> None:
-    # the target that needs the exact E[GE_N] (ge-full, the default, only reports it, as null here)
-    proc = _run(["coverage", *CELLS, "--N", "100000000", "--method", "wald", "--test-size", "4",
-                 "--target", "expected-ge-full"])
+    proc = runs["coverage-N-1e8-expected"]
     assert proc.returncode == 2 and proc.stdout == ""
     line = proc.stderr.strip()
     assert "--N" in line and "--backend" not in line and "backend=" not in line and "max_work" not in line, line
 
 
-def test_sweep_draws_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
+def test_sweep_draws_no_progress_bar_when_stderr_is_not_a_terminal() -> None:
+    # in this process: click's runner gives the command a stderr that is not a terminal, as a pipe does
     args = ["sweep", *CELLS, "--N", "6", "--over", "folds", "--values", "2-3"]
-    env = dict(os.environ, PYTHONPATH=str(SRC))
-    quiet = subprocess.run([sys.executable, "-m", "momentbound", *args], capture_output=True, text=True, env=env,
-                           timeout=600)
-    forced = subprocess.run([sys.executable, "-m", "momentbound", *args, "--progress"], capture_output=True,
-                            text=True, env=env, timeout=600)
+    quiet, forced = run_in_process(args), run_in_process([*args, "--progress"])
     assert quiet.returncode == 0 and forced.returncode == 0, (quiet.stderr, forced.stderr)
     assert "sweep over" not in quiet.stderr and quiet.stderr.strip() == ""
     assert "sweep over folds" in forced.stderr and "2/2" in forced.stderr
 
 
-def test_plot_into_a_directory_is_refused_before_any_work(tmp_path: Path) -> None:
-    target = tmp_path / "band.png"
-    target.mkdir()
-    proc = _run(["band", "--moments", "1,5,55/2", "--support", "grid:0:10", "--points", "100000", "--plot",
-                 str(target)])
+def test_plot_into_a_directory_is_refused_before_any_work(runs: dict[str, Any]) -> None:
+    proc = runs["band-plot-into-a-directory"]
     # the path is refused first: the work guard (which would refuse the points too) never speaks
     assert proc.returncode == 2 and "is a directory" in proc.stderr and "WorkLimit" not in proc.stderr
 

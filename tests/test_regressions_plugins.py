@@ -1,9 +1,8 @@
 """Plug-ins load safely; plug-in and Dask errors are one line.
 
-Every hostile or careless input runs as ``momentbound ... --json``: the Dask cases, one code
-execution attempt and the seeded forest as real ``python -m momentbound`` subprocesses
-(:data:`SUBPROCESS`), the others in-process with click's CliRunner (file descriptors 1 and 2
-included). Refused inputs exit 2 (a failed fit exits 1) with nothing on stdout and one ``Error:``
+Every hostile or careless input runs as ``momentbound ... --json`` with click's CliRunner, file
+descriptors 1 and 2 included: the Dask cases, one code execution attempt and the seeded forest
+(:data:`SUBPROCESS`) in one real Python process apart from this one, the others in this process. Refused inputs exit 2 (a failed fit exits 1) with nothing on stdout and one ``Error:``
 line on stderr. The code-execution attempts write into a fresh folder and the test checks that no file
 appeared (and that a file ``os.remove`` was pointed at is still there). The witnesses are
 scikit-learn itself (the message a failing fit raises, ``is_classifier``), a run with the
@@ -24,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import run_in_one_process
 
 import momentbound
 from momentbound.classifiers import SklearnClassifier, as_classifier, make_classifier
@@ -35,7 +35,7 @@ SRC = Path(momentbound.__file__).resolve().parents[1]
 MODEL = ["--cells", "1/5,3/10,1/5,3/10"]
 MC = ["--backend", "montecarlo", "--draws", "200"]
 FOREST = ["--arities", "2,2", "--cells", "1/10,3/20,1/20,1/5,1/10,3/20,1/20,1/5", "--N", "12", "--estimator",
-          "cv", "--folds", "3", *MC, "--seed", "1", "--classifier", "sklearn:sklearn.ensemble.RandomForestClassifier",
+          "cv", "--folds", "2", *MC, "--seed", "1", "--classifier", "sklearn:sklearn.ensemble.RandomForestClassifier",
           "--param", "n_estimators=3"]
 LDA = ["--classifier", "sklearn:sklearn.discriminant_analysis.LinearDiscriminantAnalysis", "--param", "n_components=5"]
 
@@ -67,8 +67,9 @@ def _attacks(folder: Path, victim: Path) -> dict[str, list[str]]:
     }
 
 
-# Run as real subprocesses: a network client that could hang or leave threads behind, one code
-# execution attempt, and the seeded forest (its numbers are compared with a second process).
+# Run in a real process apart from this one (all in the same one, one after the other, with
+# conftest.run_in_one_process): a network client that could hang or leave threads behind, one code
+# execution attempt, and the seeded forest (its numbers are compared with this process's run).
 SUBPROCESS = frozenset({"attack-os.system", "fold-fails-dask", "forest-1", "scheduler-unused-port",
                         "scheduler-silent", "sweep-unused-port"})
 
@@ -117,17 +118,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory, cli_in_process) -> dict[str, 
     silent.listen(16)
     jobs = _jobs(folder, victim, int(silent.getsockname()[1]))
 
-    def run(key: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "momentbound", *jobs[key]], capture_output=True, text=True,
-                              env=env, stdin=subprocess.DEVNULL, cwd=str(folder), timeout=300)
-
-    real = sorted(SUBPROCESS)
-    assert set(real) <= set(jobs)
+    assert SUBPROCESS <= set(jobs)
     try:
-        with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-            started = pool.map(run, real)
+        with ThreadPoolExecutor(max_workers=1) as pool:  # the other process runs while this one works
+            apart = pool.submit(run_in_one_process, {k: jobs[k] for k in sorted(SUBPROCESS)}, env=env, cwd=folder,
+                                timeout=300)
             done = {key: cli_in_process(jobs[key], cwd=folder) for key in jobs if key not in SUBPROCESS}
-            done.update(zip(real, started))
+            done.update(apart.result())
     finally:
         silent.close()
     return {"runs": done, "folder": folder, "victim": victim}

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from fractions import Fraction as F
 
 import numpy as np
@@ -220,7 +218,7 @@ def test_rng_is_validated():
 
 # ----------------------------------------------------------------------------- CLI
 def _cli_json(args):
-    # in this process, file descriptors included (bound runs as a real process below and in test_cli_subprocess.py)
+    # in this process, file descriptors included (bound runs as a real process in test_cli_subprocess.py)
     out = run_in_process(["bound", *args, "--json"])
     assert out.returncode == 0, out.stderr
     assert out.stderr == ""
@@ -286,9 +284,8 @@ def test_cli_sample_options_errors_are_one_line(tmp_path, args, message):
 def test_cli_sample_options_without_a_sample_are_refused():
     """`--confidence` (and the other sample options) without `--sample` changed nothing; now refused
     before any work, as a one-line usage error on stderr and nothing on stdout."""
-    out = subprocess.run([sys.executable, "-m", "momentbound", "bound", "--moments", "1,0,1", "--support", "real",
-                          "--event", "ge:2", "--confidence", "0.9", "--json"], capture_output=True, text=True,
-                         timeout=120)
+    out = run_in_process(["bound", "--moments", "1,0,1", "--support", "real", "--event", "ge:2", "--confidence", "0.9",
+                          "--json"])
     assert out.returncode == 2 and out.stdout == ""
     assert "--confidence only applies to bounds from a sample: add --sample FILE or drop it" in out.stderr
     assert "Traceback" not in out.stderr

@@ -4,25 +4,25 @@ Witnesses: the sharp discrete LP (exact rational basis, status ``optimal``) for 
 binomial(200, 0.3) problem; the toolkit's exact ``ge`` backend for the GE of a one-attribute
 model; the whole pmf of ``Z_x`` (:func:`z_distribution`, rational or pair enumeration) and a
 simulation of training sets for ``P(Z_x in E)``; the process's own channels for solver output.
-Every CLI input runs as a real subprocess with ``--json``.
+Every CLI input runs with ``--json`` in this process (``run_in_process``: what a solver writes to
+file descriptors 1 and 2 is seen as in a real process); ``test_cli_subprocess.py`` runs each of
+these commands (``bound`` with every method and solver, ``compare``, ``estimate``) as a real
+``python -m momentbound`` subprocess.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction as F
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-import momentbound
 from momentbound.bounds import Event, MomentProblem, Support, bound
 from momentbound.bounds.registry import METHODS
 from momentbound.bounds.result import Kind, Status
@@ -31,7 +31,6 @@ from momentbound.exact.zlaw import prob_z_in, z_distribution
 from momentbound.model import CellModel
 from momentbound.probability.moment_backends import MomentBoundBackend, SeriesBackend
 
-SRC = Path(momentbound.__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the hull reference helper
 BANNER = re.compile(r"OSQP|HiGHS|Clarabel|SCS v|splitting conic|Copyright|licen[cs]e|Traceback|Running", re.IGNORECASE)
 
@@ -68,16 +67,8 @@ JOBS: dict[str, list[str]] = {
 
 
 @pytest.fixture(scope="module")
-def runs() -> dict[str, subprocess.CompletedProcess[str]]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p)
-
-    def run(key: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "momentbound", *JOBS[key]], capture_output=True, text=True,
-                              env=env, stdin=subprocess.DEVNULL, timeout=600)
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(JOBS, pool.map(run, JOBS)))
+def runs(cli_in_process) -> dict[str, subprocess.CompletedProcess[str]]:
+    return {key: cli_in_process(args) for key, args in JOBS.items()}
 
 
 def _describe(res: subprocess.CompletedProcess[str]) -> str:

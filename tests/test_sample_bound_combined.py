@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from fractions import Fraction as F
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import run_in_process
 from scipy import stats
 
 from momentbound.bounds import Event, MomentProblem, Support, bound
@@ -105,14 +104,13 @@ def test_disjoint_parts_are_reported_empty():
 
 
 def test_cli_json_names_both_parts_and_the_split(tmp_path):
-    """`bound --sample` (a real process): the headline is the combined interval, the JSON names the
+    """`bound --sample` (in this process, fds 1 and 2 included; ``bound`` runs as a real process in
+    test_cli_subprocess.py): the headline is the combined interval, the JSON names the
     moment bound, the count interval and the split; `--sample-bound moments` gives the moment
     bound at the full level, the count for reference only."""
     f = tmp_path / "three.txt"
     f.write_text("\n".join(str(v) for v in _three_point(np.random.default_rng(3), 300)))
-    args = [sys.executable, "-m", "momentbound", "bound", "--sample", str(f), "--support", "grid:0:2",
-            "--event", "ge:2", "--json"]
-    out = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    out = run_in_process(["bound", "--sample", str(f), "--support", "grid:0:2", "--event", "ge:2", "--json"])
     assert out.returncode == 0 and out.stderr == "", out.stderr
     doc = json.loads(out.stdout)["sample"]
     assert doc["bound"] == "combined" and doc["split"] == {"moment_box": 0.975, "count": 0.975}

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from fractions import Fraction
 
 import pytest
 
+from conftest import run_in_process
+
 
 def _bound(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "momentbound", "bound", *args, "--json"], capture_output=True,
-                          text=True, timeout=600)
+    return run_in_process(["bound", *args, "--json"])
 
 
 def _uppers(*args: str) -> dict[str, float]:
