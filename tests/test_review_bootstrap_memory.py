@@ -1,5 +1,5 @@
 """The simulation of the ideal bootstrap (Err(1), .632, .632+) at large N: the closed form of Err(1) per
-drawn table costs O(N^3) binomial terms, so past a limit the simulation draws bootstrap samples instead
+drawn table costs O(N^3) multiply-adds, so past a limit the simulation draws bootstrap samples instead
 (.632+ refuses and names a finite B) rather than allocating the whole (N^2/2, N + 1) grid."""
 
 from __future__ import annotations
@@ -17,16 +17,6 @@ from momentbound.splitters.bootstrap import Bootstrap, Point632, Point632Plus
 
 def _model():
     return CellModel.normalized((2,), [1, 3, 2, 5], 2).to_float()
-
-
-def test_blocks_of_the_trinomial_grid_equal_one_block(monkeypatch):
-    tables._trinomial_order.cache_clear()
-    whole = tables._trinomial_order(9)
-    tables._trinomial_order.cache_clear()
-    monkeypatch.setattr(tables, "TRINOMIAL_BLOCK", 7)  # a few rows per block
-    blocks = tables._trinomial_order(9)
-    tables._trinomial_order.cache_clear()
-    assert np.allclose(whole[0], blocks[0], atol=1e-15) and np.allclose(whole[1], blocks[1], atol=1e-15)
 
 
 def test_past_the_limit_the_simulation_draws_and_agrees(monkeypatch):

@@ -55,7 +55,7 @@ __all__ = [
 
 #: the .632 weight of ``Err(1)`` (``1 - 0.368``), as an exact fraction
 WEIGHT_632 = Fraction(632, 1000)
-MAX_TRINOMIAL_WORK = 10**8  # binomial terms of the closed-form Err(1) inside a simulation (N ~ 580)
+MAX_TRINOMIAL_WORK = 10**9  # multiply-adds of the closed-form Err(1) inside a simulation (N ~ 1250, ~3-5 s)
 
 # int64 entries per chunk of bootstrap tables in a simulation
 _CHUNK_ENTRIES = 4_000_000
@@ -496,7 +496,7 @@ def _ideal_parts(sim: Any, tables: np.ndarray, N: int, splitter: Any) -> tuple[n
         if isinstance(splitter, Point632Plus):
             raise InvalidArgument(
                 f"Point632Plus(B=None) at N={N} needs Err(1) of every drawn table in closed form, "
-                f"about {trinomial_order_work(N):.2g} binomial terms (limit {MAX_TRINOMIAL_WORK:.0e}); give a "
+                f"about {trinomial_order_work(N):.2g} multiply-adds (limit {MAX_TRINOMIAL_WORK:.0e}); give a "
                 "finite B (e.g. Point632Plus(B=200)) or a smaller N"
             )
         form_ok = False  # the closed form costs O(N^3) terms: unbiased bootstrap draws instead
