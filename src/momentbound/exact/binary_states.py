@@ -25,42 +25,17 @@ kernel; in rational arithmetic every sum is over Python integers.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Sequence
 
 import numpy as np
 from numba import njit
 
-__all__ = ["BinaryStates", "applies", "small_pages"]
+__all__ = ["BinaryStates", "applies"]
 
 Counts = tuple[int, ...]
-T = TypeVar("T")
-
-
-def small_pages(func: Callable[..., T]) -> Callable[..., T]:
-    """Run ``func`` with numpy's request for transparent huge pages on large arrays switched off (and
-    restored after). The state route allocates and drops arrays of tens of MB by the thousand; faulting
-    them in as 2 MiB pages (compaction, zeroing) cost more system time than the pages save:
-    StratifiedKFold(5), three classes and two binary attributes at N = 24, 4.7-5.2 -> 2.4-2.5 s of
-    system time, 25.7-27.4 -> 23.6-24.0 s CPU (benchmarks/RESULTS.md)."""
-    core = getattr(np, "_core", None) or getattr(np, "core")
-    setter = getattr(core.multiarray, "_set_madvise_hugepage", None)
-
-    @functools.wraps(func)
-    def run(*args: object, **kwargs: object) -> T:
-        if setter is None:
-            return func(*args, **kwargs)
-        previous = setter(False)
-        try:
-            return func(*args, **kwargs)
-        finally:
-            setter(previous)
-
-    return run
 
 
 def applies(arities: Sequence[int]) -> bool:
@@ -174,26 +149,19 @@ class _Cache:
         self.spare: list[np.ndarray] = []
 
     def buffer(self, n: int) -> np.ndarray:
-        """A float array of ``n`` entries: the smallest dropped entry's buffer that holds them, or a new one
-        (an entry is counted with the whole buffer it uses, :meth:`get`)."""
-        fits = [i for i, b in enumerate(self.spare) if n <= b.size]
+        """A float array of ``n`` entries: a dropped entry's buffer of at most ``1.25 n`` entries, or a new one."""
+        fits = [i for i, b in enumerate(self.spare) if n <= b.size <= 1.25 * n]
         if not fits:
             return np.empty(n)
         i = min(fits, key=lambda i: self.spare[i].size)
         return self.spare.pop(i)[:n]
-
-    @staticmethod
-    def _nbytes(a: np.ndarray) -> int:
-        """Bytes of the memory ``a`` keeps alive: its base's when it is a view of a float buffer."""
-        base = a.base
-        return base.nbytes if isinstance(base, np.ndarray) and base.base is None and a.dtype == float else a.nbytes
 
     def get(self, key: tuple, make) -> object:
         if key in self.items:
             self.items.move_to_end(key)
             return self.items[key][0]
         value = make()
-        size = sum(self._nbytes(a) for a in (value if isinstance(value, list) else [value]) if isinstance(a, np.ndarray))
+        size = sum(a.nbytes for a in (value if isinstance(value, list) else [value]) if isinstance(a, np.ndarray))
         if self.exact:
             size *= 4  # Python integers behind the object pointers
         self.items[key] = (value, size)

@@ -30,7 +30,6 @@ from fractions import Fraction
 import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument
-from momentbound.exact.binary_states import small_pages
 from momentbound.exact.class_terms import ClassCountTerms
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.exact.predictions import class_count_splits
@@ -137,7 +136,6 @@ def holdout_compositions(counts: Sequence[int], test_size: int) -> Iterator[tupl
             yield a, Fraction(math.prod(math.comb(c, k) for c, k in zip(counts, a)), total)
 
 
-@small_pages
 def shuffle_split_moments(
     model: CellModel,
     N: int,
@@ -248,7 +246,6 @@ def _impossible(N: int, ns: int) -> ImpossibleSplit:
     )
 
 
-@small_pages
 def shuffle_split_ge_joint(
     model: CellModel,
     N: int,

@@ -39,7 +39,7 @@ from typing import Union
 import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument, InvalidModel
-from momentbound.exact.binary_states import applies as binary_applies, grid_bytes, small_pages
+from momentbound.exact.binary_states import applies as binary_applies, grid_bytes
 from momentbound.exact.class_terms import ClassCountTerms, as_loss
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.exact.predictions import class_count_splits
@@ -432,7 +432,6 @@ def local_key(counts: Sequence[int]) -> tuple:
     return (n[0] // LOCAL_STRIP,) + n[1:-1] + (n[0],)
 
 
-@small_pages
 def stratified_cv_moments(
     model: CellModel,
     N: int,
@@ -706,7 +705,6 @@ def fold_ge_joint(terms: ClassCountTerms, counts: Sequence[int], a: Sequence[int
                zero)
 
 
-@small_pages
 def stratified_ge_joint(
     model: CellModel,
     N: int,
@@ -885,7 +883,6 @@ def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Seque
     return total
 
 
-@small_pages
 def repeated_stratified_cv_moments(
     model: CellModel,
     N: int,

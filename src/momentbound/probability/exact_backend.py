@@ -304,7 +304,6 @@ class ExactBackend(PredictionBackend):
     def _input_index(model: CellModel, x: tuple[int, ...]) -> int:
         return list(model.inputs()).index(tuple(x))
 
-    @binary_states.small_pages
     def _state_pairs(self, model: CellModel, n: int, clf: NaiveBayes) -> np.ndarray:
         """``E[g_x(y | T) g_x'(y' | T)]`` for every pair of inputs at once, ``(I, K, I, K)``, float: binary
         attributes, on the per-class states (:meth:`~momentbound.exact.binary_states.BinaryStates.input_pairs`),
