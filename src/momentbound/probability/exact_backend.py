@@ -254,11 +254,16 @@ class ExactBackend(PredictionBackend):
     def state_units(model: CellModel, n: int) -> float:
         """``I K sum_m prod_c (m_c + 1)^d`` over the class-count vectors ``m`` of ``n`` points: the
         entries of the prediction grids the pair terms on the per-class states read."""
-        per_class = [float(c + 1) ** model.d for c in range(n + 1)]
-        total = [1.0] + [0.0] * n  # coefficients of the product of the classes' series, up to z^n
-        for _ in range(model.n_classes):
-            total = [sum(total[j] * per_class[i - j] for j in range(i + 1)) for i in range(n + 1)]
-        return model.n_inputs * model.n_classes * total[n]
+        K, rows = model.n_classes, model.n_inputs * model.n_classes
+        if n > 5000:  # far past any limit: the number of vectors times the largest grid, an upper bound
+            log_units = (math.log(rows) + math.lgamma(n + K) - math.lgamma(n + 1) - math.lgamma(K)
+                         + model.d * K * math.log(n / K + 1.0))
+            return math.exp(log_units) if log_units < 700 else math.inf
+        per_class = (np.arange(n + 1, dtype=float) + 1.0) ** model.d
+        total = np.ones(1)  # coefficients of the product of the classes' series, up to z^n
+        for _ in range(K):
+            total = np.convolve(total, per_class)[:n + 1]
+        return rows * float(total[n])
 
     def state_seconds(self, model: CellModel, n: int) -> float:
         """Estimated CPU seconds of ``E[GE_n]`` and ``E[GE_n^2]`` on the per-class states (binary attributes)."""
