@@ -127,8 +127,8 @@ class ExactBackend(PredictionBackend):
             self.max_memory = math.inf
         self.dropped_mass_bound = 0.0
         self._tables: dict[tuple[object, ...], two_class_predictions.TwoClassTables] = {}
-        #: binary attributes, float: the state terms and the pair probabilities by training size
-        self._states: dict[tuple[object, ...], tuple[object, dict[int, np.ndarray]]] = {}
+        #: binary attributes, float: the pair probabilities by model, classifier and training size
+        self._states: dict[tuple[object, ...], np.ndarray] = {}
 
     def _check_work(self, model: CellModel, kind: str, sizes: tuple[int, ...], inputs: tuple[tuple[int, ...], ...]) -> None:
         work = predictions.work_estimate(model, kind, sizes, inputs)
@@ -312,16 +312,12 @@ class ExactBackend(PredictionBackend):
     def _state_pairs(self, model: CellModel, n: int, clf: NaiveBayes) -> np.ndarray:
         """``E[g_x(y | T) g_x'(y' | T)]`` for every pair of inputs at once, ``(I, K, I, K)``, float: binary
         attributes, on the per-class states (:meth:`~momentbound.exact.binary_states.BinaryStates.input_pairs`),
-        summed over every class-count vector of ``n`` points."""
+        summed over every class-count vector of ``n`` points. Only the result is kept (the decision
+        grids and state laws behind it, up to a few hundred MB, are released)."""
         from momentbound.exact.class_terms import ClassCountTerms
 
-        key = (model, clf)
+        key = (model, clf, n)
         if key not in self._states:
-            if len(self._states) >= 4:
-                self._states.pop(next(iter(self._states)))
-            self._states[key] = (ClassCountTerms(model, clf, "float"), {})
-        terms, by_size = self._states[key]
-        if n not in by_size:
             units = self.state_units(model, n)
             if units > self.REDUCED_OPS_PER_WORK * self.max_work:
                 raise InvalidArgument(
@@ -331,11 +327,14 @@ class ExactBackend(PredictionBackend):
                     "by conditional Monte Carlo), backend='sampling', a smaller N, or raise max_work"
                 )
             I, K = model.n_inputs, model.n_classes
+            states = ClassCountTerms(model, clf, "float").states
             total = np.zeros((I, K, I, K))
             for split, p_split in predictions.class_count_splits(model, n, "float"):
-                total += p_split * terms.states.input_pairs(split)
-            by_size[n] = total
-        return by_size[n]
+                total += p_split * states.input_pairs(split)
+            if len(self._states) >= 16:
+                self._states.pop(next(iter(self._states)))
+            self._states[key] = total
+        return self._states[key]
 
     def _cross(
         self,
