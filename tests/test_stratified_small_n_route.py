@@ -52,7 +52,8 @@ def test_route_and_arithmetic_of_the_call(N, mode):
 
 
 def test_training_size_terms_follow_the_call_at_n15(monkeypatch):
-    """N = 15: the training sets have 12 points; their GE terms are float like the route at N = 15."""
+    """N = 15: the training sets have 12 points; their GE terms are float like the route at N = 15 (on
+    the per-class states, which compute float terms only)."""
     from momentbound.exact import predictions
 
     modes = set()
@@ -68,6 +69,13 @@ def test_training_size_terms_follow_the_call_at_n15(monkeypatch):
 
     monkeypatch.setattr(predictions, "single_probabilities", spy_single)
     monkeypatch.setattr(predictions, "pair_probabilities", spy_pair)
+    states = ExactBackend._state_pairs  # float terms on binary attributes take the per-class states
+
+    def spy_states(self, model, n, clf):
+        modes.add((n, "float"))
+        return states(self, model, n, clf)
+
+    monkeypatch.setattr(ExactBackend, "_state_pairs", spy_states)
     r = estimator_moments(MODEL, 15, StratifiedKFold(5), classifier=CLF)
     assert modes and modes <= {(12, "float")}
     assert isinstance(r.mean, float) and isinstance(r.ge_mean, float)

@@ -390,6 +390,23 @@ class BinaryStates:
         _, scale = self.decisions(m)
         return np.dot(V * P[None, :], V.T), scale
 
+    def input_pairs(self, m: Counts) -> np.ndarray:
+        """``sum_s P_m(s) g_x[y](s) g_x'[y'](s)`` for every pair of inputs ``(x, x')`` and classes ``(y, y')``,
+        shape ``(I, K, I, K)`` (float arithmetic, loss-free terms): the pair terms of ``E[GE^2]`` given the
+        class counts ``m``, ``g_x = 1 - E_x`` the prediction probabilities at ``x`` on the state grid. One
+        slice of the first state axis at a time (memory ``I K`` times a slice)."""
+        if self.exact or self.t.loss is not None:  # type: ignore[attr-defined]
+            raise ValueError("input_pairs needs float arithmetic and the 0-1 loss")
+        K, I = self.K, self.I
+        E, _ = self.decisions(m)
+        P = self.weight(m)
+        views = [self.oriented(m, ix) for ix in range(I)]
+        out = np.zeros((I * K, I * K))
+        for i in range(E.shape[1]):
+            A = 1.0 - np.stack([v[:, i] for v in views]).reshape(I * K, -1)
+            out += (A * P[i].reshape(1, -1)) @ A.T
+        return out.reshape(I, K, I, K)
+
     # ------------------------------------------------------------------ two training sets
     def two_sets(self, cc: Counts, b1: Counts, b2: Counts, u_in_1: bool, t_in_2: bool,
                  same_point: bool, ks: Sequence[int], ls: Sequence[int]) -> tuple[np.ndarray, int]:
