@@ -324,19 +324,24 @@ def test_windowed_dft_laws_within_reported_bound(monkeypatch):
 
 
 def test_class_count_splits_float_mode_at_large_n():
-    """Three classes at n = 900: the multinomial coefficient alone exceeds the float range (it
+    """Three classes at n = 700: the multinomial coefficient alone exceeds the float range (it
     overflowed); the log-space probabilities agree with scipy's multinomial pmf and sum to 1."""
+    import math
+    import sys
+
     from scipy.stats import multinomial
 
     from momentbound.exact.predictions import class_count_splits
 
+    n = 700
+    assert math.factorial(n) // (math.factorial(233) ** 2 * math.factorial(234)) > sys.float_info.max
     model = CellModel((3,), ["3/20", "1/10", "2/25", "1/10", "3/20", "2/25", "2/25", "1/10", "4/25"], 3)
     priors = [float(model.prior(k)) for k in range(3)]
     total, checked = 0.0, 0
-    for split, prob in class_count_splits(model, 900, "float"):
+    for split, prob in class_count_splits(model, n, "float"):
         total += prob
-        if split in ((300, 300, 300), (333, 333, 234), (10, 20, 870)):
-            assert prob == pytest.approx(multinomial.pmf(split, 900, priors), rel=1e-9, abs=1e-300)
+        if split in ((233, 233, 234), (300, 300, 100), (10, 20, 670)):
+            assert prob == pytest.approx(multinomial.pmf(split, n, priors), rel=1e-9, abs=1e-300)
             checked += 1
     assert checked == 3
     assert total == pytest.approx(1.0, abs=1e-9)
