@@ -198,22 +198,31 @@ class BruteForce:
 
     def cross(self, n_common: int, n_a: int, n_b: int, point_a, point_b) -> list[list[Fraction]]:
         """E[g_{x_a}(a | C + B' + {point_b}) g_{x_b}(b | C + A' + {point_a})] (the contract's
-        CV covariance term), enumerating the independent tables C, A', B'."""
+        CV covariance term), enumerating the independent tables C, A', B'.
+
+        For each table of C the summand ``pa pb g(C + B') g2(C + A')`` is a factor of A' times a
+        factor of B', so its sum over (A', B') is the product of the two single sums (the same
+        triple sum, every table enumerated)."""
         k = self.n_classes
         ia = self.cell_list.index((tuple(point_a[0]), point_a[1]))
         ib = self.cell_list.index((tuple(point_b[0]), point_b[1]))
         out = [[Fraction(0)] * k for _ in range(k)]
         for c, pc in self.tables(n_common):
+            e2 = [Fraction(0)] * k  # sum over A' of pa g_{x_b}(. | C + A' + {point_a})
             for ta, pa in self.tables(n_a):
-                for tb, pb in self.tables(n_b):
-                    train_a = [cc + bb + (i == ib) for i, (cc, bb) in enumerate(zip(c, tb))]
-                    train_b = [cc + aa + (i == ia) for i, (cc, aa) in enumerate(zip(c, ta))]
-                    g = self.g(train_a, point_a[0])
-                    g2 = self.g(train_b, point_b[0])
-                    w = pc * pa * pb
-                    for a in range(k):
-                        for b in range(k):
-                            out[a][b] += w * g[a] * g2[b]
+                train_b = [cc + aa + (i == ia) for i, (cc, aa) in enumerate(zip(c, ta))]
+                g2 = self.g(train_b, point_b[0])
+                for b in range(k):
+                    e2[b] += pa * g2[b]
+            e1 = [Fraction(0)] * k  # sum over B' of pb g_{x_a}(. | C + B' + {point_b})
+            for tb, pb in self.tables(n_b):
+                train_a = [cc + bb + (i == ib) for i, (cc, bb) in enumerate(zip(c, tb))]
+                g = self.g(train_a, point_a[0])
+                for a in range(k):
+                    e1[a] += pb * g[a]
+            for a in range(k):
+                for b in range(k):
+                    out[a][b] += pc * e1[a] * e2[b]
         return out
 
     # -------------------------------------------------------------- estimators
