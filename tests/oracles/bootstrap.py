@@ -29,7 +29,6 @@ class BootstrapBruteForce:
         self.bf = bf
         self._err1: dict[tuple[int, ...], Fraction] = {}
         self._draws: dict[int, list[tuple[tuple[int, ...], int]]] = {}
-        self._int_errors: dict[tuple[int, ...], tuple[int, ...]] = {}
 
     def draws(self, n: int) -> list[tuple[tuple[int, ...], int]]:
         """Every multiplicity vector of ``n`` draws over ``n - 1`` listed points with its count of
@@ -38,12 +37,6 @@ class BootstrapBruteForce:
             self._draws[n] = [(mult, math.factorial(n) // math.prod(math.factorial(m) for m in mult))
                               for mult in all_tables(n, n - 1)]
         return self._draws[n]
-
-    def int_errors(self, table: tuple[int, ...]) -> tuple[int, ...]:
-        """``BruteForce.int_errors`` (``lcm(1..K) e_c(T)``), remembered per table."""
-        if table not in self._int_errors:
-            self._int_errors[table] = self.bf.int_errors(table)
-        return self._int_errors[table]
 
     def resub(self, table: tuple[int, ...]) -> tuple[Fraction, Fraction]:
         n = sum(table)
@@ -71,7 +64,7 @@ class BootstrapBruteForce:
                 sample = [0] * cells
                 for m, cc in zip(mult, others):
                     sample[cc] += m
-                loss += coef * self.int_errors(tuple(sample))[c]
+                loss += coef * self.bf.int_errors(tuple(sample))[c]
             total += table[c] * Fraction(loss, self.bf.lcm_k) / (n - 1) ** n
         self._err1[table] = total / n
         return self._err1[table]
@@ -111,10 +104,10 @@ class BootstrapBruteForce:
             for _, pr in combo:
                 w *= pr
             full = tuple(sum(col) for col in zip(*tabs))
-            errors = Fraction(0)
+            errors = 0  # in units of 1 / lcm(1..K): an integer sum
             for i in range(tested):
                 train = tuple(f - d for f, d in zip(full, tabs[i]))
-                e = bf.errors(train)
-                errors += sum((d * ec for d, ec in zip(tabs[i], e)), Fraction(0))
-            total += w * errors / n_test * bf.ge(full)
+                e = bf.int_errors(train)
+                errors += sum(d * ec for d, ec in zip(tabs[i], e))
+            total += w * Fraction(errors, bf.lcm_k * n_test) * bf.ge(full)
         return total

@@ -91,6 +91,7 @@ class BruteForce:
         self.ties = ties
         self.alpha = Fraction(alpha)
         self._errors: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
+        self._int_err: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._tables: dict[int, list[tuple[tuple[int, ...], Fraction]]] = {}
         self._ge: dict[tuple[int, ...], Fraction] = {}
         self._int_tables: dict[int, list[tuple[tuple[int, ...], int]]] = {}
@@ -135,13 +136,16 @@ class BruteForce:
         return self._int_tables[n]
 
     def int_errors(self, table: Sequence[int]) -> tuple[int, ...]:
-        """``L * e_c(T)`` as integers (``L = lcm(1..K)`` clears every tie denominator)."""
-        out = []
-        for e in self.errors(table):
-            scaled = e * self.lcm_k
-            assert scaled.denominator == 1
-            out.append(int(scaled))
-        return tuple(out)
+        """``L * e_c(T)`` as integers (``L = lcm(1..K)`` clears every tie denominator; cached per table)."""
+        key = tuple(table)
+        if key not in self._int_err:
+            out = []
+            for e in self.errors(key):
+                scaled = e * self.lcm_k
+                assert scaled.denominator == 1
+                out.append(int(scaled))
+            self._int_err[key] = tuple(out)
+        return self._int_err[key]
 
     def g(self, table: Sequence[int], x: Sequence[int]) -> tuple[Fraction, ...]:
         """``g_x(. | table)`` from the explicit list of training points."""
