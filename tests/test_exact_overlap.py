@@ -45,18 +45,26 @@ def oracle(name: str, ties: str, alpha: int) -> BruteForce:
 
 
 def brute_overlap(bf: BruteForce, n_common, n_a, n_b, x_a, x_b):
-    """E[g_{x_a}(a | C + B) g_{x_b}(b | C + A)] by enumerating the tables of C, A and B."""
+    """E[g_{x_a}(a | C + B) g_{x_b}(b | C + A)] by enumerating the tables of C, A and B.
+
+    For each C the sum over (A, B) of ``pa pb g_a g_b`` is summed as ``(sum_B pb g_a) (sum_A pa g_b)``:
+    the summand is a product of a factor of A and one of B, so the two sums are the triple sum."""
     k = bf.n_classes
     out = [[F(0)] * k for _ in range(k)]
     for c, pc in bf.tables(n_common):
+        e_b = [F(0)] * k  # sum over A of pa g_{x_b}(. | C + A)
         for ta, pa in bf.tables(n_a):
             g_b = bf.g([u + v for u, v in zip(c, ta)], x_b)
-            for tb, pb in bf.tables(n_b):
-                g_a = bf.g([u + v for u, v in zip(c, tb)], x_a)
-                w = pc * pa * pb
-                for a in range(k):
-                    for b in range(k):
-                        out[a][b] += w * g_a[a] * g_b[b]
+            for b in range(k):
+                e_b[b] += pa * g_b[b]
+        e_a = [F(0)] * k  # sum over B of pb g_{x_a}(. | C + B)
+        for tb, pb in bf.tables(n_b):
+            g_a = bf.g([u + v for u, v in zip(c, tb)], x_a)
+            for a in range(k):
+                e_a[a] += pb * g_a[a]
+        for a in range(k):
+            for b in range(k):
+                out[a][b] += pc * e_a[a] * e_b[b]
     return out
 
 

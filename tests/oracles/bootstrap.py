@@ -28,6 +28,15 @@ class BootstrapBruteForce:
     def __init__(self, bf: BruteForce) -> None:
         self.bf = bf
         self._err1: dict[tuple[int, ...], Fraction] = {}
+        self._draws: dict[int, list[tuple[tuple[int, ...], int]]] = {}
+
+    def draws(self, n: int) -> list[tuple[tuple[int, ...], int]]:
+        """Every multiplicity vector of ``n`` draws over ``n - 1`` listed points with its count of
+        orderings ``n! / prod m_j!`` (listed once per ``n``)."""
+        if n not in self._draws:
+            self._draws[n] = [(mult, math.factorial(n) // math.prod(math.factorial(m) for m in mult))
+                              for mult in all_tables(n, n - 1)]
+        return self._draws[n]
 
     def resub(self, table: tuple[int, ...]) -> tuple[Fraction, Fraction]:
         n = sum(table)
@@ -50,15 +59,13 @@ class BootstrapBruteForce:
             others = []  # cell of each of the other n - 1 points
             for cc in range(cells):
                 others += [cc] * (table[cc] - (cc == c))
-            loss = Fraction(0)
-            for mult in all_tables(n, n - 1):
-                coef = math.factorial(n)
+            loss = 0  # in units of 1 / lcm(1..K): integer sums
+            for mult, coef in self.draws(n):
                 sample = [0] * cells
                 for m, cc in zip(mult, others):
-                    coef //= math.factorial(m)
                     sample[cc] += m
-                loss += coef * self.bf.errors(tuple(sample))[c]
-            total += table[c] * loss / (n - 1) ** n
+                loss += coef * self.bf.int_errors(tuple(sample))[c]
+            total += table[c] * Fraction(loss, self.bf.lcm_k) / (n - 1) ** n
         self._err1[table] = total / n
         return self._err1[table]
 
@@ -97,10 +104,10 @@ class BootstrapBruteForce:
             for _, pr in combo:
                 w *= pr
             full = tuple(sum(col) for col in zip(*tabs))
-            errors = Fraction(0)
+            errors = 0  # in units of 1 / lcm(1..K): an integer sum
             for i in range(tested):
                 train = tuple(f - d for f, d in zip(full, tabs[i]))
-                e = bf.errors(train)
-                errors += sum((d * ec for d, ec in zip(tabs[i], e)), Fraction(0))
-            total += w * errors / n_test * bf.ge(full)
+                e = bf.int_errors(train)
+                errors += sum(d * ec for d, ec in zip(tabs[i], e))
+            total += w * Fraction(errors, bf.lcm_k * n_test) * bf.ge(full)
         return total

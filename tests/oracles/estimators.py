@@ -91,6 +91,7 @@ class BruteForce:
         self.ties = ties
         self.alpha = Fraction(alpha)
         self._errors: dict[tuple[int, ...], tuple[Fraction, ...]] = {}
+        self._int_err: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._tables: dict[int, list[tuple[tuple[int, ...], Fraction]]] = {}
         self._ge: dict[tuple[int, ...], Fraction] = {}
         self._int_tables: dict[int, list[tuple[tuple[int, ...], int]]] = {}
@@ -135,13 +136,16 @@ class BruteForce:
         return self._int_tables[n]
 
     def int_errors(self, table: Sequence[int]) -> tuple[int, ...]:
-        """``L * e_c(T)`` as integers (``L = lcm(1..K)`` clears every tie denominator)."""
-        out = []
-        for e in self.errors(table):
-            scaled = e * self.lcm_k
-            assert scaled.denominator == 1
-            out.append(int(scaled))
-        return tuple(out)
+        """``L * e_c(T)`` as integers (``L = lcm(1..K)`` clears every tie denominator; cached per table)."""
+        key = tuple(table)
+        if key not in self._int_err:
+            out = []
+            for e in self.errors(key):
+                scaled = e * self.lcm_k
+                assert scaled.denominator == 1
+                out.append(int(scaled))
+            self._int_err[key] = tuple(out)
+        return self._int_err[key]
 
     def g(self, table: Sequence[int], x: Sequence[int]) -> tuple[Fraction, ...]:
         """``g_x(. | table)`` from the explicit list of training points."""
@@ -198,22 +202,31 @@ class BruteForce:
 
     def cross(self, n_common: int, n_a: int, n_b: int, point_a, point_b) -> list[list[Fraction]]:
         """E[g_{x_a}(a | C + B' + {point_b}) g_{x_b}(b | C + A' + {point_a})] (the contract's
-        CV covariance term), enumerating the independent tables C, A', B'."""
+        CV covariance term), enumerating the independent tables C, A', B'.
+
+        For each table of C the summand ``pa pb g(C + B') g2(C + A')`` is a factor of A' times a
+        factor of B', so its sum over (A', B') is the product of the two single sums (the same
+        triple sum, every table enumerated)."""
         k = self.n_classes
         ia = self.cell_list.index((tuple(point_a[0]), point_a[1]))
         ib = self.cell_list.index((tuple(point_b[0]), point_b[1]))
         out = [[Fraction(0)] * k for _ in range(k)]
         for c, pc in self.tables(n_common):
+            e2 = [Fraction(0)] * k  # sum over A' of pa g_{x_b}(. | C + A' + {point_a})
             for ta, pa in self.tables(n_a):
-                for tb, pb in self.tables(n_b):
-                    train_a = [cc + bb + (i == ib) for i, (cc, bb) in enumerate(zip(c, tb))]
-                    train_b = [cc + aa + (i == ia) for i, (cc, aa) in enumerate(zip(c, ta))]
-                    g = self.g(train_a, point_a[0])
-                    g2 = self.g(train_b, point_b[0])
-                    w = pc * pa * pb
-                    for a in range(k):
-                        for b in range(k):
-                            out[a][b] += w * g[a] * g2[b]
+                train_b = [cc + aa + (i == ia) for i, (cc, aa) in enumerate(zip(c, ta))]
+                g2 = self.g(train_b, point_b[0])
+                for b in range(k):
+                    e2[b] += pa * g2[b]
+            e1 = [Fraction(0)] * k  # sum over B' of pb g_{x_a}(. | C + B' + {point_b})
+            for tb, pb in self.tables(n_b):
+                train_a = [cc + bb + (i == ib) for i, (cc, bb) in enumerate(zip(c, tb))]
+                g = self.g(train_a, point_a[0])
+                for a in range(k):
+                    e1[a] += pb * g[a]
+            for a in range(k):
+                for b in range(k):
+                    out[a][b] += pc * e1[a] * e2[b]
         return out
 
     # -------------------------------------------------------------- estimators

@@ -291,6 +291,7 @@ def stratified_accuracy_bruteforce(bf, N: int, v: int, *, shuffled: bool = False
     cells = bf.cell_list
     K = bf.n_classes
     support = {y: [c for c, (_, yc) in enumerate(cells) if yc == y and bf.p[c]] for y in range(K)}
+    L = bf.lcm_k
     mass = m1 = m2 = joint = g1 = g2 = Fraction(0)
     for y in itertools.product(range(K), repeat=N):
         if any(not support[c] for c in y):
@@ -310,17 +311,18 @@ def stratified_accuracy_bruteforce(bf, N: int, v: int, *, shuffled: bool = False
             full = [0] * len(cells)
             for c in seq:
                 full[c] += 1
-            ce = coin = Fraction(0)
+            ce = coin = 0  # in units of 1 / L and 1 / L^2, L = lcm(1..K): integer sums
             for folds in partitions:
                 for test in folds:
                     train = list(full)
                     for i in test:
                         train[seq[i]] -= 1
-                    e = bf.errors(tuple(train))
+                    e = bf.int_errors(tuple(train))
                     for i in test:
                         ce += e[seq[i]]
-                        coin += e[seq[i]] * (1 - e[seq[i]])
-            ce /= N * len(partitions)
+                        coin += e[seq[i]] * (L - e[seq[i]])
+            ce = Fraction(ce, L * N * len(partitions))
+            coin = Fraction(coin, L * L)
             ge = bf.ge(tuple(full))
             mass += pr
             m1 += pr * ce
@@ -402,9 +404,9 @@ def stratified_shuffle_split_bruteforce(bf, N: int, test_size: int) -> dict[str,
                 train = list(full)
                 for i in test:
                     train[seq[i]] -= 1
-                e = bf.errors(tuple(train))
-                mu = sum((e[seq[i]] for i in test), Fraction(0))
-                coin = sum((e[seq[i]] * (1 - e[seq[i]]) for i in test), Fraction(0))
+                e = bf.int_errors(tuple(train))  # L e_c, L = lcm(1..K)
+                mu = Fraction(sum(e[seq[i]] for i in test), bf.lcm_k)
+                coin = Fraction(sum(e[seq[i]] * (bf.lcm_k - e[seq[i]]) for i in test), bf.lcm_k**2)
                 m += pr * mu / test_size
                 m2 += pr * (mu * mu + coin) / test_size**2
             ge = bf.ge(tuple(full))
