@@ -31,8 +31,6 @@ def test_dense_levels_equal_packed_levels_bitwise(model, sizes, clf) -> None:
     packed = rs.cross_errors(model, *sizes, clf, tail=1e-13, dense_budget=0)
     assert np.array_equal(dense.matrix, packed.matrix)
     assert dense.dropped_mass_bound == packed.dropped_mass_bound > 0
-    exact = rs.cross_errors(model, *sizes, clf)  # nothing pruned: within the reported bound
-    assert np.abs(dense.matrix - exact.matrix).max() <= dense.dropped_mass_bound + 1e-12
 
 
 def test_dense_costs_more_memory_and_less_time_in_the_estimates() -> None:
@@ -57,8 +55,10 @@ def test_peak_follows_the_estimate_of_the_form_chosen(budget) -> None:
     assert 0.6 <= peak / rs.memory_estimate(model, *sizes, dense_budget=budget) <= 1.5
 
 
-def test_a_limit_between_the_two_forms_runs_packed() -> None:
-    model, sizes = second_nb_model(), (48, 5, 5)
+def test_a_limit_between_the_two_forms_runs_packed(monkeypatch) -> None:
+    # small bands make the packed form the smaller one at a size that runs in a fraction of a second
+    monkeypatch.setattr(rs, "BAND_BYTES", 2**16)
+    model, sizes = second_nb_model(), (32, 3, 3)
     dense, packed = rs.memory_estimate(model, *sizes), rs.memory_estimate(model, *sizes, dense_budget=0)
     assert packed < dense
     limit = 1.3 * (packed + dense) / 2  # the guard's margin is 1.3
