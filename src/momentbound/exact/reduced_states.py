@@ -992,19 +992,29 @@ def _sum_split(st: _Setup, grids: _CommonGrids, split: tuple[int, ...], weight: 
         blocks = [h_blocks] if same else [h_blocks, h2_blocks]
         run = (a + 1) ** (grids.space.dim - 1)  # class-0 states of C with one first component
 
-        def need(g: int, e: int) -> tuple[np.ndarray, np.ndarray, int]:
-            nA, nB = np.unique(rowsA[g:e]), np.unique(P0[g:e])
-            return nA, nB, 8 * (len(nA) * lenA + len(nB) * lenB) * len(blocks)
+        def fresh(mask: np.ndarray, rows: np.ndarray) -> np.ndarray:
+            """The rows among ``rows`` not yet marked in ``mask`` (sorted, once each)."""
+            u = np.unique(rows)
+            return u[~mask[u]]
 
         g = 0
         while g < G0:  # bands of whole runs whose rows of hA and hB fit in BAND_BYTES (one run at least)
+            # the rows of hA and hB the band reads, marked run by run (the union of the runs' rows)
+            maskA = np.zeros((a + 2) ** d, dtype=bool)
+            maskB = np.zeros((a + 1) ** d, dtype=bool)
             e = min(G0, g + run)
-            needA, needB, _ = need(g, e)
+            maskA[fresh(maskA, rowsA[g:e])] = True
+            maskB[fresh(maskB, P0[g:e])] = True
+            countA, countB = int(maskA.sum()), int(maskB.sum())
             while e < G0:
-                nA, nB, size = need(g, min(G0, e + run))
-                if size > BAND_BYTES:
+                e2 = min(G0, e + run)
+                nA, nB = fresh(maskA, rowsA[e:e2]), fresh(maskB, P0[e:e2])
+                if 8 * ((countA + len(nA)) * lenA + (countB + len(nB)) * lenB) * len(blocks) > BAND_BYTES:
                     break
-                e, needA, needB = min(G0, e + run), nA, nB
+                maskA[nA] = True
+                maskB[nB] = True
+                countA, countB, e = countA + len(nA), countB + len(nB), e2
+            needA, needB = np.flatnonzero(maskA), np.flatnonzero(maskB)
             mapA = np.zeros((a + 2) ** d, dtype=np.int64)
             mapB = np.zeros((a + 1) ** d, dtype=np.int64)
             mapA[needA] = np.arange(len(needA))
