@@ -110,34 +110,30 @@ def paper() -> object:
 
 
 # ----------------------------------------------------------------------------- scheduling on workers
-#: Test files in order of their running time, longest first (CPU seconds of each file run alone with
-#: one thread, on a loaded 2-core machine). With ``make test`` (pytest-xdist, ``--dist loadfile``)
-#: each file runs on one worker, so that its
-#: module fixtures run once; collecting the longest files first starts them first, so that no
-#: worker is left with a long file at the end while the other idles. pytest-xdist keeps this order
-#: only with ``--no-loadscope-reorder`` (by default it sorts the files by their number of tests).
-LONGEST_FIRST = (
-    "test_findings.py",  # 108 s CPU
-    "test_cli_subprocess.py",  # 39 s
-    "test_regressions_sklearn_parity.py",  # 32 s
-    "test_exact_reduced_states.py",  # 31 s
-    "test_estimators_bruteforce.py",  # 23 s
-    "test_regressions_plugins.py",  # 22 s
-    "test_stratified_sklearn.py",  # 22 s
-    "test_accuracy_bruteforce.py",  # 20 s
-    "test_notebooks.py",  # 20 s
-    "test_stratified_cv.py",
-    "test_splitters.py",
-    "test_exact_pairs.py",
-    "test_regressions_statuses.py",  # 15 s
-    "test_categorical_nb_unseen_category.py",  # 12 s
-    "test_montecarlo_kernels.py",  # 11 s
-)
+# With ``make test`` (pytest-xdist, ``--dist loadfile``) each file runs on one worker, so that its
+# module fixtures run once. Collecting every file in order of its measured time, longest first,
+# starts the long ones first and leaves the short ones for the end, so that no worker is left with
+# a long file while the other idles. pytest-xdist keeps this order only with
+# ``--no-loadscope-reorder`` (by default it sorts the files by their number of tests).
+
+#: seconds of a test file not listed in tests/file_times.txt
+FILE_SECONDS_DEFAULT = 2.0
+
+
+def _file_seconds() -> dict[str, float]:
+    times: dict[str, float] = {}
+    for line in (Path(__file__).parent / "file_times.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, seconds = line.split()
+            times[name] = float(seconds)
+    return times
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: file order otherwise
+    """Files longest first (``--dist loadfile`` hands them out in this order): the two workers
+    then finish within about the last small file of each other."""
+    seconds = _file_seconds()
+    items.sort(key=lambda item: -seconds.get(item.path.name, FILE_SECONDS_DEFAULT))  # stable within a file
 
 
 # ----------------------------------------------------------------------------- real scikit-learn CV
