@@ -1186,20 +1186,30 @@ def memory_estimate(model: CellModel, n_common: int, n_a: int, n_b: int,
     return _packed_bytes(model, n_common, n_a, n_b)
 
 
+def _memory_parts(model: CellModel, n_common: int, n_a: int, n_b: int) -> tuple[_Setup, int, float, Callable[[int], float]]:
+    """What both memory estimates share: the setup, the largest level ``top``, the bytes of the
+    per-class laws up to it with their index arrays, and ``middle(m)``, the entries of the largest
+    slice of a level of ``m`` points (two classes)."""
+    st = _setup(model, NaiveBayes())
+    XU = 1 if n_a == 0 and n_b == 0 else st.XU
+    top = n_common + 1 + max(n_a, n_b)
+    D = ComponentSpace(model.arities, st.inputs).dim
+    laws = 8.0 * st.K * (1 + 2 * st.X) * float(top + 1) ** (D + 1) / (D + 1)
+
+    def middle(m: int) -> float:
+        return float((m // 2 + 1) * (m - m // 2 + 1)) ** st.d * XU
+
+    return st, top, laws, middle
+
+
 def _packed_bytes(model: CellModel, n_common: int, n_a: int, n_b: int) -> float:
     """:func:`memory_estimate` with the levels held packed (and with more classes)."""
-    st = _setup(model, NaiveBayes())
-    K, d, X = st.K, st.d, st.X
+    st, top, laws, middle = _memory_parts(model, n_common, n_a, n_b)
+    K, d = st.K, st.d
     XU = 1 if n_a == 0 and n_b == 0 else st.XU
     r = max(n_a, n_b)
-    top = n_common + 1 + r
-    D = ComponentSpace(model.arities, st.inputs).dim
-    laws = 8.0 * K * (1 + 2 * X) * float(top + 1) ** (D + 1) / (D + 1)
     streams = 1 if n_a == n_b else 2
     if K == 2:
-        def middle(m: int) -> float:  # entries of the largest slice of a level of m points
-            return float((m // 2 + 1) * (m - m // 2 + 1)) ** d * XU
-
         # dense: the bands in flight and the two bottom slices of the sum over C; packed: one
         # slice per level and two in flight, 8 bytes per nonzero entry and a bit per entry
         run = float(top // 2 + 2) ** (d - 1) * float(top - top // 2 + 2) ** d * XU  # one run of a band
@@ -1220,15 +1230,7 @@ def _dense_bytes(model: CellModel, n_common: int, n_a: int, n_b: int) -> float |
     ``C`` reads."""
     if model.n_classes != 2 or max(n_a, n_b) == 0:
         return None
-    st = _setup(model, NaiveBayes())
-    d, X, XU = st.d, st.X, st.XU
-    top = n_common + 1 + max(n_a, n_b)
-    D = ComponentSpace(model.arities, st.inputs).dim
-    laws = 8.0 * 2 * (1 + 2 * X) * float(top + 1) ** (D + 1) / (D + 1)
-
-    def middle(m: int) -> float:  # entries of the largest slice of a level of m points
-        return float((m // 2 + 1) * (m - m // 2 + 1)) ** d * XU
-
+    _, _, laws, middle = _memory_parts(model, n_common, n_a, n_b)
     held = 0.0
     for r in {n_a, n_b}:  # one stream per private size
         held += (r + 3) * middle(n_common + 1 + r) + min(BAND_BYTES / 8.0, 2 * middle(n_common + 1))
