@@ -50,14 +50,16 @@ from momentbound.model.cells import CellModel
 __all__ = ["StateMoments", "route", "work_estimate", "memory_estimate", "state_moments", "STATISTICS",
            "MAX_SECONDS", "NS_PER_OP"]
 
-#: statistics this module sums: resubstitution, the ideal bootstrap ``Err(1)`` and .632
-STATISTICS = ("resubstitution", "bootstrap", "632")
+#: statistics this module sums: resubstitution, the ideal bootstrap ``Err(1)``, .632 and ideal .632+
+#: (the last on pairs of half tables, :mod:`momentbound.exact.row_halves`)
+STATISTICS = ("resubstitution", "bootstrap", "632", "632plus")
 #: default limit on the estimated CPU seconds (:func:`work_estimate` times :data:`NS_PER_OP`)
 MAX_SECONDS = 60.0
 #: CPU nanoseconds per unit of :func:`work_estimate` of each route. class-states: the estimate counts
 #: every state pair, measured 0.29 (two attributes of 2 and 3 values, two classes, N = 40: 6.6e10
-#: estimated, 18.9 s CPU); rows: the estimate is already in nanoseconds (:data:`ROWS_NS`)
-NS_PER_OP = {"rows": 1.0, "class-states": 0.3}
+#: estimated, 18.9 s CPU); rows and row-halves: the estimate is already in nanoseconds (:data:`ROWS_NS`,
+#: :data:`momentbound.exact.row_halves.NS_PER_PAIR`)
+NS_PER_OP = {"rows": 1.0, "class-states": 0.3, "row-halves": 1.0}
 #: CPU nanoseconds of the rows route per unit of its parts, fitted on 16 resubstitution runs (one
 #: attribute of 2-8 values, 2-4 classes, N = 14-600) and 20 Err(1)/.632 runs (measured / estimated
 #: 0.80-1.45; 0.73-1.22 on 10 other runs, ``benchmarks/bench_resub_rows_estimate.py``): per split and
@@ -100,6 +102,10 @@ def route(model: CellModel, clf: Any, statistic: str, N: int) -> str | None:
         raise InvalidArgument(f"statistic must be one of {STATISTICS}, got {statistic!r}")
     if clf.ties not in ("random", "first"):
         return None
+    if statistic == "632plus":
+        from momentbound.exact import row_halves
+
+        return "row-halves" if row_halves.applies(model, clf) else None
     if model.d == 1:
         if statistic == "resubstitution":
             return "rows" if keys_fit_int64(clf.alpha_exact, model.arities, N, model.n_classes) else None
@@ -168,6 +174,12 @@ def work_estimate(model: CellModel, N: int, statistic: str = "resubstitution", c
     """Work of :func:`state_moments`, priced by :data:`NS_PER_OP`: multiply-adds of the class-states route
     (before its skipped pairs), nanoseconds of the rows route."""
     K, V = model.n_classes, model.n_inputs
+    if statistic == "632plus":  # nanoseconds: the bootstrap-row table, the half tables and every pair
+        from momentbound.exact import row_halves
+
+        return (ROWS_NS["row_table"] * math.comb(N - 1 + K, K) * math.comb(N + K, K) * (2 * K + 4)
+                + row_halves.NS_PER_HALF * row_halves.half_work(model, N)
+                + row_halves.NS_PER_PAIR * row_halves.pair_count(model, N))
     if model.d == 1:  # nanoseconds (:data:`ROWS_NS`)
         splits = math.comb(N + K - 1, K - 1)
         cells = sum(math.prod(v + 1 for v in n) for n in _splits(N, K))
@@ -193,6 +205,11 @@ def _states(model: CellModel, n: int) -> int:
 def memory_estimate(model: CellModel, N: int, statistic: str = "resubstitution") -> float:
     """Bytes held at the peak (per-class state moments of every total, two dense levels)."""
     V, K = model.n_inputs, model.n_classes
+    if statistic == "632plus":  # the bootstrap-row table and the half tables
+        from momentbound.exact import row_halves
+
+        return (8.0 * (N ** K * K + math.comb(N + K, K) * (2 * K + 2) + 2 * max(_W_CHUNK, math.comb(N + K, K)))
+                + row_halves.BYTES_PER_HALF * (5 + 2 * K) * row_halves.half_work(model, N))
     if model.d == 1:
         grid = max(math.prod(v + 1 for v in n) for n in _splits(N, K))
         table = 0.0
@@ -230,10 +247,10 @@ def state_moments(
             f"no sufficient-statistic route for {statistic} with this model (d = {model.d}, K = "
             f"{model.n_classes}) and {clf.describe()}: resubstitution needs one attribute or two classes "
             "(ties 'random' or 'first'); Err(1) and .632 need one attribute and alpha = 0 (ties 'random', "
-            "or 'first' with two classes); "
+            "or 'first' with two classes); .632+ needs one attribute, alpha = 0 and ties 'random'; "
             "use backend='montecarlo'"
         )
-    work = work_estimate(model, N, statistic)
+    work = work_estimate(model, N, statistic, clf)
     seconds = work * NS_PER_OP[way] * 1e-9
     if max_seconds is not None and seconds > max_seconds:
         raise InvalidArgument(
@@ -250,6 +267,10 @@ def state_moments(
             f"or a smaller {guard.option('N')}"
         )
     fm = model.to_float() if model.is_exact else model
+    if way == "row-halves":
+        from momentbound.exact import row_halves
+
+        return row_halves.state_moments(fm, clf, N, statistic, tail)
     if way == "rows":
         return _rows(fm, clf, N, statistic)
     return _class_states(fm, clf, N, tail)

@@ -360,7 +360,9 @@ class Point632Plus(Bootstrap):
     """
 
     name: ClassVar[str] = "632plus"
-    state_statistic: ClassVar[str | None] = None  # not a sum of per-point terms
+    #: not a sum of per-point terms, but a function of sums of row functions on one attribute
+    #: (:mod:`momentbound.exact.row_halves`)
+    state_statistic: ClassVar[str | None] = "632plus"
 
     def per_table(self, law: Any, N: int) -> tuple[np.ndarray, np.ndarray | None]:
         key = ("632plus", N)
@@ -395,8 +397,11 @@ class Point632Plus(Bootstrap):
             "and has exact moments of every linear metric")
 
     def approximation(self, engine: Any, N: int) -> tuple[float, float] | None:
-        """Ideal ``B``: the delta-method approximation (:meth:`delta`) beside the exact moments."""
-        return self.delta(engine, N) if self.B is None else None
+        """Ideal ``B``: the delta-method approximation (:meth:`delta`) beside the exact moments, on the count
+        tables only (``None`` past their limit, where the pairs of half tables give the exact moments)."""
+        if self.B is not None or _state_route(self, engine, N) is not None:
+            return None
+        return self.delta(engine, N)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,323 @@
+"""Ideal .632+ (and resubstitution, ``Err(1)``, .632) on one attribute by pairs of half tables.
+
+With one attribute, ``alpha = 0`` and ties ``random`` the prediction at input ``x`` is the largest
+count of the row ``T[x, .]`` (ties shared equally, every class keyed 0 on an empty row), and the
+ideal bootstrap's miss probability ``q_y`` of a point of class ``y`` at ``x`` is a function of that
+row too (:func:`momentbound.exact.resub_states._bootstrap_row_table`). So every ingredient of .632+
+is a sum of row functions over the ``V`` rows: ``N err``, ``N Err(1)``, the class totals ``n_k``,
+the predicted counts ``m_k = sum_x T_x g_x(k)`` (``gamma = 1 - sum_k n_k m_k / N^2``) and
+``GE_N``; and ``P[T] = N! prod_x prod_k P_xk^T_xk / T_xk!`` is a product of row factors. The
+estimate is a nonlinear function of those sums, so its moments are sums over tables, enumerated
+as pairs of halves (the rows of the first ``floor(V / 2)`` inputs, the rest) met by their totals;
+each half's summed statistics are precomputed, the compiled kernel only adds them and evaluates
+.632+ (docs/mathematics.md, ".632+ on one attribute by pairs of half tables").
+
+Pairs of probability below a threshold are skipped: each half of total ``N - s`` is sorted by
+probability, the kernel stops at the first pair below the threshold and adds the rest of that
+half's mass (a suffix sum) to ``dropped_mass_bound``. The threshold is the largest (within a
+factor ``10^0.1``) whose skipped mass is at most ``tail``; the estimate lies in ``[0, 1]``, so the
+mean, the second moment and the joint term with ``GE_N`` each move by at most the dropped mass.
+
+Arithmetic is float64.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+from scipy.special import gammaln
+
+from momentbound.errors import InvalidArgument
+from momentbound.model.cells import CellModel
+
+__all__ = ["HalfTables", "applies", "half_states", "half_work", "pair_count", "half_moments", "threshold",
+           "state_moments", "STATISTICS",
+           "NS_PER_PAIR", "NS_PER_HALF", "BYTES_PER_HALF"]
+
+#: statistics of the kernel, by code: resubstitution, ``Err(1)``, .632, .632+
+STATISTICS = ("resubstitution", "bootstrap", "632", "632plus")
+#: CPU nanoseconds per pair of halves the kernel visits, .632+ (measured 8.2 on model (b) of
+#: ``benchmarks/bench_resub_multiattr.py`` at N = 30: 3.07e9 pairs, 25.2 s; .632 alone 2.3). The estimate
+#: counts every pair: skipping a 1e-13 tail leaves 97% of them there
+NS_PER_PAIR = 8.0
+#: CPU nanoseconds per half state built (numpy, measured about 600 at N = 30, 1.95e6 states per half)
+NS_PER_HALF = 800.0
+#: bytes per half state and column of its statistics (``5 + 2K`` with the weight) held at the peak: the
+#: kept copy and the one being built (measured peak 754 MB at N = 30, K = 3 with 3.9e6 half states)
+BYTES_PER_HALF = 16.0
+WEIGHT = 0.632
+
+
+def applies(model: CellModel, clf: Any) -> bool:
+    """One attribute, ``alpha = 0`` and ties ``random``: every row function above is a function of
+    its row alone (with ties ``first`` an empty row's prediction depends on the classes present)."""
+    return model.d == 1 and clf.alpha_exact == 0 and clf.ties == "random"
+
+
+def _groups(V: int) -> tuple[list[int], list[int]]:
+    h = V // 2
+    return list(range(h)), list(range(h, V))
+
+
+def half_work(model: CellModel, N: int) -> int:
+    """Half states of both groups (all totals ``0..N``): ``C(N + |g| K, |g| K)`` per group."""
+    K = model.n_classes
+    return sum(math.comb(N + len(g) * K, len(g) * K) for g in _groups(model.n_inputs))
+
+
+def pair_count(model: CellModel, N: int) -> int:
+    """Pairs of halves without skipping: the number of count tables ``C(N + VK - 1, VK - 1)``."""
+    cells = model.n_inputs * model.n_classes
+    return math.comb(N + cells - 1, cells - 1)
+
+
+def _compositions(n: int, K: int) -> np.ndarray:
+    """Every ``K``-vector of nonnegative integers with sum at most ``n`` (rows)."""
+    from momentbound.exact.resub_states import _compositions_at_most
+
+    return np.array(_compositions_at_most(n, K), dtype=np.int64).reshape(-1, K)
+
+
+def _row_stats(fm: CellModel, clf: Any, N: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per input, over the rows ``r`` of sum at most ``N`` and positive probability: the log factor
+    ``sum_k r_k log P_xk - log r_k!``, the statistics ``[N err, N Err(1), coin, GE, n_0.., m_0..]``
+    (``coin`` the tie coins' variance of ``N err``, ``GE`` the row's share of ``GE_N``) and the row sums."""
+    from momentbound.classifiers.naive_bayes import decision_shares
+    from momentbound.exact.resub_states import _bootstrap_row_table
+
+    V, K = fm.n_inputs, fm.n_classes
+    P = fm.as_array(float).reshape(V, K)
+    wrong = P.sum(axis=1, keepdims=True) - P  # P[X = x, Y != k]
+    rows = _compositions(N, K)
+    g, scale = decision_shares(clf, (K,), [N] * K, [rows[:, k:k + 1] for k in range(K)])
+    D = (g / scale).T  # (rows, K): the classifier's share of every class at an input with this row
+    r = rows.astype(float)
+    miss = 1.0 - D
+    resub = (r * miss).sum(axis=1)
+    coin = (r * miss * D).sum(axis=1)
+    W = _bootstrap_row_table(clf, N, K)
+    q = np.zeros(r.shape)
+    for y in range(K):
+        b = rows.copy()
+        b[:, y] -= 1
+        ok = b[:, y] >= 0
+        idx = tuple(np.where(ok, b[:, k], 0) for k in range(K))
+        q[:, y] = np.where(ok, 1.0 - W[idx + (y,)], 0.0)
+    err1 = (r * q).sum(axis=1)
+    m = r.sum(axis=1)[:, None] * D
+    lf = gammaln(rows + 1.0).sum(axis=1)
+    out = []
+    for x in range(V):
+        with np.errstate(divide="ignore"):
+            logp = np.log(P[x])
+        possible = np.all((rows == 0) | (P[x] > 0), axis=1)
+        logw = np.where(possible, (rows * np.where(P[x] > 0, logp, 0.0)).sum(axis=1) - lf, -np.inf)
+        stats = np.column_stack([resub, err1, coin, D @ wrong[x], r, m])
+        out.append((logw[possible], stats[possible], rows[possible].sum(axis=1)))
+    return out
+
+
+@dataclass
+class HalfTables:
+    """The half states of one group of inputs, per total ``s``: ``logw[s]`` (the log of
+    ``s! prod P^T / T!`` over its rows, at most 0), ``stats[s]`` (summed row statistics) and their
+    row sums ``s``; sorted by probability, largest first."""
+
+    logw: list[np.ndarray]
+    stats: list[np.ndarray]
+
+
+def half_states(fm: CellModel, clf: Any, N: int) -> tuple[HalfTables, HalfTables]:
+    """The two groups' half states (float model)."""
+    K = fm.n_classes
+    per = _row_stats(fm, clf, N)
+    halves = []
+    for group in _groups(fm.n_inputs):
+        logw: list[np.ndarray] = [np.zeros(1)] + [np.zeros(0)] * N
+        stats: list[np.ndarray] = [np.zeros((1, 4 + 2 * K))] + [np.zeros((0, 4 + 2 * K))] * N
+        for x in group:
+            lw_x, st_x, sum_x = per[x]
+            new_w: list[list[np.ndarray]] = [[] for _ in range(N + 1)]
+            new_s: list[list[np.ndarray]] = [[] for _ in range(N + 1)]
+            by_total = [np.nonzero(sum_x == u)[0] for u in range(N + 1)]
+            for t in range(N + 1):
+                if len(logw[t]) == 0:
+                    continue
+                for u in range(N + 1 - t):
+                    sel = by_total[u]
+                    if len(sel) == 0:
+                        continue
+                    a, b = len(logw[t]), len(sel)
+                    new_w[t + u].append((logw[t][:, None] + lw_x[sel][None, :]).reshape(-1))
+                    new_s[t + u].append((stats[t][:, None, :] + st_x[sel][None, :, :]).reshape(a * b, -1))
+            logw = [np.concatenate(w) if w else np.zeros(0) for w in new_w]
+            stats = [np.concatenate(s) if s else np.zeros((0, 4 + 2 * K)) for s in new_s]
+        for s in range(N + 1):
+            order = np.argsort(-logw[s], kind="stable")
+            logw[s] = logw[s][order] + gammaln(s + 1.0)
+            stats[s] = np.ascontiguousarray(stats[s][order])
+        halves.append(HalfTables(logw, stats))
+    return halves[0], halves[1]
+
+
+@njit(cache=True, parallel=True)
+def _pairs(logc, logwA, SA, wB, SB, tailB, thr, N, K, code):  # pragma: no cover - compiled
+    """Sums over the pairs (a, b) with ``c w_a w_b >= thr`` (``b`` sorted by ``w_b`` descending) of
+    ``p``, ``p f``, ``p (f^2 + coin)``, ``p f GE``, ``p GE``, ``p GE^2`` and the skipped mass."""
+    nA = logwA.shape[0]
+    nB = wB.shape[0]
+    a632 = 0.632
+    b368 = 1.0 - a632
+    inv = 1.0 / N
+    inv2 = inv * inv
+    t0 = 0.0
+    t1 = 0.0
+    t2 = 0.0
+    t3 = 0.0
+    t4 = 0.0
+    t5 = 0.0
+    t6 = 0.0
+    for i in prange(nA):
+        ca = math.exp(logc + logwA[i])
+        rA = SA[i, 0]
+        eA = SA[i, 1]
+        cA = SA[i, 2]
+        gA = SA[i, 3]
+        dA = 0.0
+        for k in range(K):
+            dA += SA[i, 4 + k] * SA[i, 4 + K + k]
+        s0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        s3 = 0.0
+        s4 = 0.0
+        s5 = 0.0
+        stop = nB
+        for j in range(nB):
+            wb = wB[j]
+            if ca * wb < thr:
+                stop = j
+                break
+            r = (rA + SB[j, 0]) * inv
+            e = (eA + SB[j, 1]) * inv
+            ge = gA + SB[j, 3]
+            coin = 0.0
+            if code == 3:
+                nm = dA
+                for k in range(K):
+                    nm += SA[i, 4 + k] * SB[j, 4 + K + k] + SB[j, 4 + k] * (SA[i, 4 + K + k] + SB[j, 4 + K + k])
+                gam = 1.0 - nm * inv2
+                e1 = e if e < gam else gam
+                rel = (e1 - r) / (gam - r) if (e > r and gam > r) else 0.0
+                f = b368 * r + a632 * e + (e1 - r) * (b368 * a632 * rel) / (1.0 - b368 * rel)
+            elif code == 0:
+                f = r
+                coin = (cA + SB[j, 2]) * inv2
+            elif code == 1:
+                f = e
+            else:
+                f = b368 * r + a632 * e
+                coin = b368 * b368 * (cA + SB[j, 2]) * inv2
+            s0 += wb
+            s1 += wb * f
+            s2 += wb * (f * f + coin)
+            s3 += wb * f * ge
+            s4 += wb * ge
+            s5 += wb * ge * ge
+        t0 += ca * s0
+        t1 += ca * s1
+        t2 += ca * s2
+        t3 += ca * s3
+        t4 += ca * s4
+        t5 += ca * s5
+        t6 += ca * tailB[stop]
+    return t0, t1, t2, t3, t4, t5, t6
+
+
+def _log_choose(N: int, s: int) -> float:
+    return float(gammaln(N + 1.0) - gammaln(s + 1.0) - gammaln(N - s + 1.0))
+
+
+def _tails(A: HalfTables, B: HalfTables, N: int) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """Per total ``s``: the sorted ``-w_b`` of the half of total ``N - s``, its suffix sums, ``log C(N, s)``."""
+    out = []
+    for s in range(N + 1):
+        wB = np.exp(B.logw[N - s])
+        tail = np.concatenate([np.cumsum(wB[::-1])[::-1], [0.0]])
+        out.append((-wB, tail, _log_choose(N, s)))
+    return out
+
+
+def _skipped(A: HalfTables, tails: list, N: int, thr: float) -> tuple[float, int]:
+    """The mass of the pairs below ``thr`` and the number of pairs at or above it."""
+    dropped, kept = 0.0, 0
+    for s in range(N + 1):
+        neg, tail, lc = tails[s]
+        if len(A.logw[s]) == 0 or len(neg) == 0:
+            continue
+        ca = np.exp(lc + A.logw[s])
+        with np.errstate(divide="ignore", over="ignore"):
+            stop = np.searchsorted(neg, -thr / ca, side="right")
+        dropped += float((ca * tail[stop]).sum())
+        kept += int(stop.sum())
+    return dropped, kept
+
+
+def threshold(A: HalfTables, B: HalfTables, N: int, tail: float) -> tuple[float, float, int]:
+    """``(thr, dropped, kept pairs)``: the largest threshold on a 0.1-decade grid whose skipped mass is at
+    most ``tail`` (``0``: every pair, when ``tail`` is 0)."""
+    tails = _tails(A, B, N)
+    if tail <= 0:
+        return 0.0, 0.0, _skipped(A, tails, N, 0.0)[1]
+    lo, hi = -400.0, 0.0  # log10 thresholds: lo skips nothing (of this mass), hi everything
+    best = (0.0, 0.0, _skipped(A, tails, N, 0.0)[1])
+    for _ in range(12):
+        mid = (lo + hi) / 2
+        dropped, kept = _skipped(A, tails, N, 10.0**mid)
+        if dropped <= tail:
+            lo, best = mid, (10.0**mid, dropped, kept)
+        else:
+            hi = mid
+        if hi - lo < 0.1:
+            break
+    return best
+
+
+def half_moments(A: HalfTables, B: HalfTables, N: int, K: int, statistic: str,
+                 thr: float) -> tuple[np.ndarray, float]:
+    """``[sum p, E[est], E[est^2], E[est GE_N], E[GE_N], E[GE_N^2]]`` over the pairs at or above ``thr``,
+    and the skipped mass."""
+    if statistic not in STATISTICS:
+        raise InvalidArgument(f"statistic must be one of {STATISTICS}, got {statistic!r}")
+    code = STATISTICS.index(statistic)
+    total = np.zeros(6)
+    dropped = 0.0
+    for s in range(N + 1):
+        la, lb = A.logw[s], B.logw[N - s]
+        if len(la) == 0 or len(lb) == 0:
+            continue
+        wB = np.exp(lb)
+        tailB = np.concatenate([np.cumsum(wB[::-1])[::-1], [0.0]])
+        out = _pairs(_log_choose(N, s), la, A.stats[s], wB, B.stats[N - s], tailB, thr, float(N), K, code)
+        total += np.array(out[:6])
+        dropped += out[6]
+    return total, dropped
+
+
+def state_moments(fm: CellModel, clf: Any, N: int, statistic: str = "632plus", tail: float = 1e-13) -> Any:
+    """``E[est]``, ``E[est^2]`` and ``E[est GE_N]`` (with ``E[GE_N]``, ``E[GE_N^2]``) of ``statistic``
+    (:data:`STATISTICS`) for a float model; refusal and guards are
+    :func:`momentbound.exact.resub_states.state_moments`'. The skipped mass is at most ``tail``."""
+    from momentbound.exact.resub_states import StateMoments
+
+    if not applies(fm, clf):
+        raise InvalidArgument("pairs of half tables need one attribute, alpha = 0 and ties 'random'")
+    A, B = half_states(fm, clf, N)
+    thr, _, _ = threshold(A, B, N, tail)
+    total, dropped = half_moments(A, B, N, fm.n_classes, statistic, thr)
+    _, m, s2, j, g1, g2 = (float(v) for v in total)
+    return StateMoments(m, s2, j, "row-halves", float(dropped), g1, g2)
