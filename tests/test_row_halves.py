@@ -114,3 +114,16 @@ def test_refusals_before_any_work():
         resub_states.state_moments(model, NaiveBayes(), 60, "632plus", max_seconds=None, max_memory=2**20)
     with pytest.raises(InvalidArgument, match="statistic must be one of"):
         row_halves.half_moments(*row_halves.half_states(model.to_float(), NaiveBayes(), 2), 2, 3, "plus", 0.0)
+
+
+def test_below_the_table_limit_when_the_generic_bootstrap_refuses():
+    """Three classes: the count tables' Err(1) sums over every pair of tables, refused at N = 12 (1.35e6
+    tables); .632+ takes the half tables there, the linear statistics keep their behaviour."""
+    from momentbound.estimators import estimator_accuracy
+    from momentbound.splitters.bootstrap import Bootstrap
+
+    model = _model((4,), 3, seed=2).to_float()
+    acc = estimator_accuracy(model, 12, Point632Plus())
+    assert acc.route == "row-halves"
+    with pytest.raises(InvalidArgument, match="montecarlo"):
+        estimator_accuracy(model, 12, Bootstrap())

@@ -74,7 +74,8 @@ class ErrorMoments:
     route:
         Which exact sums computed the moments where a splitter has several: ``"count-tables"`` (every
         count table), ``"rows"`` or ``"class-states"`` (sums over sufficient statistics,
-        :mod:`momentbound.exact.resub_states`); ``None`` otherwise.
+        :mod:`momentbound.exact.resub_states`), ``"row-halves"`` (.632+ on pairs of half tables,
+        :mod:`momentbound.exact.row_halves`); ``None`` otherwise.
     auto_reason:
         ``backend="auto"`` only: why the exact sums were not used (their refusal, before any work) when
         it simulated (``backend`` is then ``"montecarlo"``); ``None`` when they were.

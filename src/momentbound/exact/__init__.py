@@ -12,7 +12,8 @@ Sits below ``momentbound.bounds`` (imports only ``model`` and ``moments``).
   points at once, on the reduced states of naive Bayes (any ``d`` and ``K``, float64).
 * :mod:`~momentbound.exact.tables` and :mod:`~momentbound.exact.resub_states`: resubstitution and the
   ideal bootstrap family, by sums over the count tables and, past their limit, over naive Bayes'
-  sufficient statistics (float64).
+  sufficient statistics (float64); :mod:`~momentbound.exact.row_halves`: the ideal .632+ on one
+  attribute by pairs of half tables.
 """
 
 from momentbound.classifiers.naive_bayes import TIE_RULES, NaiveBayes

@@ -27,6 +27,11 @@ statistics"). Two routes:
     ``tail / (number of pairs)`` are skipped, their mass is summed into ``dropped_mass_bound``
     (the results move by at most twice that).
 
+``"row-halves"`` (ideal .632+; one attribute, ``alpha = 0``, ties ``random``)
+    .632+ is a nonlinear function of row sums (resubstitution, ``Err(1)``, the class totals and the
+    predicted counts): its moments are summed over the tables as pairs of half tables,
+    :mod:`momentbound.exact.row_halves`.
+
 Arithmetic is float64 (score comparisons are exact integer comparisons).
 """
 

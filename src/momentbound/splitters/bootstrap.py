@@ -18,9 +18,9 @@ and the bootstrap"):
 Exact moments (``backend="exact"``) come from sums over the data's count tables
 (:mod:`momentbound.exact.tables`): resubstitution, ideal ``Err(1)``, ideal .632 and ideal .632+
 (which, with tie coins entering as their probabilities, is a function of the table too); past the
-table limit, resubstitution, ``Err(1)`` and .632 of the 0-1 error are summed over naive Bayes' sufficient
-statistics where :mod:`momentbound.exact.resub_states` has a route (each splitter names its
-``state_statistic``). Finite ``B`` and the out-of-bag vote are simulated (``backend="montecarlo"``).
+table limit, resubstitution, ``Err(1)``, .632 and .632+ of the 0-1 error are summed over naive Bayes'
+sufficient statistics where :mod:`momentbound.exact.resub_states` has a route (each splitter names its
+``state_statistic``; .632+ on pairs of half tables, :mod:`momentbound.exact.row_halves`). Finite ``B`` and the out-of-bag vote are simulated (``backend="montecarlo"``).
 Resubstitution, ideal ``Err(1)`` and ideal .632 take every linear statistic of the confusion matrix
 (``metric=``) on the count tables: each point's loss under the metric's loss matrix, weighed by the
 metric's weights of the data's class counts (a recall divides by them, fixed in each table); .632+,
@@ -147,8 +147,9 @@ def _ratio_refusal(splitter: Any, metric: Any) -> str | None:
 
 def _state_route(splitter: Any, engine: Any, N: int) -> Any:
     """The sums over sufficient statistics (:mod:`momentbound.exact.resub_states`) of the splitter's
-    ``state_statistic`` when the count tables of ``N`` points exceed the table-sum limit and a route
-    applies (the 0-1 error, float arithmetic); ``None``: sum over the count tables."""
+    ``state_statistic`` when the count tables of ``N`` points exceed the table-sum limit (or, for .632+,
+    their ideal bootstrap would sum over every pair of tables past its limit) and a route applies (the
+    0-1 error, float arithmetic); ``None``: sum over the count tables."""
     from momentbound.exact import resub_states
     from momentbound.exact.tables import MAX_TABLES, MAX_TABLES_EXACT, table_count
     from momentbound.guard import seconds_limit
@@ -161,7 +162,8 @@ def _state_route(splitter: Any, engine: Any, N: int) -> Any:
         return None
     mode = getattr(backend, "mode", None)
     rational = bool(engine.model.is_exact and (mode is None or mode(engine.model, N) == "rational"))
-    if table_count(N, engine.model.n_cells) <= (MAX_TABLES_EXACT if rational else MAX_TABLES):
+    if table_count(N, engine.model.n_cells) <= (MAX_TABLES_EXACT if rational else MAX_TABLES) and not (
+            statistic == "632plus" and _generic_bootstrap_refused(engine, N, rational)):
         return None
     if resub_states.route(engine.model, engine.classifier, statistic, N) is None:
         return None
@@ -180,6 +182,17 @@ def _state_route(splitter: Any, engine: Any, N: int) -> Any:
                 if isinstance(store, dict):
                     store.setdefault(N, value)
     return cache[(statistic, N)]
+
+
+def _generic_bootstrap_refused(engine: Any, N: int, rational: bool) -> bool:
+    """Whether the count tables' ideal bootstrap would sum over every pair of tables
+    (:meth:`~momentbound.exact.tables.TableLaw.bootstrap_losses` without its fast form) past its limit."""
+    from momentbound.exact.tables import MAX_BOOTSTRAP_WORK, MAX_BOOTSTRAP_WORK_EXACT, fast_bootstrap_applies, table_count
+
+    if fast_bootstrap_applies(engine.model, engine.classifier) and not rational:
+        return False
+    count = table_count(N, engine.model.n_cells)
+    return count * count * engine.model.n_cells > (MAX_BOOTSTRAP_WORK_EXACT if rational else MAX_BOOTSTRAP_WORK)
 
 
 class _TableMoments:
@@ -352,11 +365,14 @@ class Point632Plus(Bootstrap):
 
     With ``err`` the resubstitution error, ``gamma`` the no-information error rate (every training
     label paired with every training prediction of the full-data classifier) and
-    ``Err1' = min(Err(1), gamma)``: ``R = (Err1' - err) / (gamma - err)`` if ``Err1' > err`` and
-    ``gamma > err``, else 0; ``w = 0.632 / (1 - 0.368 R)``; ``.632+ = (1 - w) err + w Err1'``.
+    ``Err1' = min(Err(1), gamma)``: ``R = (Err1' - err) / (gamma - err)`` if ``Err(1) > err`` and
+    ``gamma > err``, else 0; ``.632+ = .368 err + .632 Err(1) + (Err1' - err) .368 .632 R / (1 - .368 R)``
+    (eq. 32; with ``Err(1) <= gamma`` it is ``(1 - w) err + w Err(1)``, ``w = 0.632 / (1 - 0.368 R)``).
     The estimate is not linear; tie coins enter as their probabilities (each loss is its
-    expectation over the coin). ``B=None``: a function of the count table, exact by table sums;
-    :meth:`delta` gives the delta-method approximation, a separate, labelled value.
+    expectation over the coin). ``B=None``: a function of the count table, exact by table sums; past
+    their limit, on one attribute with ``alpha = 0`` and ties ``random``, by pairs of half tables
+    (:mod:`momentbound.exact.row_halves`, route ``"row-halves"``). :meth:`delta` gives the delta-method
+    approximation, a separate, labelled value (on the count tables only).
     """
 
     name: ClassVar[str] = "632plus"
