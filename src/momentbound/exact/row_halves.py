@@ -13,8 +13,8 @@ each half's summed statistics are precomputed, the compiled kernel only adds the
 .632+ (docs/mathematics.md, ".632+ on one attribute by pairs of half tables").
 
 Pairs of probability below a threshold are skipped: each half of total ``N - s`` is sorted by
-probability, the kernel stops at the first pair below the threshold and adds the rest of that
-half's mass (a suffix sum) to ``dropped_mass_bound``. The threshold is the largest (within a
+probability, the loop over it stops at the first pair below the threshold and the rest of that
+half's mass (a suffix sum) is added to ``dropped_mass_bound``. The threshold is the largest (within a
 factor ``10^0.1``) whose skipped mass is at most ``tail``; the estimate lies in ``[0, 1]``, so the
 mean, the second moment and the joint term with ``GE_N`` each move by at most the dropped mass.
 
@@ -27,6 +27,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 from numba import njit, prange
 from scipy.special import gammaln
@@ -40,16 +41,17 @@ __all__ = ["HalfTables", "applies", "half_states", "half_work", "pair_count", "h
 
 #: statistics of the kernel, by code: resubstitution, ``Err(1)``, .632, .632+
 STATISTICS = ("resubstitution", "bootstrap", "632", "632plus")
-#: CPU nanoseconds per pair of halves the kernel visits, .632+ (measured 8.2 on model (b) of
-#: ``benchmarks/bench_resub_multiattr.py`` at N = 30: 3.07e9 pairs, 25.2 s; .632 alone 2.3). The estimate
-#: counts every pair: skipping a 1e-13 tail leaves 97% of them there
-NS_PER_PAIR = 8.0
+#: CPU nanoseconds per pair of halves the kernel visits, .632+ (measured 5.4-5.5 on model (b) of
+#: ``benchmarks/bench_resub_multiattr.py`` at N = 22, one thread; .632 alone 2.4). The estimate counts every
+#: pair: skipping a 1e-13 tail leaves 97% of them there (N = 30)
+NS_PER_PAIR = 5.5
 #: CPU nanoseconds per half state built (numpy, measured about 600 at N = 30, 1.95e6 states per half)
 NS_PER_HALF = 800.0
 #: bytes per half state and column of its statistics (``5 + 2K`` with the weight) held at the peak: the
 #: kept copy and the one being built (measured peak 754 MB at N = 30, K = 3 with 3.9e6 half states)
 BYTES_PER_HALF = 16.0
-WEIGHT = 0.632
+#: halves of the second group per block of the pair loop (512-8192 measure the same)
+_BLOCK = 2048
 
 
 def applies(model: CellModel, clf: Any) -> bool:
@@ -164,25 +166,20 @@ def half_states(fm: CellModel, clf: Any, N: int) -> tuple[HalfTables, HalfTables
     return halves[0], halves[1]
 
 
-@njit(cache=True, parallel=True)
-def _pairs(logc, logwA, SA, wB, SB, tailB, thr, N, K, code):  # pragma: no cover - compiled
-    """Sums over the pairs (a, b) with ``c w_a w_b >= thr`` (``b`` sorted by ``w_b`` descending) of
-    ``p``, ``p f``, ``p (f^2 + coin)``, ``p f GE``, ``p GE``, ``p GE^2`` and the skipped mass."""
-    nA = logwA.shape[0]
+@njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
+def _pairs(ca, SA, wB, SB, stop, order, N, K, code, block):  # pragma: no cover - compiled
+    """Per half ``a``: sums over ``b < stop[a]`` (``b`` sorted by ``w_b`` descending) of ``w_b``, ``w_b f``,
+    ``w_b (f^2 + coin)``, ``w_b f GE``, ``w_b GE``, ``w_b GE^2``; ``b`` in blocks of ``block`` (the inner
+    loops run over a block), the halves ``a`` in the ``order`` that deals the long loops to every thread."""
+    nA = ca.shape[0]
     nB = wB.shape[0]
     a632 = 0.632
     b368 = 1.0 - a632
     inv = 1.0 / N
     inv2 = inv * inv
-    t0 = 0.0
-    t1 = 0.0
-    t2 = 0.0
-    t3 = 0.0
-    t4 = 0.0
-    t5 = 0.0
-    t6 = 0.0
-    for i in prange(nA):
-        ca = math.exp(logc + logwA[i])
+    acc = np.zeros((nA, 6))
+    for ii in prange(nA):
+        i = order[ii]
         rA = SA[i, 0]
         eA = SA[i, 1]
         cA = SA[i, 2]
@@ -196,46 +193,57 @@ def _pairs(logc, logwA, SA, wB, SB, tailB, thr, N, K, code):  # pragma: no cover
         s3 = 0.0
         s4 = 0.0
         s5 = 0.0
-        stop = nB
-        for j in range(nB):
-            wb = wB[j]
-            if ca * wb < thr:
-                stop = j
-                break
-            r = (rA + SB[j, 0]) * inv
-            e = (eA + SB[j, 1]) * inv
-            ge = gA + SB[j, 3]
-            coin = 0.0
+        nm = np.empty(block)
+        for j0 in range(0, stop[i], block):
+            jend = min(j0 + block, stop[i])
             if code == 3:
-                nm = dA
+                # gamma = 1 - n.m / N^2 with n.m = nA.mA + nB.mB + nA.mB + nB.mA: innermost loops over j
+                for j in range(j0, jend):
+                    nm[j - j0] = dA + SB[4 + 2 * K, j]
                 for k in range(K):
-                    nm += SA[i, 4 + k] * SB[j, 4 + K + k] + SB[j, 4 + k] * (SA[i, 4 + K + k] + SB[j, 4 + K + k])
-                gam = 1.0 - nm * inv2
-                e1 = e if e < gam else gam
-                rel = (e1 - r) / (gam - r) if (e > r and gam > r) else 0.0
-                f = b368 * r + a632 * e + (e1 - r) * (b368 * a632 * rel) / (1.0 - b368 * rel)
-            elif code == 0:
-                f = r
-                coin = (cA + SB[j, 2]) * inv2
-            elif code == 1:
-                f = e
+                    na = SA[i, 4 + k]
+                    ma = SA[i, 4 + K + k]
+                    for j in range(j0, jend):
+                        nm[j - j0] += na * SB[4 + K + k, j] + ma * SB[4 + k, j]
+                for j in range(j0, jend):
+                    wb = wB[j]
+                    r = (rA + SB[0, j]) * inv
+                    e = (eA + SB[1, j]) * inv
+                    ge = gA + SB[3, j]
+                    gam = 1.0 - nm[j - j0] * inv2
+                    # R' = u / v: (Err1' - err) .368 .632 R' / (1 - .368 R') = ab u^2 / (v - b u), without branches
+                    u = (e if e < gam else gam) - r
+                    v = gam - r
+                    ok = 1.0 if (e > r) & (v > 0.0) else 0.0
+                    den = v - b368 * u
+                    f = b368 * r + a632 * e + ok * (b368 * a632 * u * u / (den if ok > 0.0 else 1.0))
+                    s0 += wb
+                    s1 += wb * f
+                    s2 += wb * f * f
+                    s3 += wb * f * ge
+                    s4 += wb * ge
+                    s5 += wb * ge * ge
             else:
-                f = b368 * r + a632 * e
-                coin = b368 * b368 * (cA + SB[j, 2]) * inv2
-            s0 += wb
-            s1 += wb * f
-            s2 += wb * (f * f + coin)
-            s3 += wb * f * ge
-            s4 += wb * ge
-            s5 += wb * ge * ge
-        t0 += ca * s0
-        t1 += ca * s1
-        t2 += ca * s2
-        t3 += ca * s3
-        t4 += ca * s4
-        t5 += ca * s5
-        t6 += ca * tailB[stop]
-    return t0, t1, t2, t3, t4, t5, t6
+                wr = 1.0 if code == 0 else (b368 if code == 2 else 0.0)
+                we = 1.0 if code == 1 else (a632 if code == 2 else 0.0)
+                for j in range(j0, jend):
+                    wb = wB[j]
+                    f = wr * (rA + SB[0, j]) * inv + we * (eA + SB[1, j]) * inv
+                    coin = wr * wr * (cA + SB[2, j]) * inv2
+                    ge = gA + SB[3, j]
+                    s0 += wb
+                    s1 += wb * f
+                    s2 += wb * (f * f + coin)
+                    s3 += wb * f * ge
+                    s4 += wb * ge
+                    s5 += wb * ge * ge
+        acc[i, 0] = s0
+        acc[i, 1] = s1
+        acc[i, 2] = s2
+        acc[i, 3] = s3
+        acc[i, 4] = s4
+        acc[i, 5] = s5
+    return acc
 
 
 def _log_choose(N: int, s: int) -> float:
@@ -252,17 +260,24 @@ def _tails(A: HalfTables, B: HalfTables, N: int) -> list[tuple[np.ndarray, np.nd
     return out
 
 
+def _stops(A: HalfTables, tails: list, s: int, thr: float) -> tuple[np.ndarray, np.ndarray]:
+    """``C(N, s) w_a`` of the halves of total ``s`` and, per half, the number of halves ``b`` of the other
+    total with ``C(N, s) w_a w_b >= thr``."""
+    neg, _, lc = tails[s]
+    ca = np.exp(lc + A.logw[s])
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        stop = np.searchsorted(neg, -thr / ca, side="right") if thr > 0 else np.full(len(ca), len(neg))
+    return ca, stop
+
+
 def _skipped(A: HalfTables, tails: list, N: int, thr: float) -> tuple[float, int]:
     """The mass of the pairs below ``thr`` and the number of pairs at or above it."""
     dropped, kept = 0.0, 0
     for s in range(N + 1):
-        neg, tail, lc = tails[s]
-        if len(A.logw[s]) == 0 or len(neg) == 0:
+        if len(A.logw[s]) == 0 or len(tails[s][0]) == 0:
             continue
-        ca = np.exp(lc + A.logw[s])
-        with np.errstate(divide="ignore", over="ignore"):
-            stop = np.searchsorted(neg, -thr / ca, side="right")
-        dropped += float((ca * tail[stop]).sum())
+        ca, stop = _stops(A, tails, s, thr)
+        dropped += float((ca * tails[s][1][stop]).sum())
         kept += int(stop.sum())
     return dropped, kept
 
@@ -287,6 +302,12 @@ def threshold(A: HalfTables, B: HalfTables, N: int, tail: float) -> tuple[float,
     return best
 
 
+def _columns(stats: np.ndarray, K: int) -> np.ndarray:
+    """The half statistics column by column, with ``n . m`` appended (row ``4 + 2K``)."""
+    dot = (stats[:, 4:4 + K] * stats[:, 4 + K:4 + 2 * K]).sum(axis=1)
+    return np.ascontiguousarray(np.column_stack([stats, dot]).T)
+
+
 def half_moments(A: HalfTables, B: HalfTables, N: int, K: int, statistic: str,
                  thr: float) -> tuple[np.ndarray, float]:
     """``[sum p, E[est], E[est^2], E[est GE_N], E[GE_N], E[GE_N^2]]`` over the pairs at or above ``thr``,
@@ -294,24 +315,27 @@ def half_moments(A: HalfTables, B: HalfTables, N: int, K: int, statistic: str,
     if statistic not in STATISTICS:
         raise InvalidArgument(f"statistic must be one of {STATISTICS}, got {statistic!r}")
     code = STATISTICS.index(statistic)
+    tails = _tails(A, B, N)
     total = np.zeros(6)
     dropped = 0.0
     for s in range(N + 1):
-        la, lb = A.logw[s], B.logw[N - s]
-        if len(la) == 0 or len(lb) == 0:
+        if len(A.logw[s]) == 0 or len(tails[s][0]) == 0:
             continue
-        wB = np.exp(lb)
-        tailB = np.concatenate([np.cumsum(wB[::-1])[::-1], [0.0]])
-        out = _pairs(_log_choose(N, s), la, A.stats[s], wB, B.stats[N - s], tailB, thr, float(N), K, code)
-        total += np.array(out[:6])
-        dropped += out[6]
+        ca, stop = _stops(A, tails, s, thr)
+        threads = numba.get_num_threads()
+        order = np.concatenate([np.arange(t, len(ca), threads) for t in range(threads)])  # a round-robin deal
+        acc = _pairs(ca, A.stats[s], -tails[s][0], _columns(B.stats[N - s], K), stop.astype(np.int64), order,
+                     float(N), K, code, _BLOCK)
+        total += ca @ acc
+        dropped += float((ca * tails[s][1][stop]).sum())
     return total, dropped
 
 
 def state_moments(fm: CellModel, clf: Any, N: int, statistic: str = "632plus", tail: float = 1e-13) -> Any:
     """``E[est]``, ``E[est^2]`` and ``E[est GE_N]`` (with ``E[GE_N]``, ``E[GE_N^2]``) of ``statistic``
-    (:data:`STATISTICS`) for a float model; refusal and guards are
-    :func:`momentbound.exact.resub_states.state_moments`'. The skipped mass is at most ``tail``."""
+    (:data:`STATISTICS`) for a float model, as a :class:`momentbound.exact.resub_states.StateMoments`; the
+    refusals and guards are :func:`momentbound.exact.resub_states.state_moments`'. The skipped mass is at
+    most ``tail``."""
     from momentbound.exact.resub_states import StateMoments
 
     if not applies(fm, clf):
