@@ -1,7 +1,8 @@
 """Exact ideal .632+ on one attribute (pairs of half tables) against a vectorised simulation.
 
-Workload: model (b) of ``benchmarks/bench_resub_multiattr.py`` (one 4-valued attribute, three classes,
-naive Bayes with ties ``random``, ``alpha = 0``), ``N = 30`` (3.16e9 count tables).
+Workloads: models (b) and (c) of ``benchmarks/bench_resub_multiattr.py`` (one 4-valued attribute, three
+and two classes, naive Bayes with ties ``random``, ``alpha = 0``) at ``N = 30`` (3.16e9 count tables) and
+``N = 60`` (8.7e8 count tables).
 
 Exact: ``estimator_accuracy(model, N, Point632Plus())`` (mean, variance, RMS against ``GE_N``) in a fresh
 child process, timed (CPU, wall) with its peak resident memory and its route.
@@ -14,16 +15,17 @@ prediction probability of class ``k`` over the training inputs), the ideal ``Err
 (the classifier of a bootstrap sample drawn from the other ``N - 1`` points predicts at ``x_i`` from the
 sample's counts at ``x_i`` alone, ``Multinomial(N; b / (N - 1), rest)`` with ``b`` the other points' counts
 there: summed over every such count vector, here in numpy), ``R = (Err1' - err) / (gamma - err)`` when
-``Err(1) > err`` and ``gamma > err`` (else 0), ``.632+ = .368 err + .632 Err(1) + (Err1' - err) .368 .632 R / (1 - .368 R)``
-(their eq. 32, ``Err1' = min(Err(1), gamma)``);
-``GE_N`` the population error of the fitted classifier. The per-dataset ``Err(1)`` is itself checked
+``Err(1) > err`` and ``gamma > err`` (else 0),
+``.632+ = .368 err + .632 Err(1) + (Err1' - err) .368 .632 R / (1 - .368 R)`` (their eq. 32,
+``Err1' = min(Err(1), gamma)``); ``GE_N`` the population error of the fitted classifier. The per-dataset ``Err(1)`` is itself checked
 against the real procedure: on ``--draws-check`` datasets, one bootstrap sample per point (two independent
 rounds), whose mean loss is an unbiased draw of it (z of the mean difference and of ``E[Err1^2]``).
 
 z-scores of the exact mean, second moment and mean square against ``GE_N``. The simulation is timed to a
 1% standard error of the mean (the CPU ratio is to the exact CPU) and extrapolated to a 1e-4 standard error.
 
-Run: PYTHONPATH=src .venv/bin/python benchmarks/bench_632plus_rows.py [--N 30] [--witness 200000] [--draws-check 20000]
+Run: PYTHONPATH=src .venv/bin/python benchmarks/bench_632plus_rows.py [--cases b c] [--N 30 60] [--witness 200000]
+[--draws-check 20000]
 """
 
 from __future__ import annotations
@@ -43,15 +45,12 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_resub_multiattr import Sim, model_of, z  # noqa: E402
 
-CASE = "b"
-
-
-def exact_child(N: int) -> None:
+def exact_child(case: str, N: int) -> None:
     from momentbound.estimators import estimator_accuracy
     from momentbound.splitters.bootstrap import Point632Plus
 
     cpu, wall = time.process_time(), time.perf_counter()
-    acc = estimator_accuracy(model_of(CASE).to_float(), N, Point632Plus())
+    acc = estimator_accuracy(model_of(case).to_float(), N, Point632Plus())
     out = {"mean": float(acc.mean), "variance": float(acc.variance), "mean_square": float(acc.mean_square),
            "rms": float(acc.rms), "route": acc.route, "cpu": time.process_time() - cpu,
            "wall": time.perf_counter() - wall, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
@@ -114,23 +113,29 @@ def batch(sim: Sim, Q: np.ndarray, R: int, check: bool) -> dict[str, np.ndarray]
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--N", type=int, default=30)
+    ap.add_argument("--cases", nargs="*", default=["b", "c"])
+    ap.add_argument("--N", type=int, nargs="*", default=[30, 60], help="one size per case")
     ap.add_argument("--witness", type=int, default=200_000)
     ap.add_argument("--draws-check", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        exact_child(args.child)
+        exact_child(args.child[0], int(args.child[1]))
         return
-    N = args.N
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} {platform.node()} {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores, load {os.getloadavg()}")
-    run = subprocess.run([sys.executable, __file__, "--child", str(N)], capture_output=True, text=True, check=True,
-                         env=dict(os.environ))
+    for case, N in zip(args.cases, args.N):
+        run_case(case, N, args)
+    print(f"\nload after: {os.getloadavg()}")
+
+
+def run_case(case: str, N: int, args: argparse.Namespace) -> None:
+    run = subprocess.run([sys.executable, __file__, "--child", case, str(N)], capture_output=True, text=True,
+                         check=True, env=dict(os.environ))
     e = json.loads(run.stdout.strip().splitlines()[-1])
     print(f"exact: {e}")
-    sim = Sim(CASE, N, np.random.default_rng(args.seed))
+    sim = Sim(case, N, np.random.default_rng(args.seed))
     cpu, wall = time.process_time(), time.perf_counter()
     Q = miss_table(N, sim.K)
     parts: list[dict[str, np.ndarray]] = []
@@ -145,8 +150,8 @@ def main() -> None:
     d = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     # the per-dataset Err(1) against the real procedure (bootstrap samples drawn point by point)
     chk_cpu = time.process_time()
-    checks = [batch(sim, Q, max(1, 2_000_000 // (N * N * 8)), True) for _ in range(0, args.draws_check,
-                                                                                  max(1, 2_000_000 // (N * N * 8)))]
+    step = max(1, 2_000_000 // (N * N * 8))
+    checks = [batch(sim, Q, step, True) for _ in range(0, args.draws_check, step)]
     c = {k: np.concatenate([p[k] for p in checks]) for k in checks[0]}
     chk_cpu = time.process_time() - chk_cpu
     _, z1 = z(0.0, (c["draw_a"] + c["draw_b"]) / 2 - c["err1"])
@@ -155,16 +160,16 @@ def main() -> None:
     m, zm = z(e["mean"], f)
     _, zs = z(e["variance"] + e["mean"] ** 2, f * f)
     ms, zd = z(e["mean_square"], (f - G) ** 2)
-    print(f"\n## .632+ (ideal), case {CASE}, N = {N}: {len(f)} simulated datasets in {sim_cpu:.1f} s CPU "
+    print(f"\n## .632+ (ideal), case {case}, N = {N}: {len(f)} simulated datasets in {sim_cpu:.1f} s CPU "
           f"({sim_wall:.1f} s wall); 1% standard error of the mean after {t_1pct:.2f} s CPU; per-dataset Err(1) "
           f"against {len(c['err1'])} x 2 bootstrap rounds ({chk_cpu:.1f} s CPU): z mean {z1:+.2f}, z square {z2:+.2f}")
     print("| statistic | route | exact CPU s (wall) | peak MB | mean exact / sim (z) | variance exact / sim | E[est^2] z | "
           "E[(est - GE_N)^2] exact / sim (z) | RMS exact | CPU ratio sim(1%) / exact | sim CPU s to se 1e-4 |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    print(f"| .632+ | {e['route']} | {e['cpu']:.2f} ({e['wall']:.2f}) | {e['rss_mb']:.0f} | {e['mean']:.5f} / {m:.5f} "
+    print(f"| .632+ | {e['route']} | {e['cpu']:.2f} ({e['wall']:.2f}) | {e['rss_mb']:.0f} | "
+          f"{e['mean']:.5f} / {m:.5f} "
           f"({zm:+.2f}) | {e['variance']:.5e} / {f.var(ddof=1):.5e} | {zs:+.2f} | {e['mean_square']:.5f} / {ms:.5f} "
           f"({zd:+.2f}) | {e['rms']:.5f} | {t_1pct / e['cpu']:.2g} | {sim_cpu / len(f) * (f.std() / 1e-4) ** 2:.3g} |")
-    print(f"\nload after: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

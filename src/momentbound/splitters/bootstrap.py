@@ -20,7 +20,8 @@ Exact moments (``backend="exact"``) come from sums over the data's count tables
 (which, with tie coins entering as their probabilities, is a function of the table too); past the
 table limit, resubstitution, ``Err(1)``, .632 and .632+ of the 0-1 error are summed over naive Bayes'
 sufficient statistics where :mod:`momentbound.exact.resub_states` has a route (each splitter names its
-``state_statistic``; .632+ on pairs of half tables, :mod:`momentbound.exact.row_halves`). Finite ``B`` and the out-of-bag vote are simulated (``backend="montecarlo"``).
+``state_statistic``; .632+ on pairs of half tables, :mod:`momentbound.exact.row_halves`). Finite ``B``
+and the out-of-bag vote are simulated (``backend="montecarlo"``).
 Resubstitution, ideal ``Err(1)`` and ideal .632 take every linear statistic of the confusion matrix
 (``metric=``) on the count tables: each point's loss under the metric's loss matrix, weighed by the
 metric's weights of the data's class counts (a recall divides by them, fixed in each table); .632+,
@@ -187,7 +188,8 @@ def _state_route(splitter: Any, engine: Any, N: int) -> Any:
 def _generic_bootstrap_refused(engine: Any, N: int, rational: bool) -> bool:
     """Whether the count tables' ideal bootstrap would sum over every pair of tables
     (:meth:`~momentbound.exact.tables.TableLaw.bootstrap_losses` without its fast form) past its limit."""
-    from momentbound.exact.tables import MAX_BOOTSTRAP_WORK, MAX_BOOTSTRAP_WORK_EXACT, fast_bootstrap_applies, table_count
+    from momentbound.exact.tables import (MAX_BOOTSTRAP_WORK, MAX_BOOTSTRAP_WORK_EXACT, fast_bootstrap_applies,
+                                          table_count)
 
     if fast_bootstrap_applies(engine.model, engine.classifier) and not rational:
         return False
