@@ -23,17 +23,17 @@ def _model(arities, K, seed):
     return CellModel.normalized(arities, [Fraction(int(v)) for v in rng.integers(1, 9, size=size)], K)
 
 
-def _table_sums(model, N, exact):
+def _table_sums(model, N, exact, clf=None):
     """``(E[.632+], E[.632+^2], E[.632+ GE_N], E[GE_N], E[GE_N^2])`` over every count table, from the
     splitter's own per-table values."""
-    law = TableLaw(model if exact else model.to_float(), NaiveBayes(), exact=exact)
+    law = TableLaw(model if exact else model.to_float(), clf or NaiveBayes(), exact=exact)
     f, _ = Point632Plus().per_table(law, N)
     ge = law.ge(N)
     return [law.expect(N, v) for v in (f, f * f, f * ge, ge, ge * ge)]
 
 
-def _halves(model, N, statistic="632plus", tail=0.0):
-    got = row_halves.state_moments(model.to_float(), NaiveBayes(), N, statistic, tail)
+def _halves(model, N, statistic="632plus", tail=0.0, clf=None):
+    got = row_halves.state_moments(model.to_float(), clf or NaiveBayes(), N, statistic, tail)
     return [got.mean, got.second, got.joint, got.ge_mean, got.ge_second], got
 
 
@@ -50,6 +50,21 @@ def test_equal_to_every_count_table(arities, K, N, exact):
     assert res.route == "row-halves" and res.dropped_mass_bound == 0.0
     for a, b in zip(got, _table_sums(model, N, exact)):
         assert abs(a - float(b)) <= 1e-12 * abs(float(b))
+
+
+@pytest.mark.parametrize("arities,N,exact", [((2,), 10, False), ((3,), 6, True), ((4,), 9, False),
+                                             ((4,), 12, False)])
+def test_ties_first_with_two_classes(arities, N, exact):
+    """Ties 'first': an empty row and a bootstrap sample without class 0 (Err(1)'s correction at n_1), a
+    table without class 0 (GE_N = P[Y = 0])."""
+    clf = NaiveBayes(ties="first")
+    model = _model(arities, 2, seed=N + arities[0])
+    got, res = _halves(model, N, clf=clf)
+    assert res.route == "row-halves"
+    for a, b in zip(got, _table_sums(model, N, exact, clf)):
+        assert abs(a - float(b)) <= 1e-12 * abs(float(b))
+    wrong, _ = _halves(model, N)  # the rule of ties 'random' differs
+    assert abs(wrong[0] - got[0]) > 1e-6
 
 
 def test_a_zero_cell_and_the_tail():
@@ -75,13 +90,15 @@ def test_a_wrong_value_is_caught():
 
 
 @pytest.mark.parametrize("statistic", ["resubstitution", "bootstrap", "632"])
-def test_linear_statistics_equal_the_rows_route(statistic):
+@pytest.mark.parametrize("K,ties", [(3, "random"), (2, "first")])
+def test_linear_statistics_equal_the_rows_route(statistic, K, ties):
     """The same half tables give resubstitution, Err(1) and .632: equal to the rows route's sums."""
-    model = _model((3,), 3, seed=7)
-    N = 12
-    rows = resub_states.state_moments(model, NaiveBayes(), N, statistic)
+    model = _model((3,), K, seed=7)
+    N = 12 if K == 3 else 20
+    clf = NaiveBayes(ties=ties)
+    rows = resub_states.state_moments(model, clf, N, statistic)
     assert rows.route == "rows"
-    got, _ = _halves(model, N, statistic)
+    got, _ = _halves(model, N, statistic, clf=clf)
     for a, b in zip(got, (rows.mean, rows.second, rows.joint, rows.ge_mean, rows.ge_second)):
         assert abs(a - b) <= 1e-12 * abs(b)
 
@@ -105,7 +122,7 @@ def test_the_estimators_take_the_route_past_the_table_limit():
 
 def test_refusals_before_any_work():
     model = _model((4,), 3, seed=1)
-    assert resub_states.route(model, NaiveBayes(ties="first"), "632plus", 10) is None
+    assert resub_states.route(model, NaiveBayes(ties="first"), "632plus", 10) is None  # three classes
     assert resub_states.route(model, NaiveBayes(alpha=1), "632plus", 10) is None
     assert resub_states.route(_model((2, 2), 2, seed=1), NaiveBayes(), "632plus", 10) is None
     with pytest.raises(InvalidArgument, match="max_seconds=None"):

@@ -27,7 +27,7 @@ statistics"). Two routes:
     ``tail / (number of pairs)`` are skipped, their mass is summed into ``dropped_mass_bound``
     (the results move by at most twice that).
 
-``"row-halves"`` (ideal .632+; one attribute, ``alpha = 0``, ties ``random``)
+``"row-halves"`` (ideal .632+; one attribute, ``alpha = 0``, where ``Err(1)`` takes the rows)
     .632+ is a nonlinear function of row sums (resubstitution, ``Err(1)``, the class totals and the
     predicted counts): its moments are summed over the tables as pairs of half tables,
     :mod:`momentbound.exact.row_halves`.
@@ -207,14 +207,17 @@ def _states(model: CellModel, n: int) -> int:
     return math.prod(math.comb(n + a - 1, a - 1) for a in model.arities)
 
 
-def memory_estimate(model: CellModel, N: int, statistic: str = "resubstitution") -> float:
-    """Bytes held at the peak (per-class state moments of every total, two dense levels)."""
+def memory_estimate(model: CellModel, N: int, statistic: str = "resubstitution", clf: Any = None) -> float:
+    """Bytes held at the peak (per-class state moments of every total, two dense levels; .632+: the half
+    tables, ``N + 1`` more columns with ties ``first``, assumed without ``clf``)."""
     V, K = model.n_inputs, model.n_classes
     if statistic == "632plus":  # the bootstrap-row table and the half tables
         from momentbound.exact import row_halves
 
+        first = K == 2 and (clf is None or clf.ties == "first")
+        width = 4 + 2 * K + (N + 1 if first else 0)  # ties 'first' adds N + 1 columns (two classes)
         return (8.0 * (N ** K * K + math.comb(N + K, K) * (2 * K + 2) + 2 * max(_W_CHUNK, math.comb(N + K, K)))
-                + row_halves.BYTES_PER_HALF * (5 + 2 * K) * row_halves.half_work(model, N))
+                + row_halves.BYTES_PER_HALF * (width + 1) * row_halves.half_work(model, N))
     if model.d == 1:
         grid = max(math.prod(v + 1 for v in n) for n in _splits(N, K))
         table = 0.0
@@ -252,7 +255,7 @@ def state_moments(
             f"no sufficient-statistic route for {statistic} with this model (d = {model.d}, K = "
             f"{model.n_classes}) and {clf.describe()}: resubstitution needs one attribute or two classes "
             "(ties 'random' or 'first'); Err(1) and .632 need one attribute and alpha = 0 (ties 'random', "
-            "or 'first' with two classes); .632+ needs one attribute, alpha = 0 and ties 'random'; "
+            "or 'first' with two classes), and so does .632+; "
             "use backend='montecarlo'"
         )
     work = work_estimate(model, N, statistic, clf)
@@ -264,7 +267,7 @@ def state_moments(
             f"(or {guard.option('backend', 'auto')}), a smaller {guard.option('N')}, or {_lift_seconds()} to run it "
             "anyway"
         )
-    memory = memory_estimate(model, N, statistic)
+    memory = memory_estimate(model, N, statistic, clf)
     if max_memory is not None and memory > max_memory:
         raise InvalidArgument(
             f"the exact {statistic} on sufficient statistics at N={N} ({way} route) would hold about "

@@ -3,7 +3,8 @@
 With one attribute, ``alpha = 0`` and ties ``random`` the prediction at input ``x`` is the largest
 count of the row ``T[x, .]`` (ties shared equally, every class keyed 0 on an empty row), and the
 ideal bootstrap's miss probability ``q_y`` of a point of class ``y`` at ``x`` is a function of that
-row too (:func:`momentbound.exact.resub_states._bootstrap_row_table`). So every ingredient of .632+
+row too (:func:`momentbound.exact.resub_states._bootstrap_row_table`); with ties ``first`` and two
+classes, of the row and the class-1 total (:func:`_row_stats`). So every ingredient of .632+
 is a sum of row functions over the ``V`` rows: ``N err``, ``N Err(1)``, the class totals ``n_k``,
 the predicted counts ``m_k = sum_x T_x g_x(k)`` (``gamma = 1 - sum_k n_k m_k / N^2``) and
 ``GE_N``; and ``P[T] = N! prod_x prod_k P_xk^T_xk / T_xk!`` is a product of row factors. The
@@ -55,9 +56,17 @@ _BLOCK = 2048
 
 
 def applies(model: CellModel, clf: Any) -> bool:
-    """One attribute, ``alpha = 0`` and ties ``random``: every row function above is a function of
-    its row alone (with ties ``first`` an empty row's prediction depends on the classes present)."""
-    return model.d == 1 and clf.alpha_exact == 0 and clf.ties == "random"
+    """One attribute and ``alpha = 0``, ties ``random`` (every class count) or ``first`` with two classes:
+    the route of ``Err(1)`` on rows (:func:`momentbound.exact.resub_states._row_bootstrap_applies`)."""
+    from momentbound.exact.resub_states import _row_bootstrap_applies
+
+    return _row_bootstrap_applies(model, clf)
+
+
+def _width(model: CellModel, clf: Any, N: int) -> int:
+    """Columns of a half state's statistics: ``[N err, N Err(1), coin, GE, n, m]`` and, with ties ``first``,
+    the ``N + 1`` values of the bootstrap's correction (:func:`_row_stats`)."""
+    return 4 + 2 * model.n_classes + (N + 1 if clf.ties == "first" else 0)
 
 
 def _groups(V: int) -> tuple[list[int], list[int]]:
@@ -87,7 +96,14 @@ def _compositions(n: int, K: int) -> np.ndarray:
 def _row_stats(fm: CellModel, clf: Any, N: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per input, over the rows ``r`` of sum at most ``N`` and positive probability: the log factor
     ``sum_k r_k log P_xk - log r_k!``, the statistics ``[N err, N Err(1), coin, GE, n_0.., m_0..]``
-    (``coin`` the tie coins' variance of ``N err``, ``GE`` the row's share of ``GE_N``) and the row sums."""
+    (``coin`` the tie coins' variance of ``N err``, ``GE`` the row's share of ``GE_N``) and the row sums.
+
+    Ties ``first`` (two classes): the rows decide ``0`` when ``r_0 >= r_1``, as when both classes are
+    present. A bootstrap sample without class 0 predicts 1 instead where it drew no point at ``x``, with
+    probability ``((n_1 - r_1) / (N - 1))^N`` given the data (every draw a class-1 point away from ``x``):
+    ``N Err(1)`` gains ``sum_x (r_0 - r_1) ((n_1 - r_1) / (N - 1))^N``, a function of the row and the class-1
+    total, appended as ``N + 1`` columns (one per ``n_1``). A table without class 0 predicts 1 everywhere
+    (``GE_N = P[Y = 0]``, set by the kernel)."""
     from momentbound.classifiers.naive_bayes import decision_shares
     from momentbound.exact.resub_states import _bootstrap_row_table
 
@@ -118,9 +134,19 @@ def _row_stats(fm: CellModel, clf: Any, N: int) -> list[tuple[np.ndarray, np.nda
             logp = np.log(P[x])
         possible = np.all((rows == 0) | (P[x] > 0), axis=1)
         logw = np.where(possible, (rows * np.where(P[x] > 0, logp, 0.0)).sum(axis=1) - lf, -np.inf)
-        stats = np.column_stack([resub, err1, coin, D @ wrong[x], r, m])
+        stats = np.column_stack([resub, err1, coin, D @ wrong[x], r, m] + _first_columns(clf, rows, N))
         out.append((logw[possible], stats[possible], rows[possible].sum(axis=1)))
     return out
+
+
+def _first_columns(clf: Any, rows: np.ndarray, N: int) -> list[np.ndarray]:
+    """Ties ``first``: ``(r_0 - r_1) ((n_1 - r_1) / (N - 1))^N`` for ``n_1 = 0..N`` (0 below ``r_1``)."""
+    if clf.ties != "first":
+        return []
+    n1 = np.arange(N + 1)[None, :]
+    r0, r1 = rows[:, :1], rows[:, 1:2]
+    share = np.clip(n1 - r1, 0, None) / max(N - 1, 1)
+    return [(r0 - r1) * share ** N]
 
 
 @dataclass
@@ -131,16 +157,18 @@ class HalfTables:
 
     logw: list[np.ndarray]
     stats: list[np.ndarray]
+    #: ties ``first``: ``GE_N`` of the tables without class 0 (``P[Y = 0]``); ``None`` for ties ``random``
+    ge0: float | None = None
 
 
 def half_states(fm: CellModel, clf: Any, N: int) -> tuple[HalfTables, HalfTables]:
     """The two groups' half states (float model)."""
-    K = fm.n_classes
+    width = _width(fm, clf, N)
     per = _row_stats(fm, clf, N)
     halves = []
     for group in _groups(fm.n_inputs):
         logw: list[np.ndarray] = [np.zeros(1)] + [np.zeros(0)] * N
-        stats: list[np.ndarray] = [np.zeros((1, 4 + 2 * K))] + [np.zeros((0, 4 + 2 * K))] * N
+        stats: list[np.ndarray] = [np.zeros((1, width))] + [np.zeros((0, width))] * N
         for x in group:
             lw_x, st_x, sum_x = per[x]
             new_w: list[list[np.ndarray]] = [[] for _ in range(N + 1)]
@@ -157,20 +185,23 @@ def half_states(fm: CellModel, clf: Any, N: int) -> tuple[HalfTables, HalfTables
                     new_w[t + u].append((logw[t][:, None] + lw_x[sel][None, :]).reshape(-1))
                     new_s[t + u].append((stats[t][:, None, :] + st_x[sel][None, :, :]).reshape(a * b, -1))
             logw = [np.concatenate(w) if w else np.zeros(0) for w in new_w]
-            stats = [np.concatenate(s) if s else np.zeros((0, 4 + 2 * K)) for s in new_s]
+            stats = [np.concatenate(s) if s else np.zeros((0, width)) for s in new_s]
         for s in range(N + 1):
             order = np.argsort(-logw[s], kind="stable")
             logw[s] = logw[s][order] + gammaln(s + 1.0)
             stats[s] = np.ascontiguousarray(stats[s][order])
-        halves.append(HalfTables(logw, stats))
+        ge0 = float(fm.as_array(float).reshape(-1, fm.n_classes)[:, 0].sum()) if clf.ties == "first" else None
+        halves.append(HalfTables(logw, stats, ge0))
     return halves[0], halves[1]
 
 
 @njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
-def _pairs(ca, SA, wB, SB, stop, order, N, K, code, block):  # pragma: no cover - compiled
+def _pairs(ca, SA, wB, SB, stop, order, N, K, code, block, first, ge0):  # pragma: no cover - compiled
     """Per half ``a``: sums over ``b < stop[a]`` (``b`` sorted by ``w_b`` descending) of ``w_b``, ``w_b f``,
     ``w_b (f^2 + coin)``, ``w_b f GE``, ``w_b GE``, ``w_b GE^2``; ``b`` in blocks of ``block`` (the inner
-    loops run over a block), the halves ``a`` in the ``order`` that deals the long loops to every thread."""
+    loops run over a block), the halves ``a`` in the ``order`` that deals the long loops to every thread.
+    ``first``: ties ``first`` with two classes (the correction columns of ``Err(1)``; ``GE_N = ge0`` without
+    class 0)."""
     nA = ca.shape[0]
     nB = wB.shape[0]
     a632 = 0.632
@@ -194,8 +225,19 @@ def _pairs(ca, SA, wB, SB, stop, order, N, K, code, block):  # pragma: no cover 
         s4 = 0.0
         s5 = 0.0
         nm = np.empty(block)
+        ex = np.empty(block)
+        gx = np.empty(block)
         for j0 in range(0, stop[i], block):
             jend = min(j0 + block, stop[i])
+            if first:  # Err(1)'s correction at n_1 and GE_N without class 0, in place in the block's columns
+                for j in range(j0, jend):
+                    n1 = int(SA[i, 5] + SB[5, j] + 0.5)
+                    ex[j - j0] = (eA + SB[1, j] + SA[i, 8 + n1] + SB[9 + n1, j]) * inv  # K = 2
+                    gx[j - j0] = ge0 if SA[i, 4] + SB[4, j] == 0.0 else gA + SB[3, j]
+            else:
+                for j in range(j0, jend):
+                    ex[j - j0] = (eA + SB[1, j]) * inv
+                    gx[j - j0] = gA + SB[3, j]
             if code == 3:
                 # gamma = 1 - n.m / N^2 with n.m = nA.mA + nB.mB + nA.mB + nB.mA: innermost loops over j
                 for j in range(j0, jend):
@@ -208,8 +250,8 @@ def _pairs(ca, SA, wB, SB, stop, order, N, K, code, block):  # pragma: no cover 
                 for j in range(j0, jend):
                     wb = wB[j]
                     r = (rA + SB[0, j]) * inv
-                    e = (eA + SB[1, j]) * inv
-                    ge = gA + SB[3, j]
+                    e = ex[j - j0]
+                    ge = gx[j - j0]
                     gam = 1.0 - nm[j - j0] * inv2
                     # R' = u / v: (Err1' - err) .368 .632 R' / (1 - .368 R') = ab u^2 / (v - b u), without branches
                     u = (e if e < gam else gam) - r
@@ -228,9 +270,9 @@ def _pairs(ca, SA, wB, SB, stop, order, N, K, code, block):  # pragma: no cover 
                 we = 1.0 if code == 1 else (a632 if code == 2 else 0.0)
                 for j in range(j0, jend):
                     wb = wB[j]
-                    f = wr * (rA + SB[0, j]) * inv + we * (eA + SB[1, j]) * inv
+                    f = wr * (rA + SB[0, j]) * inv + we * ex[j - j0]
                     coin = wr * wr * (cA + SB[2, j]) * inv2
-                    ge = gA + SB[3, j]
+                    ge = gx[j - j0]
                     s0 += wb
                     s1 += wb * f
                     s2 += wb * (f * f + coin)
@@ -303,9 +345,10 @@ def threshold(A: HalfTables, B: HalfTables, N: int, tail: float) -> tuple[float,
 
 
 def _columns(stats: np.ndarray, K: int) -> np.ndarray:
-    """The half statistics column by column, with ``n . m`` appended (row ``4 + 2K``)."""
+    """The half statistics column by column, with ``n . m`` inserted as row ``4 + 2K`` (the correction
+    columns of ties ``first``, if any, after it)."""
     dot = (stats[:, 4:4 + K] * stats[:, 4 + K:4 + 2 * K]).sum(axis=1)
-    return np.ascontiguousarray(np.column_stack([stats, dot]).T)
+    return np.ascontiguousarray(np.column_stack([stats[:, :4 + 2 * K], dot, stats[:, 4 + 2 * K:]]).T)
 
 
 def half_moments(A: HalfTables, B: HalfTables, N: int, K: int, statistic: str,
@@ -315,6 +358,8 @@ def half_moments(A: HalfTables, B: HalfTables, N: int, K: int, statistic: str,
     if statistic not in STATISTICS:
         raise InvalidArgument(f"statistic must be one of {STATISTICS}, got {statistic!r}")
     code = STATISTICS.index(statistic)
+    first = A.ge0 is not None
+    ge0 = A.ge0 if first else 0.0
     tails = _tails(A, B, N)
     total = np.zeros(6)
     dropped = 0.0
@@ -325,7 +370,7 @@ def half_moments(A: HalfTables, B: HalfTables, N: int, K: int, statistic: str,
         threads = numba.get_num_threads()
         order = np.concatenate([np.arange(t, len(ca), threads) for t in range(threads)])  # a round-robin deal
         acc = _pairs(ca, A.stats[s], -tails[s][0], _columns(B.stats[N - s], K), stop.astype(np.int64), order,
-                     float(N), K, code, _BLOCK)
+                     float(N), K, code, _BLOCK, first, ge0)
         total += ca @ acc
         dropped += float((ca * tails[s][1][stop]).sum())
     return total, dropped
@@ -339,7 +384,8 @@ def state_moments(fm: CellModel, clf: Any, N: int, statistic: str = "632plus", t
     from momentbound.exact.resub_states import StateMoments
 
     if not applies(fm, clf):
-        raise InvalidArgument("pairs of half tables need one attribute, alpha = 0 and ties 'random'")
+        raise InvalidArgument("pairs of half tables need one attribute, alpha = 0 and ties 'random' (or 'first' "
+                              "with two classes)")
     A, B = half_states(fm, clf, N)
     thr, _, _ = threshold(A, B, N, tail)
     total, dropped = half_moments(A, B, N, fm.n_classes, statistic, thr)

@@ -372,9 +372,9 @@ class Point632Plus(Bootstrap):
     (eq. 32; with ``Err(1) <= gamma`` it is ``(1 - w) err + w Err(1)``, ``w = 0.632 / (1 - 0.368 R)``).
     The estimate is not linear; tie coins enter as their probabilities (each loss is its
     expectation over the coin). ``B=None``: a function of the count table, exact by table sums; past
-    their limit, on one attribute with ``alpha = 0`` and ties ``random``, by pairs of half tables
-    (:mod:`momentbound.exact.row_halves`, route ``"row-halves"``). :meth:`delta` gives the delta-method
-    approximation, a separate, labelled value (on the count tables only).
+    their limit, on one attribute with ``alpha = 0`` (ties ``random``, or ``first`` with two classes), by
+    pairs of half tables (:mod:`momentbound.exact.row_halves`, route ``"row-halves"``). :meth:`delta` gives
+    the delta-method approximation, a separate, labelled value (on the count tables only).
     """
 
     name: ClassVar[str] = "632plus"
