@@ -21,6 +21,11 @@ there: summed over every such count vector, here in numpy), ``R = (Err1' - err) 
 against the real procedure: on ``--draws-check`` datasets, one bootstrap sample per point (two independent
 rounds), whose mean loss is an unbiased draw of it (z of the mean difference and of ``E[Err1^2]``).
 
+Ties ``first`` (two classes; ``--first N``, model (c)): the exact moments against the library's own
+Monte Carlo (``backend="montecarlo"``: tables drawn, each one's ideal ``Err(1)`` in the closed form of
+``momentbound.exact.tables.bootstrap_fast``, a route independent of the half tables), z from its 95%
+intervals.
+
 z-scores of the exact mean, second moment and mean square against ``GE_N``. The simulation is timed to a
 1% standard error of the mean (the CPU ratio is to the exact CPU) and extrapolated to a 1e-4 standard error.
 
@@ -45,12 +50,13 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_resub_multiattr import Sim, model_of, z  # noqa: E402
 
-def exact_child(case: str, N: int) -> None:
+def exact_child(case: str, N: int, ties: str = "random") -> None:
+    from momentbound.classifiers.naive_bayes import NaiveBayes
     from momentbound.estimators import estimator_accuracy
     from momentbound.splitters.bootstrap import Point632Plus
 
     cpu, wall = time.process_time(), time.perf_counter()
-    acc = estimator_accuracy(model_of(case).to_float(), N, Point632Plus())
+    acc = estimator_accuracy(model_of(case).to_float(), N, Point632Plus(), classifier=NaiveBayes(ties=ties))
     out = {"mean": float(acc.mean), "variance": float(acc.variance), "mean_square": float(acc.mean_square),
            "rms": float(acc.rms), "route": acc.route, "cpu": time.process_time() - cpu,
            "wall": time.perf_counter() - wall, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
@@ -118,23 +124,55 @@ def main() -> None:
     ap.add_argument("--witness", type=int, default=200_000)
     ap.add_argument("--draws-check", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--first", type=int, default=60, help="N of model (c) with ties 'first' (0: skip)")
+    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        exact_child(args.child[0], int(args.child[1]))
+        exact_child(args.child[0], int(args.child[1]), args.child[2])
         return
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} {platform.node()} {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores, load {os.getloadavg()}")
     for case, N in zip(args.cases, args.N):
         run_case(case, N, args)
+    if args.first:
+        run_first(args.first, args)
     print(f"\nload after: {os.getloadavg()}")
 
 
-def run_case(case: str, N: int, args: argparse.Namespace) -> None:
-    run = subprocess.run([sys.executable, __file__, "--child", case, str(N)], capture_output=True, text=True,
+def exact(case: str, N: int, ties: str) -> dict:
+    run = subprocess.run([sys.executable, __file__, "--child", case, str(N), ties], capture_output=True, text=True,
                          check=True, env=dict(os.environ))
     e = json.loads(run.stdout.strip().splitlines()[-1])
     print(f"exact: {e}")
+    return e
+
+
+def run_first(N: int, args: argparse.Namespace) -> None:
+    from momentbound.classifiers.naive_bayes import NaiveBayes
+    from momentbound.estimators import estimator_accuracy
+    from momentbound.splitters.bootstrap import Point632Plus
+
+    e = exact("c", N, "first")
+    cpu = time.process_time()
+    mc = estimator_accuracy(model_of("c").to_float(), N, Point632Plus(), classifier=NaiveBayes(ties="first"),
+                            backend="montecarlo", draws=args.witness, rng=np.random.default_rng(args.seed))
+    cpu = time.process_time() - cpu
+    zs = []
+    for name, value in (("mean", e["mean"]), ("variance", e["variance"]), ("mean_square", e["mean_square"])):
+        iv = getattr(mc, name)
+        zs.append((value - iv.estimate) / ((iv.upper - iv.lower) / 2 / 1.96))
+    print(f"\n## .632+ (ideal), case c, ties 'first', N = {N}: the library's Monte Carlo, {args.witness} tables in "
+          f"{cpu:.1f} s CPU")
+    print("| statistic | route | exact CPU s (wall) | peak MB | mean exact / MC (z) | variance exact / MC (z) | "
+          "E[(est - GE_N)^2] exact / MC (z) |")
+    print("|---|---|---|---|---|---|---|")
+    print(f"| .632+ | {e['route']} | {e['cpu']:.2f} ({e['wall']:.2f}) | {e['rss_mb']:.0f} | {e['mean']:.5f} / "
+          f"{mc.mean.estimate:.5f} ({zs[0]:+.2f}) | {e['variance']:.5e} / {mc.variance.estimate:.5e} ({zs[1]:+.2f}) | "
+          f"{e['mean_square']:.5f} / {mc.mean_square.estimate:.5f} ({zs[2]:+.2f}) |")
+
+
+def run_case(case: str, N: int, args: argparse.Namespace) -> None:
+    e = exact(case, N, "random")
     sim = Sim(case, N, np.random.default_rng(args.seed))
     cpu, wall = time.process_time(), time.perf_counter()
     Q = miss_table(N, sim.K)
