@@ -20,7 +20,9 @@ Exact moments (``backend="exact"``) come from sums over the data's count tables
 (which, with tie coins entering as their probabilities, is a function of the table too); past the
 table limit, resubstitution, ``Err(1)``, .632 and .632+ of the 0-1 error are summed over naive Bayes'
 sufficient statistics where :mod:`momentbound.exact.resub_states` has a route (each splitter names its
-``state_statistic``; .632+ on pairs of half tables, :mod:`momentbound.exact.row_halves`). Finite ``B``
+``state_statistic``; .632+ on pairs of half tables, :mod:`momentbound.exact.row_halves`, with the inputs of
+its delta-method approximation); ``Err(1)``, .632 and .632+ also below that limit where the count tables'
+ideal bootstrap would sum over every pair of tables past its own. Finite ``B``
 and the out-of-bag vote are simulated (``backend="montecarlo"``).
 Resubstitution, ideal ``Err(1)`` and ideal .632 take every linear statistic of the confusion matrix
 (``metric=``) on the count tables: each point's loss under the metric's loss matrix, weighed by the
@@ -392,7 +394,7 @@ class Point632Plus(Bootstrap):
     expectation over the coin). ``B=None``: a function of the count table, exact by table sums; past
     their limit, on one attribute with ``alpha = 0`` (ties ``random``, or ``first`` with two classes), by
     pairs of half tables (:mod:`momentbound.exact.row_halves`, route ``"row-halves"``). :meth:`delta` gives
-    the delta-method approximation, a separate, labelled value (on the count tables only).
+    the delta-method approximation, a separate, labelled value (on the same count tables or half tables).
     """
 
     name: ClassVar[str] = "632plus"
