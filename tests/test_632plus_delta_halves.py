@@ -122,3 +122,25 @@ def test_err1_and_632_rows_route_equal_the_count_tables_where_both_run():
         assert rows.mean == pytest.approx(acc.mean, rel=1e-12)
         assert rows.second - rows.mean**2 == pytest.approx(acc.variance, rel=1e-10)
         assert rows.joint - rows.mean * rows.ge_mean == pytest.approx(acc.covariance_with_ge, rel=1e-9)
+
+
+def test_three_class_bootstrap_past_the_pairs_of_tables_takes_the_rows_route():
+    """One binary attribute, three classes, alpha = 0, N = 40 (1.2e6 tables, their pairs refused; alpha = 1
+    is still refused, tests/test_accuracy_bruteforce.py): the rows route's exact moments against the
+    library's simulation (tables drawn, Err(1) of each by bootstrap draws); a wrong value (.632's mean) is
+    caught."""
+    from statistics import NormalDist
+
+    from momentbound.splitters.bootstrap import Bootstrap, Point632
+
+    model = CellModel((2,), [Fraction(1, 6), Fraction(1, 6), Fraction(1, 6), Fraction(1, 12), Fraction(1, 4),
+                             Fraction(1, 6)], 3)
+    exact = estimator_accuracy(model, 40, Bootstrap())
+    assert exact.route == "rows"
+    mc = estimator_accuracy(model, 40, Bootstrap(), backend="montecarlo", draws=20_000, rng=np.random.default_rng(5))
+    z95 = NormalDist().inv_cdf(0.975)
+    for field in ("mean", "variance", "covariance_with_ge", "mean_square"):
+        iv = getattr(mc, field)
+        assert abs(iv.estimate - getattr(exact, field)) <= 3 * (iv.upper - iv.lower) / (2 * z95), field
+    se = (mc.mean.upper - mc.mean.lower) / (2 * z95)
+    assert abs(mc.mean.estimate - estimator_accuracy(model, 40, Point632()).mean) > 10 * se
