@@ -111,7 +111,8 @@ def batch(sim: Sim, Q: np.ndarray, R: int, check: bool) -> dict[str, np.ndarray]
     row = t[np.arange(R)[:, None], x]  # (R, N, K): the row at every point's input
     row = row - (np.arange(K)[None, None, :] == y[..., None])  # without the point itself
     err1 = Q[tuple(np.moveaxis(row, -1, 0)) + (y,)].mean(axis=1)
-    out = {"plus": plus(err, err1, gamma), "ge": (share * sim.wrong).sum(axis=(1, 2)), "err1": err1}
+    out = {"plus": plus(err, err1, gamma), "ge": (share * sim.wrong).sum(axis=(1, 2)), "err1": err1, "err": err,
+           "gamma": gamma}
     if check:
         out["draw_a"], out["draw_b"] = sim.err1(cells), sim.err1(cells)
     return out

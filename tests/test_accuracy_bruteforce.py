@@ -224,8 +224,10 @@ def test_intractable_table_sums_refuse_before_work():
             estimator_accuracy(second_nb_model(), 100, est)
     with pytest.raises(InvalidArgument, match="montecarlo"):  # past the sufficient-statistic route's work limit
         estimator_accuracy(second_nb_model(), 400, Resubstitution())
+    # alpha = 1: the generic bootstrap sum is above its limit and no sufficient-statistic route applies (alpha = 0
+    # takes the rows route, against the simulation in tests/test_632plus_delta_halves.py)
     with pytest.raises(InvalidArgument, match="montecarlo"):
-        estimator_accuracy(MODELS["3class"], 40, Bootstrap())  # generic bootstrap sum above its limit
+        estimator_accuracy(MODELS["3class"], 40, Bootstrap(), classifier=NaiveBayes(alpha=1))
 
 
 def test_finite_b_and_oob_need_montecarlo():

@@ -111,7 +111,7 @@ def test_the_estimators_take_the_route_past_the_table_limit():
     N = 14
     assert table_count(N, model.n_cells) > MAX_TABLES
     acc = estimator_accuracy(model, N, Point632Plus())
-    assert acc.route == "row-halves" and acc.approximation is None
+    assert acc.route == "row-halves" and acc.approximation is not None  # the delta, on the same half tables
     direct = row_halves.state_moments(model, NaiveBayes(), N, tail=1e-13)
     assert acc.mean == pytest.approx(direct.mean, rel=1e-12)
     assert acc.variance == pytest.approx(direct.second - direct.mean**2, rel=1e-10)
@@ -135,12 +135,29 @@ def test_refusals_before_any_work():
 
 def test_below_the_table_limit_when_the_generic_bootstrap_refuses():
     """Three classes: the count tables' Err(1) sums over every pair of tables, refused at N = 12 (1.35e6
-    tables); .632+ takes the half tables there, the linear statistics keep their behaviour."""
+    tables); .632+ takes the half tables there, Err(1) and .632 the rows route, whose moments (and joint
+    terms with GE_N) agree with the library's simulation (tables drawn, Err(1) of each by bootstrap draws,
+    a route that never sums rows); alpha = 1 has no route and is still refused."""
+    from statistics import NormalDist
+
     from momentbound.estimators import estimator_accuracy
-    from momentbound.splitters.bootstrap import Bootstrap
+    from momentbound.splitters.bootstrap import Bootstrap, Point632
+
+    def se_of(interval):  # the 95% interval's half width over z
+        return (interval.upper - interval.lower) / (2 * NormalDist().inv_cdf(0.975))
 
     model = _model((4,), 3, seed=2).to_float()
     acc = estimator_accuracy(model, 12, Point632Plus())
     assert acc.route == "row-halves"
+    exact = {}
+    for est in (Bootstrap(), Point632()):
+        exact[est.name] = got = estimator_accuracy(model, 12, est)
+        assert got.route == "rows"
+        mc = estimator_accuracy(model, 12, est, backend="montecarlo", draws=20_000, rng=np.random.default_rng(3))
+        for field in ("mean", "variance", "covariance_with_ge", "mean_square"):
+            iv = getattr(mc, field)
+            assert abs(iv.estimate - getattr(got, field)) <= 3 * se_of(iv), (est, field)
+    # a wrong value is caught: .632 lies outside the simulated Err(1)'s interval
+    assert abs(mc.mean.estimate - exact["bootstrap"].mean) > 10 * se_of(mc.mean)
     with pytest.raises(InvalidArgument, match="montecarlo"):
-        estimator_accuracy(model, 12, Bootstrap())
+        estimator_accuracy(model, 12, Bootstrap(), classifier=NaiveBayes(alpha=1))

@@ -94,6 +94,9 @@ class StateMoments:
     dropped_mass_bound: float = 0.0
     ge_mean: float | None = None
     ge_second: float | None = None
+    #: .632+ on pairs of half tables: ``E[v]`` and ``E[v v']`` of ``v = (err, Err(1), gamma)``, the inputs of
+    #: its delta-method approximation (:func:`momentbound.exact.row_halves.delta_inputs`)
+    delta_inputs: Any = None
 
 
 def _two_class_ok(model: CellModel, clf: Any, N: int) -> bool:
@@ -182,9 +185,7 @@ def work_estimate(model: CellModel, N: int, statistic: str = "resubstitution", c
     if statistic == "632plus":  # nanoseconds: the bootstrap-row table, the half tables and every pair
         from momentbound.exact import row_halves
 
-        return (ROWS_NS["row_table"] * math.comb(N - 1 + K, K) * math.comb(N + K, K) * (2 * K + 4)
-                + row_halves.NS_PER_HALF * row_halves.half_work(model, N)
-                + row_halves.NS_PER_PAIR * row_halves.pair_count(model, N))
+        return 1e9 * row_halves.delta_seconds(model, N) + row_halves.NS_PER_PAIR * row_halves.pair_count(model, N)
     if model.d == 1:  # nanoseconds (:data:`ROWS_NS`)
         splits = math.comb(N + K - 1, K - 1)
         cells = sum(math.prod(v + 1 for v in n) for n in _splits(N, K))

@@ -37,7 +37,7 @@ from momentbound.errors import InvalidArgument
 from momentbound.model.cells import CellModel
 
 __all__ = ["HalfTables", "applies", "half_states", "half_work", "pair_count", "half_moments", "threshold",
-           "state_moments", "STATISTICS",
+           "state_moments", "delta_inputs", "delta_seconds", "STATISTICS",
            "NS_PER_PAIR", "NS_PER_HALF", "BYTES_PER_HALF"]
 
 #: statistics of the kernel, by code: resubstitution, ``Err(1)``, .632, .632+
@@ -72,6 +72,16 @@ def _width(model: CellModel, clf: Any, N: int) -> int:
 def _groups(V: int) -> tuple[list[int], list[int]]:
     h = V // 2
     return list(range(h)), list(range(h, V))
+
+
+def delta_seconds(model: CellModel, N: int) -> float:
+    """Estimated CPU seconds of :func:`delta_inputs`: the bootstrap-row table and the half tables (the
+    sums over pairs factor, :func:`delta_inputs`)."""
+    from momentbound.exact.resub_states import ROWS_NS
+
+    K = model.n_classes
+    return 1e-9 * (ROWS_NS["row_table"] * math.comb(N - 1 + K, K) * math.comb(N + K, K) * (2 * K + 4)
+                   + NS_PER_HALF * half_work(model, N))
 
 
 def half_work(model: CellModel, N: int) -> int:
@@ -380,7 +390,8 @@ def state_moments(fm: CellModel, clf: Any, N: int, statistic: str = "632plus", t
     """``E[est]``, ``E[est^2]`` and ``E[est GE_N]`` (with ``E[GE_N]``, ``E[GE_N^2]``) of ``statistic``
     (:data:`STATISTICS`) for a float model, as a :class:`momentbound.exact.resub_states.StateMoments`; the
     refusals and guards are :func:`momentbound.exact.resub_states.state_moments`'. The skipped mass is at
-    most ``tail``."""
+    most ``tail``. .632+ also keeps the inputs of its delta-method approximation (:func:`delta_inputs`,
+    from the same half tables, every table counted)."""
     from momentbound.exact.resub_states import StateMoments
 
     if not applies(fm, clf):
@@ -390,4 +401,90 @@ def state_moments(fm: CellModel, clf: Any, N: int, statistic: str = "632plus", t
     thr, _, _ = threshold(A, B, N, tail)
     total, dropped = half_moments(A, B, N, fm.n_classes, statistic, thr)
     _, m, s2, j, g1, g2 = (float(v) for v in total)
-    return StateMoments(m, s2, j, "row-halves", float(dropped), g1, g2)
+    delta = _delta_sums(A, B, N, fm.n_classes) if statistic == "632plus" else None
+    return StateMoments(m, s2, j, "row-halves", float(dropped), g1, g2, delta)
+
+
+# ----------------------------------------------------------------------------- delta-method inputs
+def _features(stats: np.ndarray, K: int) -> np.ndarray:
+    """Per half state ``phi = [1, N err, N Err(1), n_0.., m_0.., n . m]`` (``L = 4 + 2K`` columns)."""
+    dot = (stats[:, 4:4 + K] * stats[:, 4 + K:4 + 2 * K]).sum(axis=1)
+    return np.column_stack([np.ones(len(stats)), stats[:, :2], stats[:, 4:4 + 2 * K], dot])
+
+
+def _forms(N: int, K: int) -> np.ndarray:
+    """``C[X]`` with ``X(a, b) = phi_a' C[X] phi_b`` for ``X = err, Err(1), gamma`` of the table of halves
+    ``a`` and ``b``: ``gamma = 1 - (n_a . m_a + n_b . m_b + n_a . m_b + m_a . n_b) / N^2``."""
+    L = 4 + 2 * K
+    C = np.zeros((3, L, L))
+    C[0, 1, 0] = C[0, 0, 1] = 1.0 / N
+    C[1, 2, 0] = C[1, 0, 2] = 1.0 / N
+    C[2, 0, 0] = 1.0
+    C[2, L - 1, 0] = C[2, 0, L - 1] = -1.0 / N**2
+    for k in range(K):
+        C[2, 3 + k, 3 + K + k] = C[2, 3 + K + k, 3 + k] = -1.0 / N**2
+    return C
+
+
+def _gram(H: HalfTables, s: int, N: int, K: int, first: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``M[g, t] = sum_a w_a phi_a phi_a'`` over the halves of total ``s``, ``g`` their class-1 total (ties
+    ``first``; else one group ``0``) and ``t`` the table's class-1 total that ``N Err(1)`` is read at (``phi``'s
+    Err(1) column with the correction of that ``n_1``; else one ``t = 0``); and the groups present."""
+    L = 4 + 2 * K
+    stats, w = H.stats[s], np.exp(H.logw[s])
+    phi = _features(stats, K)
+    if not first:
+        return ((phi * w[:, None]).T @ phi)[None, None], np.zeros(1, dtype=np.int64)
+    n1 = np.rint(stats[:, 5]).astype(np.int64)
+    groups = np.unique(n1)
+    M = np.zeros((len(groups), N + 1, L, L))
+    for i, g in enumerate(groups):
+        sel = n1 == g
+        p, wg = phi[sel], w[sel]
+        E = stats[sel, 1:2] + stats[sel, 8:9 + N]  # N Err(1) of the half at every class-1 total of the table
+        base = (p * wg[:, None]).T @ p
+        Q = (p * wg[:, None]).T @ E  # (L, N + 1)
+        M[i] = base
+        M[i, :, :, 2] = Q.T
+        M[i, :, 2, :] = Q.T
+        M[i, :, 2, 2] = wg @ (E * E)
+    return M, groups
+
+
+def delta_inputs(fm: CellModel, clf: Any, N: int) -> tuple[np.ndarray, np.ndarray]:
+    """``E[v]`` and ``E[v v']`` of ``v = (err, Err(1), gamma)`` (tie coins as their probabilities), the inputs
+    of the delta-method approximation of .632+, from the same half tables as :func:`state_moments`.
+
+    Each of the three is a bilinear form ``phi_a' C phi_b`` in the features of the two halves, so over the
+    pairs of totals ``s`` and ``N - s`` (ties ``first``: and class-1 totals) the sums factor:
+    ``sum_{a,b} w_a w_b X Y = tr(C_X M_B C_Y' M_A)`` with ``M = sum w phi phi'`` (docs/mathematics.md,
+    "The delta-method approximation past the table limit"). Every table counts: no pair is skipped."""
+    if not applies(fm, clf):
+        raise InvalidArgument("pairs of half tables need one attribute, alpha = 0 and ties 'random' (or 'first' "
+                              "with two classes)")
+    return _delta_sums(*half_states(fm, clf, N), N, fm.n_classes)
+
+
+def _delta_sums(A: HalfTables, B: HalfTables, N: int, K: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`delta_inputs` from the two groups' half states."""
+    first = A.ge0 is not None
+    C = _forms(N, K)
+    mean, second, mass = np.zeros(3), np.zeros((3, 3)), 0.0
+    for s in range(N + 1):
+        if len(A.logw[s]) == 0 or len(B.logw[N - s]) == 0:
+            continue
+        MA, gA = _gram(A, s, N, K, first)
+        MB, gB = _gram(B, N - s, N, K, first)
+        # every pair of groups; ties 'first' reads both at t = g_A + g_B
+        ia, ib = np.meshgrid(np.arange(len(gA)), np.arange(len(gB)), indexing="ij")
+        ia, ib = ia.ravel(), ib.ravel()
+        t = gA[ia] + gB[ib] if first else np.zeros(len(ia), dtype=np.int64)
+        Ma, Mb = MA[ia, t], MB[ib, t]  # (pairs, L, L)
+        c = math.exp(_log_choose(N, s))
+        mass += c * float((Ma[:, 0, 0] * Mb[:, 0, 0]).sum())
+        mean += c * np.einsum("pi,xij,pj->x", Ma[:, :, 0], C, Mb[:, :, 0])
+        right = np.einsum("pjk,ylk->pyjl", Mb, C)  # M_B C_Y'
+        second += c * np.einsum("xij,pyjl,pli->xy", C, right, Ma)
+    if not math.isclose(mass, 1.0, rel_tol=1e-9):  # pragma: no cover - a broken half table
+        raise AssertionError(f"the pairs of half tables hold mass {mass!r}, not 1")
+    return mean, (second + second.T) / 2

@@ -347,7 +347,8 @@ class TableLaw:
             raise InvalidArgument(
                 f"the exact ideal bootstrap for this model sums over {count} x {count} pairs of count "
                 f"tables ({cells} cells, N={n}), above the limit {limit:.3g}; use backend='montecarlo' "
-                "(or one attribute, two classes and alpha = 0, which has a fast exact route)"
+                "(or one attribute and alpha = 0 with ties 'random' or two classes, where Err(1), .632 and .632+ "
+                "have exact routes on sufficient statistics)"
             )
         lv = self.level(n)
         # l_c(S) for every bootstrap table S (same tables of size n)

@@ -20,7 +20,9 @@ Exact moments (``backend="exact"``) come from sums over the data's count tables
 (which, with tie coins entering as their probabilities, is a function of the table too); past the
 table limit, resubstitution, ``Err(1)``, .632 and .632+ of the 0-1 error are summed over naive Bayes'
 sufficient statistics where :mod:`momentbound.exact.resub_states` has a route (each splitter names its
-``state_statistic``; .632+ on pairs of half tables, :mod:`momentbound.exact.row_halves`). Finite ``B``
+``state_statistic``; .632+ on pairs of half tables, :mod:`momentbound.exact.row_halves`, with the inputs of
+its delta-method approximation); ``Err(1)``, .632 and .632+ also below that limit where the count tables'
+ideal bootstrap would sum over every pair of tables past its own. Finite ``B``
 and the out-of-bag vote are simulated (``backend="montecarlo"``).
 Resubstitution, ideal ``Err(1)`` and ideal .632 take every linear statistic of the confusion matrix
 (``metric=``) on the count tables: each point's loss under the metric's loss matrix, weighed by the
@@ -50,6 +52,7 @@ __all__ = [
     "WEIGHT_632",
     "table_law",
     "plus_value",
+    "plus_gradient",
     "finite_bootstrap",
     "simulate_extra_variance",
 ]
@@ -146,28 +149,45 @@ def _ratio_refusal(splitter: Any, metric: Any) -> str | None:
     return None
 
 
-def _state_route(splitter: Any, engine: Any, N: int) -> Any:
-    """The sums over sufficient statistics (:mod:`momentbound.exact.resub_states`) of the splitter's
-    ``state_statistic`` when the count tables of ``N`` points exceed the table-sum limit (or, for .632+,
-    their ideal bootstrap would sum over every pair of tables past its limit) and a route applies (the
-    0-1 error, float arithmetic); ``None``: sum over the count tables."""
+def _past_table_limit(splitter: Any, engine: Any, N: int) -> bool:
+    """Whether the sums over sufficient statistics replace the count tables for the splitter's
+    ``state_statistic`` (without computing them): the 0-1 error in float arithmetic, the count tables of
+    ``N`` points past the table-sum limit (or, for ``Err(1)``, .632 and .632+, their ideal bootstrap summed
+    over every pair of tables past its limit) and a route of :mod:`momentbound.exact.resub_states` applies."""
     from momentbound.exact import resub_states
     from momentbound.exact.tables import MAX_TABLES, MAX_TABLES_EXACT, table_count
-    from momentbound.guard import seconds_limit
 
     statistic = getattr(splitter, "state_statistic", None)
-    if statistic is None or getattr(engine, "loss", None) is not None:
-        return None
+    metric = getattr(engine, "metric", None)
+    if statistic is None or getattr(engine, "loss", None) is not None or (
+            metric is not None and not metric.is_error):
+        return False
     backend = engine.backend
     if str(getattr(backend, "name", "")) != "exact" or getattr(backend, "arithmetic", None) == "rational":
-        return None
-    mode = getattr(backend, "mode", None)
-    rational = bool(engine.model.is_exact and (mode is None or mode(engine.model, N) == "rational"))
+        return False
+    rational = _rational(engine, N)
     if table_count(N, engine.model.n_cells) <= (MAX_TABLES_EXACT if rational else MAX_TABLES) and not (
-            statistic == "632plus" and _generic_bootstrap_refused(engine, N, rational)):
+            statistic != "resubstitution" and _generic_bootstrap_refused(engine, N, rational)):
+        return False
+    return resub_states.route(engine.model, engine.classifier, statistic, N) is not None
+
+
+def _rational(engine: Any, N: int) -> bool:
+    """Whether the count tables of ``N`` points would be summed in rational arithmetic."""
+    mode = getattr(engine.backend, "mode", None)
+    return bool(engine.model.is_exact and (mode is None or mode(engine.model, N) == "rational"))
+
+
+def _state_route(splitter: Any, engine: Any, N: int) -> Any:
+    """The sums over sufficient statistics (:mod:`momentbound.exact.resub_states`) of the splitter's
+    ``state_statistic`` where they replace the count tables (:func:`_past_table_limit`); ``None``: sum over
+    the count tables."""
+    from momentbound.exact import resub_states
+    from momentbound.guard import seconds_limit
+
+    if not _past_table_limit(splitter, engine, N):
         return None
-    if resub_states.route(engine.model, engine.classifier, statistic, N) is None:
-        return None
+    statistic, backend, rational = splitter.state_statistic, engine.backend, _rational(engine, N)
     cache = engine.__dict__.setdefault("_state_moments", {})
     if (statistic, N) not in cache:
         result = resub_states.state_moments(engine.model, engine.classifier, N, statistic,
@@ -374,7 +394,7 @@ class Point632Plus(Bootstrap):
     expectation over the coin). ``B=None``: a function of the count table, exact by table sums; past
     their limit, on one attribute with ``alpha = 0`` (ties ``random``, or ``first`` with two classes), by
     pairs of half tables (:mod:`momentbound.exact.row_halves`, route ``"row-halves"``). :meth:`delta` gives
-    the delta-method approximation, a separate, labelled value (on the count tables only).
+    the delta-method approximation, a separate, labelled value (on the same count tables or half tables).
     """
 
     name: ClassVar[str] = "632plus"
@@ -394,19 +414,18 @@ class Point632Plus(Bootstrap):
     def delta(self, engine: Any, N: int) -> tuple[float, float]:
         """Delta-method approximation ``(mean, variance)`` of ideal .632+: ``f(mu)`` and
         ``grad f(mu)' Sigma grad f(mu)`` with ``mu``, ``Sigma`` the exact mean and covariance of
-        ``(err, Err(1), gamma)`` over the count tables (numerical gradient, central differences)."""
+        ``(err, Err(1), gamma)`` (the gradient in closed form, :func:`plus_gradient`): over the count tables, and
+        where the pairs of half tables give the exact moments (past the table-sum limit), from the same
+        half tables (:func:`momentbound.exact.row_halves.delta_inputs`, float arithmetic)."""
         self.split(N)
+        if _past_table_limit(self, engine, N):
+            mu, second = _halves_delta_inputs(engine, N)
+            return _delta(mu, second - np.outer(mu, mu))
         law = table_law(engine, N)
         parts = [law.resubstitution(N)[0], law.bootstrap(N), law.no_information(N)]
         mu = np.array([float(law.expect(N, x)) for x in parts])
         sigma = np.array([[float(law.expect(N, x * y)) for y in parts] for x in parts]) - np.outer(mu, mu)
-
-        def f(v: np.ndarray) -> float:
-            return float(plus_value(np.array([v[0]]), np.array([v[1]]), np.array([v[2]]))[0])
-
-        h = 1e-6
-        grad = np.array([(f(mu + h * np.eye(3)[i]) - f(mu - h * np.eye(3)[i])) / (2 * h) for i in range(3)])
-        return f(mu), float(max(grad @ sigma @ grad, 0.0))
+        return _delta(mu, sigma)
 
     def metric_refusal(self, metric: Any) -> str | None:
         return _ratio_refusal(self, metric) or (
@@ -415,11 +434,65 @@ class Point632Plus(Bootstrap):
             "and has exact moments of every linear metric")
 
     def approximation(self, engine: Any, N: int) -> tuple[float, float] | None:
-        """Ideal ``B``: the delta-method approximation (:meth:`delta`) beside the exact moments, on the count
-        tables only (``None`` past their limit, where the pairs of half tables give the exact moments)."""
-        if self.B is not None or _state_route(self, engine, N) is not None:
+        """Ideal ``B``: the delta-method approximation (:meth:`delta`) beside the exact moments (on the
+        count tables, or past their limit on the half tables); ``None`` with finite ``B``."""
+        if self.B is not None:
             return None
         return self.delta(engine, N)
+
+
+def _delta(mu: np.ndarray, sigma: np.ndarray) -> tuple[float, float]:
+    """``f(mu)`` and ``grad f(mu)' sigma grad f(mu)`` for ``f`` the .632+ estimate of ``(err, Err(1), gamma)``
+    (:func:`plus_gradient`)."""
+    grad = plus_gradient(*(float(v) for v in mu))
+    value = float(plus_value(np.array([mu[0]]), np.array([mu[1]]), np.array([mu[2]]))[0])
+    return value, float(max(grad @ sigma @ grad, 0.0))
+
+
+def plus_gradient(r: float, e: float, g: float) -> np.ndarray:
+    """The gradient of the .632+ estimate (:func:`plus_value`) in ``(err, Err(1), gamma)``: with
+    ``u = min(Err(1), gamma) - err``, ``v = gamma - err`` and ``D = v - .368 u`` the estimate is
+    ``.368 err + .632 Err(1) + .368 .632 u^2 / D`` when ``Err(1) > err`` and ``gamma > err``, else the first
+    two terms (one-sided at ``Err(1) = gamma``: the ``gamma`` side)."""
+    a = float(WEIGHT_632)
+    b = 1 - a
+    if not (e > r and g > r):
+        return np.array([b, a, 0.0])
+    u, v = min(e, g) - r, g - r
+    D = v - b * u
+    du = a * b * u * (2 * D + b * u) / (D * D)
+    dv = -a * b * u * u / (D * D)
+    return np.array([b - du - dv, a + (du if e < g else 0.0), (0.0 if e < g else du) + dv])
+
+
+def _halves_delta_inputs(engine: Any, N: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`momentbound.exact.row_halves.delta_inputs` of the engine's model: those of its exact .632+
+    moments if computed, else from new half tables (kept on the engine) after the guards on time and memory
+    (the half tables without the loop over their pairs)."""
+    from momentbound.exact import resub_states, row_halves
+    from momentbound.guard import seconds_limit
+
+    exact = engine.__dict__.get("_state_moments", {}).get(("632plus", N))
+    if exact is not None and exact.delta_inputs is not None:  # the exact moments' half tables gave them
+        return exact.delta_inputs
+    cache = engine.__dict__.setdefault("_delta_inputs", {})
+    if N not in cache:
+        model, clf = engine.model, engine.classifier
+        seconds = row_halves.delta_seconds(model, N)
+        limit = seconds_limit(resub_states.MAX_SECONDS)
+        if limit is not None and seconds > limit:
+            raise InvalidArgument(
+                f"the delta-method inputs of .632+ on pairs of half tables at N={N} would take about {seconds:.2g} s "
+                f"on one core (limit {limit:g} s); use a smaller {option('N')}, or {resub_states._lift_seconds()} to run it "
+                "anyway")
+        memory = resub_states.memory_estimate(model, N, "632plus", clf)
+        if memory > resub_states.MAX_MEMORY:
+            raise InvalidArgument(
+                f"the delta-method inputs of .632+ on pairs of half tables at N={N} would hold about "
+                f"{memory / 2**30:.3g} GiB (limit {resub_states.MAX_MEMORY / 2**30:.3g} GiB); use a smaller {option('N')}")
+        fm = model.to_float() if model.is_exact else model
+        cache[N] = row_halves.delta_inputs(fm, clf, N)
+    return cache[N]
 
 
 @dataclass(frozen=True)
