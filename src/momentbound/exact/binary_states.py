@@ -59,6 +59,13 @@ def side_bytes(n_classes: int, d: int, N: int, v: int) -> float:
     return 8.0 * 2**d * n_classes**2 * (shared + 1.0) ** (d * (n_classes - 1)) * (shared + 2.0) ** d
 
 
+def chain_bytes(n_classes: int, d: int, needs: dict) -> float:
+    """Bytes of the chains of averaged grids (:meth:`BinaryStates.overlap_needs`) for ``needs``, a down-closed
+    set of private parts per training composition: ``2^d K prod_c (m_c - b_c + 1)^d`` floats per part."""
+    return 8.0 * 2**d * n_classes * sum(math.prod((m[c] - b[c] + 1.0) ** d for c in range(n_classes))
+                                        for m, parts in needs.items() for b in parts)
+
+
 @njit(cache=True)
 def _reflected_copy(Y, rows, reverse, out):  # pragma: no cover - compiled
     """``out[a, r, q] = Y[a, rows[r], q]`` (``q`` reversed with ``reverse``): a grid reflected on some
@@ -199,6 +206,31 @@ class _Arena:
         return out
 
 
+def down_set(parts: object) -> set[Counts]:
+    """Every private part ``b'`` with ``b' <= b`` (class by class) for some ``b`` of ``parts``, ``0`` included."""
+    out: set[Counts] = set()
+    for b in parts:  # type: ignore[attr-defined]
+        out.update(itertools.product(*(range(int(x) + 1) for x in b)))
+    return out
+
+
+class _Chain:
+    """The averaged grids ``A(m, x, b)`` of one training composition ``m`` for a down-closed set of private
+    parts ``b`` and every input ``x``, in state orientation, each ``K`` components on the grid of
+    ``m - b``, contiguous in one buffer (``A(m, x, b)`` starts at ``at[b] + x * size[b]``): a side of the
+    cross-fold term is this buffer with the starts of ``A(m, x, b - e_c)``, no copy."""
+
+    def __init__(self, buf: np.ndarray, at: dict, size: dict, shapes: dict) -> None:
+        self.buf, self.at, self.size, self.shapes = buf, at, size, shapes
+        self.nbytes = buf.nbytes
+        self.summed: dict[Counts, np.ndarray] = {}
+        self.sides: dict[Counts, np.ndarray] = {}
+
+    def view(self, b: Counts, ix: int) -> np.ndarray:
+        start = self.at[b] + ix * self.size[b]
+        return self.buf[start:start + self.size[b]].reshape(self.shapes[b])
+
+
 class BinaryStates:
     """The state-grid terms of a :class:`~momentbound.exact.class_terms.ClassCountTerms` on binary
     attributes (same scaling: integer sums over the common denominators, or floats).
@@ -210,6 +242,9 @@ class BinaryStates:
     CACHE_BYTES = 256 * 2**20
     #: bytes of the averaged decision grids of :meth:`side` kept
     SIDE_BYTES = 2048 * 2**20
+    #: bytes of the chains of averaged grids of the between-partition terms (:meth:`overlap_needs`) kept
+    #: beside those of the class counts in hand; larger needs take the usual route
+    CHAIN_BYTES = 3072 * 2**20
 
     def __init__(self, terms: object) -> None:
         self.t = terms
@@ -226,6 +261,8 @@ class BinaryStates:
         self._cache = _Cache(self.CACHE_BYTES, self.exact)
         self._sides = _Cache(self.SIDE_BYTES, self.exact)
         self._arena = _Arena()
+        self._needs: dict[Counts, set[Counts]] | None = None
+        self._chains: OrderedDict[Counts, _Chain] = OrderedDict()
 
     def _get(self, key: tuple, make) -> object:
         return self._cache.get(key, make)
@@ -288,11 +325,17 @@ class BinaryStates:
     def averaged_kept(self, m: Counts, ix: int, extra: Sequence[int]) -> np.ndarray:
         """:meth:`averaged` (every class component), kept for the next class counts."""
         key = ("avg", m, ix, tuple(int(e) for e in extra))
+        chain = self._chain(m, key[3])
+        if chain is not None:
+            return chain.view(key[3], ix)
         return self._sides.get(key, lambda: self.averaged(m, ix, extra))  # type: ignore[return-value]
 
     def summed_kept(self, m: Counts, extra: Sequence[int]) -> np.ndarray:
         """``correlate(summed(m), extra)``, kept for the next class counts."""
         key = ("sum", m, tuple(int(e) for e in extra))
+        chain = self._chain(m, key[2])
+        if chain is not None:
+            return self._chain_summed(chain, key[2])
         return self._sides.get(key, lambda: self.correlate(self.summed(m), extra))  # type: ignore[return-value]
 
     def correlate(self, X: np.ndarray, extra: Sequence[int], ix: int | None = None,
@@ -453,7 +496,11 @@ class BinaryStates:
         H1[k](s + shift_l(x_u)) H2[l](s + shift_k(x_t))``, ``H1``, ``H2`` averaged over the private parts."""
         K, I = self.K, self.I
         if not self.exact:
-            return self._both_compiled(cc, P, self.side(m1, b1), self.side(m2, b2), ks, ls)
+            side1 = self._chain_side(m1, b1) or self.side(m1, b1)
+            side2 = side1 if (m1, b1) == (m2, b2) else (self._chain_side(m2, b2) or self.side(m2, b2))
+            if side1[0] is side2[0] and (m1, b1) != (m2, b2):  # one chain, two private parts: not one side
+                side2 = self.side(m2, b2)
+            return self._both_compiled(cc, P, side1, side2, ks, ls)
         H1 = {(it, l): self.averaged(m1, it, [b1[c] - (c == l) for c in range(K)])
               for it in range(I) for l in ls}
         if (m1, b1) == (m2, b2):  # two folds of one composition: the same averages on both sides
@@ -475,6 +522,106 @@ class BinaryStates:
                         B = self.shifted(H2[iu, k][l:l + 1], k, self.bumps[it], cc)[0]
                         total[k, l] += self.nums[k, it] * self.nums[l, iu] * np.sum(A[k] * B)
         return total
+
+    # ------------------------------------------------------------------ chains of the between-partition terms
+    def overlap_needs(self, needs: dict[Counts, set[Counts]] | None) -> None:
+        """The averaged grids the between-partition terms of the next class counts read: per training
+        composition ``m``, the largest private parts ``b`` (every ``b' <= b`` comes with them). Float
+        arithmetic: each ``m`` gets one chain (:class:`_Chain`), ``A(m, x, b + e_c)`` computed from
+        ``A(m, x, b)`` by one pass with the law of one more class-``c`` point (``2^d`` shifted adds)
+        instead of every private part correlated from the decision grid (``docs/mathematics.md``,
+        "Stratified cross-validation on binary attributes"). ``None`` ends it. Needs larger than
+        :attr:`CHAIN_BYTES` take the usual route."""
+        if needs is None or self.exact:
+            self._needs = None
+            return
+        if self._needs is None:  # the sides of a single partition are not read again here
+            self._sides = _Cache(self.SIDE_BYTES, self.exact)
+        full = {tuple(m): down_set(bs) for m, bs in needs.items()}
+        self._needs = full if chain_bytes(self.K, self.d, full) <= self.CHAIN_BYTES else None
+
+    def _chain(self, m: Counts, b: Counts) -> _Chain | None:
+        """The chain of ``m`` when the needs registered cover ``(m, b)`` (computed or extended on first use)."""
+        if self._needs is None:
+            return None
+        need = self._needs.get(m)
+        if need is None or b not in need:
+            return None
+        chain = self._chains.get(m)
+        if chain is not None and need <= chain.at.keys():
+            self._chains.move_to_end(m)
+            return chain
+        if chain is not None:
+            del self._chains[m]
+        chain = self._make_chain(m, need | set(chain.at) if chain is not None else need, chain)
+        self._chains[m] = chain
+        held = sum(c.nbytes for c in self._chains.values())
+        for old in [k for k in self._chains if k not in self._needs]:  # the least recently used first
+            if held <= self.CHAIN_BYTES:
+                break
+            held -= self._chains.pop(old).nbytes
+        return chain
+
+    def _make_chain(self, m: Counts, parts: set[Counts], old: _Chain | None) -> _Chain:
+        K, I = self.K, self.I
+        order = sorted(parts, key=lambda b: (sum(b), b))  # every parent before its children
+        shapes = {b: (K,) + self.shape(tuple(m[c] - b[c] for c in range(K))) for b in order}
+        size = {b: math.prod(shapes[b]) for b in order}
+        at, total = {}, 0
+        for b in order:
+            at[b] = total
+            total += I * size[b]
+        chain = _Chain(np.empty(total), at, size, shapes)
+        E, _ = self.decisions(m)
+        for b in order:
+            for ix in range(I):
+                out = chain.view(b, ix)
+                if old is not None and b in old.at:
+                    out[...] = old.view(b, ix)
+                elif not any(b):
+                    self.reflect(E, ix, out)
+                else:  # one more point of the last class with private points
+                    c = max(x for x in range(K) if b[x])
+                    self._one_more(chain.view(tuple(v - (x == c) for x, v in enumerate(b)), ix), c, out)
+        return chain
+
+    def _one_more(self, X: np.ndarray, c: int, out: np.ndarray) -> None:
+        """``out(s) = sum_r L_c^1(r) X(s + r)`` on class ``c``'s axes (state orientation): ``X`` averaged
+        over one more class-``c`` point."""
+        d = self.d
+        side = X.shape[1 + c * d]
+        lead = int(np.prod(X.shape[:1 + c * d]))
+        tail = int(np.prod(X.shape[1 + (c + 1) * d:]))
+        base, off, last = self._get(("map", side, 1), lambda: self._maps(side, 1))  # type: ignore[misc]
+        w = self._get(("law1", c), lambda: np.ascontiguousarray(self.law(c, 1), dtype=float).reshape(-1))
+        Y = out.reshape(lead, base.size, (side - 1) * tail)
+        Y.fill(0.0)
+        _correlate(X.reshape(lead, side ** (d - 1), side * tail), base, off, last * tail, w, Y)
+
+    def _chain_summed(self, chain: _Chain, b: Counts) -> np.ndarray:
+        """``sum_x num_k(x) A(m, x, b)[k]`` (``correlate(summed(m), b)``) from the chain, kept with it."""
+        if b not in chain.summed:
+            V = None
+            for ix in range(self.I):
+                w = self.nums[:, ix].reshape((self.K,) + (1,) * (len(chain.shapes[b]) - 1))
+                term = w * chain.view(b, ix)
+                V = term if V is None else V + term
+            chain.summed[b] = V  # type: ignore[assignment]
+        return chain.summed[b]
+
+    def _chain_side(self, m: Counts, b: Counts) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`side` read from the chain of ``m`` (its buffer and the starts of ``A(m, x, b - e_c)``)."""
+        chain = self._chain(m, b)
+        if chain is None:
+            return None
+        if b not in chain.sides:
+            start = -np.ones((self.I, self.K), dtype=np.int64)
+            for c in range(self.K):
+                if b[c] >= 1:
+                    less = tuple(v - (x == c) for x, v in enumerate(b))
+                    start[:, c] = [chain.at[less] + ix * chain.size[less] for ix in range(self.I)]
+            chain.sides[b] = start
+        return chain.buf, chain.sides[b]
 
     def side(self, m: Counts, b: Counts) -> tuple[np.ndarray, np.ndarray]:
         """One side of :meth:`_both` in float arithmetic: ``H_{x,c} = averaged(m, x, b - e_c)`` for every

@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -826,6 +826,28 @@ def _hypergeometric(n: int, a: int, b: int, o: int) -> Fraction:
     return Fraction(math.comb(a, o) * math.comb(n - a, b - o), math.comb(n, b))
 
 
+def overlap_needs(terms: ClassCountTerms, counts: Sequence[int] | None,
+                  pairs: Iterable[tuple[Sequence[int], Sequence[int]]] = ()) -> None:
+    """Tell the term cache which averaged grids :func:`between_partitions` reads for the class counts
+    ``counts`` and the test compositions ``pairs``: fold ``i``'s training set ``n - a_i`` with the private
+    parts ``a_j - o`` and fold ``j``'s ``n - a_j`` with ``a_i - o``, ``o`` the overlaps (the largest parts
+    are those of the smallest overlap). ``None`` ends it. A cache without the hook ignores it."""
+    hook = getattr(terms, "overlap_needs", None)
+    if hook is None:
+        return
+    if counts is None:
+        hook(None)
+        return
+    n = tuple(int(c) for c in counts)
+    needs: dict[tuple[int, ...], set[tuple[int, ...]]] = {}
+    for a_i, a_j in pairs:
+        low = [max(0, a_i[c] + a_j[c] - n[c]) for c in range(len(n))]
+        for a, b in ((a_i, a_j), (a_j, a_i)):
+            m = tuple(n[c] - int(a[c]) for c in range(len(n)))
+            needs.setdefault(m, set()).add(tuple(int(b[c]) - low[c] for c in range(len(n))))
+    hook(needs)
+
+
 def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Sequence[int], a_j: Sequence[int],
                        coef_i: Sequence[Number] | None = None, coef_j: Sequence[Number] | None = None) -> Number:
     """``E[E_i^(1) E_j^(2)]``: error counts of fold ``i`` of one partition and fold ``j`` of another.
@@ -883,6 +905,47 @@ def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Seque
     return total
 
 
+def _repeated_between(terms: ClassCountTerms, rule: object, model: CellModel, N: int, splitter: AllocationLaw,
+                      average: str) -> Number:
+    """``sum_n P(n) E[CE^(1) CE^(2) | n]`` of :func:`repeated_stratified_cv_moments` (over the splittable ``n``)."""
+    exact = terms.exact
+    v = splitter.n_splits
+    zero: Number = Fraction(0) if exact else 0.0
+    inv_v: Number = Fraction(1, v) if exact else 1.0 / v
+    between = zero
+    for counts, p_counts in class_count_splits(model, N, terms.mode):
+        if not splitter.possible(counts):
+            continue
+        w_n, c_n = test_set_weights(rule, counts, exact)
+        allocs = list(splitter.allocations(counts))
+        tests = [{tuple(int(x) for x in row) for row in alloc.test} for alloc in allocs]
+        overlap_needs(terms, counts, {(a, b) for group in tests for a in group for b in group})
+        for alloc in allocs:
+            p = p_counts * (alloc.probability if exact else float(alloc.probability))
+            # CE = C + sum_i X_i (the same fold compositions in both partitions): per composition its
+            # number of folds and its per-class weights
+            groups: dict[tuple[int, ...], int] = {}
+            for row in alloc.test:
+                groups[tuple(int(x) for x in row)] = groups.get(tuple(int(x) for x in row), 0) + 1
+            coef: dict[tuple[int, ...], tuple[Number, ...]] = {}
+            C = c_n if average == "pooled" else zero
+            for a, count in groups.items():
+                w, c = test_set_weights(rule, a, exact)
+                coef[a] = w_n if average == "pooled" else tuple(inv_v * x for x in w)
+                if average == "folds":
+                    C = C + count * inv_v * c
+            x1 = zero  # E[sum_i X_i | n, compositions]
+            for a, count in groups.items():
+                e1 = terms.err1(tuple(n - x for n, x in zip(counts, a)))
+                x1 = x1 + count * sum((a[k] * coef[a][k] * e1[k] for k in range(len(a)) if a[k] and coef[a][k]), zero)
+            acc = C * C + 2 * C * x1
+            for a_i, ni in groups.items():
+                for a_j, nj in groups.items():
+                    acc = acc + ni * nj * between_partitions(terms, counts, a_i, a_j, coef[a_i], coef[a_j])
+            between = between + p * acc
+    return between
+
+
 def repeated_stratified_cv_moments(
     model: CellModel,
     N: int,
@@ -922,38 +985,10 @@ def repeated_stratified_cv_moments(
     single = stratified_cv_moments(
         model, N, splitter, classifier=clf, arithmetic=mode, average=average, terms=terms, metric=metric
     )
-    v = splitter.n_splits
-    exact = terms.exact
-    zero: Number = Fraction(0) if exact else 0.0
-    inv_v: Number = Fraction(1, v) if exact else 1.0 / v
-    between = zero
-    for counts, p_counts in class_count_splits(model, N, mode):
-        if not splitter.possible(counts):
-            continue
-        w_n, c_n = test_set_weights(rule, counts, exact)
-        for alloc in splitter.allocations(counts):
-            p = p_counts * (alloc.probability if exact else float(alloc.probability))
-            # CE = C + sum_i X_i (the same fold compositions in both partitions): per composition its
-            # number of folds and its per-class weights
-            groups: dict[tuple[int, ...], int] = {}
-            for row in alloc.test:
-                groups[tuple(int(x) for x in row)] = groups.get(tuple(int(x) for x in row), 0) + 1
-            coef: dict[tuple[int, ...], tuple[Number, ...]] = {}
-            C = c_n if average == "pooled" else zero
-            for a, count in groups.items():
-                w, c = test_set_weights(rule, a, exact)
-                coef[a] = w_n if average == "pooled" else tuple(inv_v * x for x in w)
-                if average == "folds":
-                    C = C + count * inv_v * c
-            x1 = zero  # E[sum_i X_i | n, compositions]
-            for a, count in groups.items():
-                e1 = terms.err1(tuple(n - x for n, x in zip(counts, a)))
-                x1 = x1 + count * sum((a[k] * coef[a][k] * e1[k] for k in range(len(a)) if a[k] and coef[a][k]), zero)
-            acc = C * C + 2 * C * x1
-            for a_i, ni in groups.items():
-                for a_j, nj in groups.items():
-                    acc = acc + ni * nj * between_partitions(terms, counts, a_i, a_j, coef[a_i], coef[a_j])
-            between = between + p * acc
+    try:
+        between = _repeated_between(terms, rule, model, N, splitter, average)
+    finally:
+        overlap_needs(terms, None)
     cov = between / single.prob_possible - single.mean * single.mean
     if repeats == math.inf:
         variance = cov
