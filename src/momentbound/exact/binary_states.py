@@ -142,6 +142,28 @@ def _correlate(X, base, off, last, w, Y):  # pragma: no cover - compiled
                     Y[a, r, q] += ws * X[a, src, sh + q]
 
 
+@njit(cache=True)
+def _one_more_pass(X, base, off, last, w, Y):  # pragma: no cover - compiled
+    """``Y[a, r, q] = sum_s w[s] X[a, base[r] + off[s], last[s] + q]`` (written, not added: the terms in
+    the order of :func:`_correlate`, so the same sums), one output row at a time."""
+    A = X.shape[0]
+    Q = Y.shape[2]
+    S = off.shape[0]
+    for a in range(A):
+        for r in range(base.shape[0]):
+            src = base[r] + off[0]
+            sh = last[0]
+            ws = w[0]
+            for q in range(Q):
+                Y[a, r, q] = ws * X[a, src, sh + q]
+            for s in range(1, S):
+                ws = w[s]
+                src = base[r] + off[s]
+                sh = last[s]
+                for q in range(Q):
+                    Y[a, r, q] += ws * X[a, src, sh + q]
+
+
 class _Cache:
     """Arrays by key, the least recently used dropped first past a number of bytes."""
 
@@ -222,7 +244,8 @@ class _Chain:
 
     def __init__(self, buf: np.ndarray, at: dict, size: dict, shapes: dict) -> None:
         self.buf, self.at, self.size, self.shapes = buf, at, size, shapes
-        self.nbytes = buf.nbytes
+        self.used = buf.size  # entries in use (the buffer may hold more)
+        self.nbytes = 8 * self.used
         self.summed: dict[Counts, np.ndarray] = {}
         self.sides: dict[Counts, np.ndarray] = {}
 
@@ -244,7 +267,7 @@ class BinaryStates:
     SIDE_BYTES = 2048 * 2**20
     #: bytes of the chains of averaged grids of the between-partition terms (:meth:`overlap_needs`) kept
     #: beside those of the class counts in hand; larger needs take the usual route
-    CHAIN_BYTES = 3072 * 2**20
+    CHAIN_BYTES = 1536 * 2**20
 
     def __init__(self, terms: object) -> None:
         self.t = terms
@@ -262,7 +285,9 @@ class BinaryStates:
         self._sides = _Cache(self.SIDE_BYTES, self.exact)
         self._arena = _Arena()
         self._needs: dict[Counts, set[Counts]] | None = None
+        self._overlapping = False
         self._chains: OrderedDict[Counts, _Chain] = OrderedDict()
+        self._chain_spare: list[np.ndarray] = []  # buffers of dropped chains (pages already mapped)
 
     def _get(self, key: tuple, make) -> object:
         return self._cache.get(key, make)
@@ -534,14 +559,16 @@ class BinaryStates:
         :attr:`CHAIN_BYTES` take the usual route."""
         if needs is None or self.exact:
             self._needs = None
+            self._overlapping = needs is not None
             return
-        if self._needs is None:  # the sides of a single partition are not read again here
+        if not self._overlapping:  # the sides of a single partition are not read again here
             self._sides = _Cache(self.SIDE_BYTES, self.exact)
+            self._overlapping = True
         full = {tuple(m): down_set(bs) for m, bs in needs.items()}
         self._needs = full if chain_bytes(self.K, self.d, full) <= self.CHAIN_BYTES else None
 
     def _chain(self, m: Counts, b: Counts) -> _Chain | None:
-        """The chain of ``m`` when the needs registered cover ``(m, b)`` (computed or extended on first use)."""
+        """The chain of ``m`` when the needs registered cover ``(m, b)`` (computed, or grown, on first use)."""
         if self._needs is None:
             return None
         need = self._needs.get(m)
@@ -551,39 +578,49 @@ class BinaryStates:
         if chain is not None and need <= chain.at.keys():
             self._chains.move_to_end(m)
             return chain
-        if chain is not None:
-            del self._chains[m]
-        chain = self._make_chain(m, need | set(chain.at) if chain is not None else need, chain)
-        self._chains[m] = chain
+        if chain is None:
+            chain = self._chains[m] = _Chain(np.empty(0), {}, {}, {})
+        self._chains.move_to_end(m)
+        self._grow(m, chain, need)
         held = sum(c.nbytes for c in self._chains.values())
         for old in [k for k in self._chains if k not in self._needs]:  # the least recently used first
             if held <= self.CHAIN_BYTES:
                 break
-            held -= self._chains.pop(old).nbytes
+            dropped = self._chains.pop(old)
+            held -= dropped.nbytes
+            self._chain_spare = (self._chain_spare + [dropped.buf])[-2:]
         return chain
 
-    def _make_chain(self, m: Counts, parts: set[Counts], old: _Chain | None) -> _Chain:
+    def _grow(self, m: Counts, chain: _Chain, parts: set[Counts]) -> None:
+        """Add the private parts ``parts`` to ``chain`` (every parent before its children), in place when its
+        buffer has room (buffers are made twice the size asked: untouched pages cost no memory)."""
         K, I = self.K, self.I
-        order = sorted(parts, key=lambda b: (sum(b), b))  # every parent before its children
-        shapes = {b: (K,) + self.shape(tuple(m[c] - b[c] for c in range(K))) for b in order}
-        size = {b: math.prod(shapes[b]) for b in order}
-        at, total = {}, 0
+        order = sorted(parts - chain.at.keys(), key=lambda b: (sum(b), b))
+        total = chain.used
         for b in order:
-            at[b] = total
-            total += I * size[b]
-        chain = _Chain(np.empty(total), at, size, shapes)
+            chain.shapes[b] = (K,) + self.shape(tuple(m[c] - b[c] for c in range(K)))
+            chain.size[b] = math.prod(chain.shapes[b])
+            chain.at[b] = total
+            total += I * chain.size[b]
+        if total > chain.buf.size:
+            fits = [i for i, buf in enumerate(self._chain_spare) if total <= buf.size <= 4 * total]
+            buf = (self._chain_spare.pop(min(fits, key=lambda i: self._chain_spare[i].size)) if fits
+                   else np.empty(2 * total))
+            buf[:chain.used] = chain.buf[:chain.used]
+            if chain.buf.size:
+                self._chain_spare = (self._chain_spare + [chain.buf])[-2:]
+            chain.buf = buf
+        chain.used = total
+        chain.nbytes = 8 * total
         E, _ = self.decisions(m)
         for b in order:
             for ix in range(I):
                 out = chain.view(b, ix)
-                if old is not None and b in old.at:
-                    out[...] = old.view(b, ix)
-                elif not any(b):
+                if not any(b):
                     self.reflect(E, ix, out)
                 else:  # one more point of the last class with private points
                     c = max(x for x in range(K) if b[x])
                     self._one_more(chain.view(tuple(v - (x == c) for x, v in enumerate(b)), ix), c, out)
-        return chain
 
     def _one_more(self, X: np.ndarray, c: int, out: np.ndarray) -> None:
         """``out(s) = sum_r L_c^1(r) X(s + r)`` on class ``c``'s axes (state orientation): ``X`` averaged
@@ -594,9 +631,8 @@ class BinaryStates:
         tail = int(np.prod(X.shape[1 + (c + 1) * d:]))
         base, off, last = self._get(("map", side, 1), lambda: self._maps(side, 1))  # type: ignore[misc]
         w = self._get(("law1", c), lambda: np.ascontiguousarray(self.law(c, 1), dtype=float).reshape(-1))
-        Y = out.reshape(lead, base.size, (side - 1) * tail)
-        Y.fill(0.0)
-        _correlate(X.reshape(lead, side ** (d - 1), side * tail), base, off, last * tail, w, Y)
+        _one_more_pass(X.reshape(lead, side ** (d - 1), side * tail), base, off, last * tail, w,
+                       out.reshape(lead, base.size, (side - 1) * tail))
 
     def _chain_summed(self, chain: _Chain, b: Counts) -> np.ndarray:
         """``sum_x num_k(x) A(m, x, b)[k]`` (``correlate(summed(m), b)``) from the chain, kept with it."""

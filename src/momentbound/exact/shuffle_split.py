@@ -147,7 +147,6 @@ def _sums(terms: ClassCountTerms, rule: object, model: CellModel, N: int, ns: in
     first = second = between = p_ok = zero
     for counts, p_counts in class_count_splits(model, N, terms.mode):
         comps = [(a, conv(p)) for a, p in _compositions(counts, ns, stratified)]
-        overlap_needs(terms, counts, [(a, b) for a, _ in comps for b, _ in comps])
         if comps:
             p_ok = p_ok + p_counts
         # one split's statistic HE = c + X, X = sum_k w_k (losses of its class-k test points)
