@@ -144,24 +144,44 @@ def _correlate(X, base, off, last, w, Y):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _one_more_pass(X, base, off, last, w, Y):  # pragma: no cover - compiled
-    """``Y[a, r, q] = sum_s w[s] X[a, base[r] + off[s], last[s] + q]`` (written, not added: the terms in
-    the order of :func:`_correlate`, so the same sums), one output row at a time."""
+    """``Y[a, r, q] = sum_s w[s] X[a, base[r] + off[s], last[s] + q]`` (written, not added; the terms added
+    in the order of ``s``, as :func:`_correlate` adds them), all ``s`` in one sweep (two and four terms,
+    one and two binary attributes, spelled out), in blocks of ``q`` so that the source rows an output row
+    shares with the next stay in cache."""
     A = X.shape[0]
     Q = Y.shape[2]
     S = off.shape[0]
+    R = base.shape[0]
+    block = 1024
     for a in range(A):
-        for r in range(base.shape[0]):
-            src = base[r] + off[0]
-            sh = last[0]
-            ws = w[0]
-            for q in range(Q):
-                Y[a, r, q] = ws * X[a, src, sh + q]
-            for s in range(1, S):
-                ws = w[s]
-                src = base[r] + off[s]
-                sh = last[s]
-                for q in range(Q):
-                    Y[a, r, q] += ws * X[a, src, sh + q]
+        for q0 in range(0, Q, block):
+            q1 = min(Q, q0 + block)
+            n = q1 - q0
+            for r in range(R):
+                y = Y[a, r, q0:q1]
+                if S == 4:
+                    x0 = X[a, base[r] + off[0], last[0] + q0:last[0] + q1]
+                    x1 = X[a, base[r] + off[1], last[1] + q0:last[1] + q1]
+                    x2 = X[a, base[r] + off[2], last[2] + q0:last[2] + q1]
+                    x3 = X[a, base[r] + off[3], last[3] + q0:last[3] + q1]
+                    w0, w1, w2, w3 = w[0], w[1], w[2], w[3]
+                    for q in range(n):
+                        y[q] = ((w0 * x0[q] + w1 * x1[q]) + w2 * x2[q]) + w3 * x3[q]
+                elif S == 2:
+                    x0 = X[a, base[r] + off[0], last[0] + q0:last[0] + q1]
+                    x1 = X[a, base[r] + off[1], last[1] + q0:last[1] + q1]
+                    w0, w1 = w[0], w[1]
+                    for q in range(n):
+                        y[q] = w0 * x0[q] + w1 * x1[q]
+                else:
+                    x = X[a, base[r] + off[0], last[0] + q0:last[0] + q1]
+                    for q in range(n):
+                        y[q] = w[0] * x[q]
+                    for s in range(1, S):
+                        x = X[a, base[r] + off[s], last[s] + q0:last[s] + q1]
+                        ws = w[s]
+                        for q in range(n):
+                            y[q] += ws * x[q]
 
 
 class _Cache:
@@ -287,7 +307,7 @@ class BinaryStates:
         self._needs: dict[Counts, set[Counts]] | None = None
         self._overlapping = False
         self._chains: OrderedDict[Counts, _Chain] = OrderedDict()
-        self._chain_spare: list[np.ndarray] = []  # buffers of dropped chains (pages already mapped)
+        self._chain_spare: list[np.ndarray] = []  # buffers of dropped chains (pages already mapped), oldest first
 
     def _get(self, key: tuple, make) -> object:
         return self._cache.get(key, make)
@@ -588,8 +608,15 @@ class BinaryStates:
                 break
             dropped = self._chains.pop(old)
             held -= dropped.nbytes
-            self._chain_spare = (self._chain_spare + [dropped.buf])[-2:]
+            self._spare_chain_buffer(dropped.buf)
         return chain
+
+    def _spare_chain_buffer(self, buf: np.ndarray) -> None:
+        """Keep a dropped chain's buffer for the next chains (writing into fresh pages costs a page fault per
+        4 KiB, more than the passes themselves): at most half of :attr:`CHAIN_BYTES`, the oldest dropped first."""
+        self._chain_spare.append(buf)
+        while sum(b.nbytes for b in self._chain_spare) > self.CHAIN_BYTES / 2:
+            self._chain_spare.pop(0)
 
     def _grow(self, m: Counts, chain: _Chain, parts: set[Counts]) -> None:
         """Add the private parts ``parts`` to ``chain`` (every parent before its children), in place when its
@@ -603,12 +630,12 @@ class BinaryStates:
             chain.at[b] = total
             total += I * chain.size[b]
         if total > chain.buf.size:
-            fits = [i for i, buf in enumerate(self._chain_spare) if total <= buf.size <= 4 * total]
+            fits = [i for i, buf in enumerate(self._chain_spare) if total <= buf.size]
             buf = (self._chain_spare.pop(min(fits, key=lambda i: self._chain_spare[i].size)) if fits
                    else np.empty(2 * total))
             buf[:chain.used] = chain.buf[:chain.used]
             if chain.buf.size:
-                self._chain_spare = (self._chain_spare + [chain.buf])[-2:]
+                self._spare_chain_buffer(chain.buf)
             chain.buf = buf
         chain.used = total
         chain.nbytes = 8 * total
@@ -618,8 +645,8 @@ class BinaryStates:
                 out = chain.view(b, ix)
                 if not any(b):
                     self.reflect(E, ix, out)
-                else:  # one more point of the last class with private points
-                    c = max(x for x in range(K) if b[x])
+                else:  # one more point of the first class with private points (the longest contiguous rows)
+                    c = min(x for x in range(K) if b[x])
                     self._one_more(chain.view(tuple(v - (x == c) for x, v in enumerate(b)), ix), c, out)
 
     def _one_more(self, X: np.ndarray, c: int, out: np.ndarray) -> None:
@@ -637,12 +664,13 @@ class BinaryStates:
     def _chain_summed(self, chain: _Chain, b: Counts) -> np.ndarray:
         """``sum_x num_k(x) A(m, x, b)[k]`` (``correlate(summed(m), b)``) from the chain, kept with it."""
         if b not in chain.summed:
-            V = None
-            for ix in range(self.I):
-                w = self.nums[:, ix].reshape((self.K,) + (1,) * (len(chain.shapes[b]) - 1))
-                term = w * chain.view(b, ix)
-                V = term if V is None else V + term
-            chain.summed[b] = V  # type: ignore[assignment]
+            shape = (self.K,) + (1,) * (len(chain.shapes[b]) - 1)
+            V = np.multiply(self.nums[:, 0].reshape(shape), chain.view(b, 0))
+            term = np.empty_like(V)
+            for ix in range(1, self.I):  # the order of summed(): V = w_0 E_0 + w_1 E_1 + ...
+                np.multiply(self.nums[:, ix].reshape(shape), chain.view(b, ix), out=term)
+                V += term
+            chain.summed[b] = V
         return chain.summed[b]
 
     def _chain_side(self, m: Counts, b: Counts) -> tuple[np.ndarray, np.ndarray] | None:
