@@ -184,6 +184,40 @@ def _one_more_pass(X, base, off, last, w, Y):  # pragma: no cover - compiled
                             y[q] += ws * x[q]
 
 
+@njit(cache=True, fastmath=True)
+def _pair_one(pc, length, F1, size, rowidx, sh, buf2, start2, acc):  # pragma: no cover - compiled
+    """``acc[x, k] += sum_s pc[s] F1[k](s + shift(x)) H_x(s)``: ``F1`` (``K`` components of ``size`` entries
+    on the grid of ``C`` plus one point) read at row ``rowidx[r]`` shifted by ``sh[x]``, ``H_x`` on ``C``'s
+    grid at ``buf2[start2[x]]`` (``-1``: absent); blocks of rows, as :func:`_pair_both`."""
+    I = start2.shape[0]
+    K = acc.shape[1]
+    R = rowidx.shape[0]
+    block = max(1, 512 // length)
+    for r0 in range(0, R, block):
+        r1 = min(R, r0 + block)
+        for x in range(I):
+            s2 = start2[x]
+            if s2 < 0:
+                continue
+            for k in range(K):
+                total = 0.0
+                for r in range(r0, r1):
+                    p = r * length
+                    i1 = k * size + rowidx[r] + sh[x]
+                    for q in range(length):
+                        total += pc[p + q] * F1[i1 + q] * buf2[s2 + p + q]
+                acc[x, k] += total
+
+
+@njit(cache=True, fastmath=True)
+def _triple(pc, a, b):  # pragma: no cover - compiled
+    """``sum_s pc[s] a[s] b[s]``."""
+    total = 0.0
+    for s in range(pc.shape[0]):
+        total += pc[s] * a[s] * b[s]
+    return total
+
+
 class _Cache:
     """Arrays by key, the least recently used dropped first past a number of bytes."""
 
@@ -509,12 +543,17 @@ class BinaryStates:
         if self.exact:
             total[...] = 0
         if same_point:
+            chained = not self.exact and self._chain(m1, b1) is not None and self._chain(m2, b2) is not None
             for ix in range(self.I):
                 F1 = self.averaged_kept(m1, ix, b1)
                 F2 = self.averaged_kept(m2, ix, b2)
                 for k in ks:
                     if self.nums[k, ix]:
-                        total[k, k] += self.nums[k, ix] * np.sum(P * F1[k] * F2[k])
+                        if chained:  # contiguous grids of the chains: one compiled sweep
+                            total[k, k] += self.nums[k, ix] * _triple(P.reshape(-1), F1[k].reshape(-1),
+                                                                      F2[k].reshape(-1))
+                        else:
+                            total[k, k] += self.nums[k, ix] * np.sum(P * F1[k] * F2[k])
             return total, scale
         if not u_in_1 and not t_in_2:
             F1 = self.summed_kept(m1, b1).reshape(K, -1)
@@ -524,6 +563,9 @@ class BinaryStates:
             mirror, _ = self.two_sets(cc, b2, b1, True, False, False, ls, ks)
             return mirror.T, scale
         if not t_in_2:  # u trains T_1; t is a fresh test point of T_1
+            chain2 = None if self.exact else self._chain(m2, b2)
+            if chain2 is not None:
+                return self._one_shared(cc, m1, b1, b2, chain2, P, ls), scale
             for l in ls:
                 F1 = self.summed_kept(m1, [b1[c] - (c == l) for c in range(K)])
                 for iu in range(self.I):
@@ -534,6 +576,25 @@ class BinaryStates:
                     total[:, l] += self.nums[l, iu] * np.dot(A, F2)
             return total, scale
         return self._both(cc, b1, b2, m1, m2, P, ks, ls), scale
+
+    def _one_shared(self, cc: Counts, m1: Counts, b1: Counts, b2: Counts, chain2: _Chain, P: np.ndarray,
+                    ls: Sequence[int]) -> np.ndarray:
+        """:meth:`two_sets` with ``u`` in ``T_1`` only, in float arithmetic, ``T_2``'s grids read from its chain:
+        ``total[k, l] = sum_x q_l(x) sum_s P_C(s) V_1[k](s + shift_l(x)) A_2(x)[l](s)``, ``V_1`` the summed
+        grid of ``T_1`` averaged over its private part less ``u``."""
+        K, I = self.K, self.I
+        size, rowidx, sh = self._get(("layout", cc), lambda: self._layout(cc))  # type: ignore[misc]
+        total = np.zeros((K, K))
+        pc = P.reshape(-1)
+        n = chain2.size[b2] // K  # entries of one component on C's grid
+        for l in ls:
+            F1 = np.ascontiguousarray(self.summed_kept(m1, [b1[c] - (c == l) for c in range(K)])).reshape(-1)
+            start2 = np.array([chain2.at[b2] + ix * chain2.size[b2] + l * n if self.nums[l, ix] else -1
+                               for ix in range(I)], dtype=np.int64)
+            acc = np.zeros((I, K))
+            _pair_one(pc, cc[K - 1] + 1, F1, size[l], rowidx[l], sh[l], chain2.buf, start2, acc)
+            total[:, l] = self.nums[l, :].astype(float) @ acc
+        return total
 
     def _both(self, cc: Counts, b1: Counts, b2: Counts, m1: Counts, m2: Counts, P: np.ndarray,
               ks: Sequence[int], ls: Sequence[int]) -> np.ndarray:
@@ -619,8 +680,8 @@ class BinaryStates:
             self._chain_spare.pop(0)
 
     def _grow(self, m: Counts, chain: _Chain, parts: set[Counts]) -> None:
-        """Add the private parts ``parts`` to ``chain`` (every parent before its children), in place when its
-        buffer has room (buffers are made twice the size asked: untouched pages cost no memory)."""
+        """Add the private parts ``parts`` to ``chain`` (every parent before its children), in a new buffer
+        (a dropped chain's when one fits) that the grids already made are copied to."""
         K, I = self.K, self.I
         order = sorted(parts - chain.at.keys(), key=lambda b: (sum(b), b))
         total = chain.used
@@ -630,15 +691,15 @@ class BinaryStates:
             chain.at[b] = total
             total += I * chain.size[b]
         if total > chain.buf.size:
-            fits = [i for i, buf in enumerate(self._chain_spare) if total <= buf.size]
+            fits = [i for i, buf in enumerate(self._chain_spare) if total <= buf.size <= 1.25 * total]
             buf = (self._chain_spare.pop(min(fits, key=lambda i: self._chain_spare[i].size)) if fits
-                   else np.empty(2 * total))
+                   else np.empty(total))
             buf[:chain.used] = chain.buf[:chain.used]
             if chain.buf.size:
                 self._spare_chain_buffer(chain.buf)
             chain.buf = buf
         chain.used = total
-        chain.nbytes = 8 * total
+        chain.nbytes = chain.buf.nbytes
         E, _ = self.decisions(m)
         for b in order:
             for ix in range(I):
