@@ -583,18 +583,30 @@ class BinaryStates:
         ``total[k, l] = sum_x q_l(x) sum_s P_C(s) V_1[k](s + shift_l(x)) A_2(x)[l](s)``, ``V_1`` the summed
         grid of ``T_1`` averaged over its private part less ``u``."""
         K, I = self.K, self.I
-        size, rowidx, sh = self._get(("layout", cc), lambda: self._layout(cc))  # type: ignore[misc]
+        size, _, sh = self._get(("layout", cc), lambda: self._layout(cc))  # type: ignore[misc]
         total = np.zeros((K, K))
         pc = P.reshape(-1)
         n = chain2.size[b2] // K  # entries of one component on C's grid
         for l in ls:
+            runs, length = self._get(("runs", cc, l), lambda: self._runs(cc, l))  # type: ignore[misc]
             F1 = np.ascontiguousarray(self.summed_kept(m1, [b1[c] - (c == l) for c in range(K)])).reshape(-1)
             start2 = np.array([chain2.at[b2] + ix * chain2.size[b2] + l * n if self.nums[l, ix] else -1
                                for ix in range(I)], dtype=np.int64)
             acc = np.zeros((I, K))
-            _pair_one(pc, cc[K - 1] + 1, F1, size[l], rowidx[l], sh[l], chain2.buf, start2, acc)
+            _pair_one(pc, length, F1, size[l], runs, sh[l], chain2.buf, start2, acc)
             total[:, l] = self.nums[l, :].astype(float) @ acc
         return total
+
+    def _runs(self, cc: Counts, l: int) -> tuple[np.ndarray, int]:
+        """The grids of ``cc`` and of ``cc + e_l`` agree on every axis after class ``l``'s: their entries are
+        runs of that many contiguous entries, one per state of the classes up to ``l``; the flat index of
+        every run on the grid of ``cc + e_l``, and the run length."""
+        d = self.d
+        lead = self.shape(cc)[:(l + 1) * d]
+        length = math.prod(self.shape(cc)[(l + 1) * d:])
+        grid = self.shape(tuple(cc[x] + (x == l) for x in range(self.K)))[:(l + 1) * d]
+        idx = np.indices(lead).reshape(len(lead), -1)
+        return np.ravel_multi_index(tuple(idx), grid).astype(np.int64) * length, length
 
     def _both(self, cc: Counts, b1: Counts, b2: Counts, m1: Counts, m2: Counts, P: np.ndarray,
               ks: Sequence[int], ls: Sequence[int]) -> np.ndarray:
