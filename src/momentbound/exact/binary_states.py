@@ -59,6 +59,13 @@ def side_bytes(n_classes: int, d: int, N: int, v: int) -> float:
     return 8.0 * 2**d * n_classes**2 * (shared + 1.0) ** (d * (n_classes - 1)) * (shared + 2.0) ** d
 
 
+def chain_bytes(n_classes: int, d: int, needs: dict) -> float:
+    """Bytes of the chains of averaged grids (:meth:`BinaryStates.overlap_needs`) for ``needs``, a down-closed
+    set of private parts per training composition: ``2^d K prod_c (m_c - b_c + 1)^d`` floats per part."""
+    return 8.0 * 2**d * n_classes * sum(math.prod((m[c] - b[c] + 1.0) ** d for c in range(n_classes))
+                                        for m, parts in needs.items() for b in parts)
+
+
 @njit(cache=True)
 def _reflected_copy(Y, rows, reverse, out):  # pragma: no cover - compiled
     """``out[a, r, q] = Y[a, rows[r], q]`` (``q`` reversed with ``reverse``): a grid reflected on some
@@ -135,6 +142,82 @@ def _correlate(X, base, off, last, w, Y):  # pragma: no cover - compiled
                     Y[a, r, q] += ws * X[a, src, sh + q]
 
 
+@njit(cache=True)
+def _one_more_pass(X, base, off, last, w, Y):  # pragma: no cover - compiled
+    """``Y[a, r, q] = sum_s w[s] X[a, base[r] + off[s], last[s] + q]`` (written, not added; the terms added
+    in the order of ``s``, as :func:`_correlate` adds them), all ``s`` in one sweep (two and four terms,
+    one and two binary attributes, spelled out), in blocks of ``q`` so that the source rows an output row
+    shares with the next stay in cache."""
+    A = X.shape[0]
+    Q = Y.shape[2]
+    S = off.shape[0]
+    R = base.shape[0]
+    block = 1024
+    for a in range(A):
+        for q0 in range(0, Q, block):
+            q1 = min(Q, q0 + block)
+            n = q1 - q0
+            for r in range(R):
+                y = Y[a, r, q0:q1]
+                if S == 4:
+                    x0 = X[a, base[r] + off[0], last[0] + q0:last[0] + q1]
+                    x1 = X[a, base[r] + off[1], last[1] + q0:last[1] + q1]
+                    x2 = X[a, base[r] + off[2], last[2] + q0:last[2] + q1]
+                    x3 = X[a, base[r] + off[3], last[3] + q0:last[3] + q1]
+                    w0, w1, w2, w3 = w[0], w[1], w[2], w[3]
+                    for q in range(n):
+                        y[q] = ((w0 * x0[q] + w1 * x1[q]) + w2 * x2[q]) + w3 * x3[q]
+                elif S == 2:
+                    x0 = X[a, base[r] + off[0], last[0] + q0:last[0] + q1]
+                    x1 = X[a, base[r] + off[1], last[1] + q0:last[1] + q1]
+                    w0, w1 = w[0], w[1]
+                    for q in range(n):
+                        y[q] = w0 * x0[q] + w1 * x1[q]
+                else:
+                    x = X[a, base[r] + off[0], last[0] + q0:last[0] + q1]
+                    for q in range(n):
+                        y[q] = w[0] * x[q]
+                    for s in range(1, S):
+                        x = X[a, base[r] + off[s], last[s] + q0:last[s] + q1]
+                        ws = w[s]
+                        for q in range(n):
+                            y[q] += ws * x[q]
+
+
+@njit(cache=True, fastmath=True)
+def _pair_one(pc, length, F1, size, rowidx, sh, buf2, start2, acc):  # pragma: no cover - compiled
+    """``acc[x, k] += sum_s pc[s] F1[k](s + shift(x)) H_x(s)``: ``F1`` (``K`` components of ``size`` entries
+    on the grid of ``C`` plus one point) read at row ``rowidx[r]`` shifted by ``sh[x]``, ``H_x`` on ``C``'s
+    grid at ``buf2[start2[x]]`` (``-1``: absent); blocks of rows, as :func:`_pair_both`."""
+    I = start2.shape[0]
+    K = acc.shape[1]
+    R = rowidx.shape[0]
+    block = max(1, 512 // length)
+    for r0 in range(0, R, block):
+        r1 = min(R, r0 + block)
+        for x in range(I):
+            s2 = start2[x]
+            if s2 < 0:
+                continue
+            for k in range(K):
+                total = 0.0
+                for r in range(r0, r1):
+                    p = r * length
+                    i1 = k * size + rowidx[r] + sh[x]
+                    for q in range(length):
+                        total += pc[p + q] * F1[i1 + q] * buf2[s2 + p + q]
+                acc[x, k] += total
+
+
+@njit(cache=True, fastmath=True)
+def _triple(pc, a, b):  # pragma: no cover - compiled
+    """``sum_s pc[s] a[s] b[s]``."""
+    total = 0.0
+    for s in range(pc.shape[0]):
+        total += pc[s] * a[s] * b[s]
+    return total
+
+
 class _Cache:
     """Arrays by key, the least recently used dropped first past a number of bytes."""
 
@@ -199,6 +282,32 @@ class _Arena:
         return out
 
 
+def down_set(parts: object) -> set[Counts]:
+    """Every private part ``b'`` with ``b' <= b`` (class by class) for some ``b`` of ``parts``, ``0`` included."""
+    out: set[Counts] = set()
+    for b in parts:  # type: ignore[attr-defined]
+        out.update(itertools.product(*(range(int(x) + 1) for x in b)))
+    return out
+
+
+class _Chain:
+    """The averaged grids ``A(m, x, b)`` of one training composition ``m`` for a down-closed set of private
+    parts ``b`` and every input ``x``, in state orientation, each ``K`` components on the grid of
+    ``m - b``, contiguous in one buffer (``A(m, x, b)`` starts at ``at[b] + x * size[b]``): a side of the
+    cross-fold term is this buffer with the starts of ``A(m, x, b - e_c)``, no copy."""
+
+    def __init__(self, buf: np.ndarray, at: dict, size: dict, shapes: dict) -> None:
+        self.buf, self.at, self.size, self.shapes = buf, at, size, shapes
+        self.used = buf.size  # entries in use (the buffer may hold more)
+        self.nbytes = 8 * self.used
+        self.summed: dict[Counts, np.ndarray] = {}
+        self.sides: dict[Counts, np.ndarray] = {}
+
+    def view(self, b: Counts, ix: int) -> np.ndarray:
+        start = self.at[b] + ix * self.size[b]
+        return self.buf[start:start + self.size[b]].reshape(self.shapes[b])
+
+
 class BinaryStates:
     """The state-grid terms of a :class:`~momentbound.exact.class_terms.ClassCountTerms` on binary
     attributes (same scaling: integer sums over the common denominators, or floats).
@@ -210,6 +319,9 @@ class BinaryStates:
     CACHE_BYTES = 256 * 2**20
     #: bytes of the averaged decision grids of :meth:`side` kept
     SIDE_BYTES = 2048 * 2**20
+    #: bytes of the chains of averaged grids of the between-partition terms (:meth:`overlap_needs`) kept
+    #: beside those of the class counts in hand; larger needs take the usual route
+    CHAIN_BYTES = 1536 * 2**20
 
     def __init__(self, terms: object) -> None:
         self.t = terms
@@ -226,6 +338,10 @@ class BinaryStates:
         self._cache = _Cache(self.CACHE_BYTES, self.exact)
         self._sides = _Cache(self.SIDE_BYTES, self.exact)
         self._arena = _Arena()
+        self._needs: dict[Counts, set[Counts]] | None = None
+        self._overlapping = False
+        self._chains: OrderedDict[Counts, _Chain] = OrderedDict()
+        self._chain_spare: list[np.ndarray] = []  # buffers of dropped chains (pages already mapped), oldest first
 
     def _get(self, key: tuple, make) -> object:
         return self._cache.get(key, make)
@@ -288,11 +404,17 @@ class BinaryStates:
     def averaged_kept(self, m: Counts, ix: int, extra: Sequence[int]) -> np.ndarray:
         """:meth:`averaged` (every class component), kept for the next class counts."""
         key = ("avg", m, ix, tuple(int(e) for e in extra))
+        chain = self._chain(m, key[3])
+        if chain is not None:
+            return chain.view(key[3], ix)
         return self._sides.get(key, lambda: self.averaged(m, ix, extra))  # type: ignore[return-value]
 
     def summed_kept(self, m: Counts, extra: Sequence[int]) -> np.ndarray:
         """``correlate(summed(m), extra)``, kept for the next class counts."""
         key = ("sum", m, tuple(int(e) for e in extra))
+        chain = self._chain(m, key[2])
+        if chain is not None:
+            return self._chain_summed(chain, key[2])
         return self._sides.get(key, lambda: self.correlate(self.summed(m), extra))  # type: ignore[return-value]
 
     def correlate(self, X: np.ndarray, extra: Sequence[int], ix: int | None = None,
@@ -421,12 +543,17 @@ class BinaryStates:
         if self.exact:
             total[...] = 0
         if same_point:
+            chained = not self.exact and self._chain(m1, b1) is not None and self._chain(m2, b2) is not None
             for ix in range(self.I):
                 F1 = self.averaged_kept(m1, ix, b1)
                 F2 = self.averaged_kept(m2, ix, b2)
                 for k in ks:
                     if self.nums[k, ix]:
-                        total[k, k] += self.nums[k, ix] * np.sum(P * F1[k] * F2[k])
+                        if chained:  # contiguous grids of the chains: one compiled sweep
+                            total[k, k] += self.nums[k, ix] * _triple(P.reshape(-1), F1[k].reshape(-1),
+                                                                      F2[k].reshape(-1))
+                        else:
+                            total[k, k] += self.nums[k, ix] * np.sum(P * F1[k] * F2[k])
             return total, scale
         if not u_in_1 and not t_in_2:
             F1 = self.summed_kept(m1, b1).reshape(K, -1)
@@ -436,6 +563,9 @@ class BinaryStates:
             mirror, _ = self.two_sets(cc, b2, b1, True, False, False, ls, ks)
             return mirror.T, scale
         if not t_in_2:  # u trains T_1; t is a fresh test point of T_1
+            chain2 = None if self.exact else self._chain(m2, b2)
+            if chain2 is not None:
+                return self._one_shared(cc, m1, b1, b2, chain2, P, ls), scale
             for l in ls:
                 F1 = self.summed_kept(m1, [b1[c] - (c == l) for c in range(K)])
                 for iu in range(self.I):
@@ -447,13 +577,48 @@ class BinaryStates:
             return total, scale
         return self._both(cc, b1, b2, m1, m2, P, ks, ls), scale
 
+    def _one_shared(self, cc: Counts, m1: Counts, b1: Counts, b2: Counts, chain2: _Chain, P: np.ndarray,
+                    ls: Sequence[int]) -> np.ndarray:
+        """:meth:`two_sets` with ``u`` in ``T_1`` only, in float arithmetic, ``T_2``'s grids read from its chain:
+        ``total[k, l] = sum_x q_l(x) sum_s P_C(s) V_1[k](s + shift_l(x)) A_2(x)[l](s)``, ``V_1`` the summed
+        grid of ``T_1`` averaged over its private part less ``u``."""
+        K, I = self.K, self.I
+        size, _, sh = self._get(("layout", cc), lambda: self._layout(cc))  # type: ignore[misc]
+        total = np.zeros((K, K))
+        pc = P.reshape(-1)
+        n = chain2.size[b2] // K  # entries of one component on C's grid
+        for l in ls:
+            runs, length = self._get(("runs", cc, l), lambda: self._runs(cc, l))  # type: ignore[misc]
+            F1 = np.ascontiguousarray(self.summed_kept(m1, [b1[c] - (c == l) for c in range(K)])).reshape(-1)
+            start2 = np.array([chain2.at[b2] + ix * chain2.size[b2] + l * n if self.nums[l, ix] else -1
+                               for ix in range(I)], dtype=np.int64)
+            acc = np.zeros((I, K))
+            _pair_one(pc, length, F1, size[l], runs, sh[l], chain2.buf, start2, acc)
+            total[:, l] = self.nums[l, :].astype(float) @ acc
+        return total
+
+    def _runs(self, cc: Counts, l: int) -> tuple[np.ndarray, int]:
+        """The grids of ``cc`` and of ``cc + e_l`` agree on every axis after class ``l``'s: their entries are
+        runs of that many contiguous entries, one per state of the classes up to ``l``; the flat index of
+        every run on the grid of ``cc + e_l``, and the run length."""
+        d = self.d
+        lead = self.shape(cc)[:(l + 1) * d]
+        length = math.prod(self.shape(cc)[(l + 1) * d:])
+        grid = self.shape(tuple(cc[x] + (x == l) for x in range(self.K)))[:(l + 1) * d]
+        idx = np.indices(lead).reshape(len(lead), -1)
+        return np.ravel_multi_index(tuple(idx), grid).astype(np.int64) * length, length
+
     def _both(self, cc: Counts, b1: Counts, b2: Counts, m1: Counts, m2: Counts, P: np.ndarray,
               ks: Sequence[int], ls: Sequence[int]) -> np.ndarray:
         """Both test points train the other classifier: ``sum_{x_t, x_u} q_k(x_t) q_l(x_u) sum_s P_C(s)
         H1[k](s + shift_l(x_u)) H2[l](s + shift_k(x_t))``, ``H1``, ``H2`` averaged over the private parts."""
         K, I = self.K, self.I
         if not self.exact:
-            return self._both_compiled(cc, P, self.side(m1, b1), self.side(m2, b2), ks, ls)
+            side1 = self._chain_side(m1, b1) or self.side(m1, b1)
+            side2 = side1 if (m1, b1) == (m2, b2) else (self._chain_side(m2, b2) or self.side(m2, b2))
+            if side1[0] is side2[0] and (m1, b1) != (m2, b2):  # one chain, two private parts: not one side
+                side2 = self.side(m2, b2)
+            return self._both_compiled(cc, P, side1, side2, ks, ls)
         H1 = {(it, l): self.averaged(m1, it, [b1[c] - (c == l) for c in range(K)])
               for it in range(I) for l in ls}
         if (m1, b1) == (m2, b2):  # two folds of one composition: the same averages on both sides
@@ -475,6 +640,125 @@ class BinaryStates:
                         B = self.shifted(H2[iu, k][l:l + 1], k, self.bumps[it], cc)[0]
                         total[k, l] += self.nums[k, it] * self.nums[l, iu] * np.sum(A[k] * B)
         return total
+
+    # ------------------------------------------------------------------ chains of the between-partition terms
+    def overlap_needs(self, needs: dict[Counts, set[Counts]] | None) -> None:
+        """The averaged grids the between-partition terms of the next class counts read: per training
+        composition ``m``, the largest private parts ``b`` (every ``b' <= b`` comes with them). Float
+        arithmetic: each ``m`` gets one chain (:class:`_Chain`), ``A(m, x, b + e_c)`` computed from
+        ``A(m, x, b)`` by one pass with the law of one more class-``c`` point (``2^d`` shifted adds)
+        instead of every private part correlated from the decision grid (``docs/mathematics.md``,
+        "Stratified cross-validation on binary attributes"). ``None`` ends it. Needs larger than
+        :attr:`CHAIN_BYTES` take the usual route."""
+        if needs is None or self.exact:
+            self._needs = None
+            self._overlapping = needs is not None
+            return
+        if not self._overlapping:  # the sides of a single partition are not read again here
+            self._sides = _Cache(self.SIDE_BYTES, self.exact)
+            self._overlapping = True
+        full = {tuple(m): down_set(bs) for m, bs in needs.items()}
+        self._needs = full if chain_bytes(self.K, self.d, full) <= self.CHAIN_BYTES else None
+
+    def _chain(self, m: Counts, b: Counts) -> _Chain | None:
+        """The chain of ``m`` when the needs registered cover ``(m, b)`` (computed, or grown, on first use)."""
+        if self._needs is None:
+            return None
+        need = self._needs.get(m)
+        if need is None or b not in need:
+            return None
+        chain = self._chains.get(m)
+        if chain is not None and need <= chain.at.keys():
+            self._chains.move_to_end(m)
+            return chain
+        if chain is None:
+            chain = self._chains[m] = _Chain(np.empty(0), {}, {}, {})
+        self._chains.move_to_end(m)
+        self._grow(m, chain, need)
+        held = sum(c.nbytes for c in self._chains.values())
+        for old in [k for k in self._chains if k not in self._needs]:  # the least recently used first
+            if held <= self.CHAIN_BYTES:
+                break
+            dropped = self._chains.pop(old)
+            held -= dropped.nbytes
+            self._spare_chain_buffer(dropped.buf)
+        return chain
+
+    def _spare_chain_buffer(self, buf: np.ndarray) -> None:
+        """Keep a dropped chain's buffer for the next chains (writing into fresh pages costs a page fault per
+        4 KiB, more than the passes themselves): at most half of :attr:`CHAIN_BYTES`, the oldest dropped first."""
+        self._chain_spare.append(buf)
+        while sum(b.nbytes for b in self._chain_spare) > self.CHAIN_BYTES / 2:
+            self._chain_spare.pop(0)
+
+    def _grow(self, m: Counts, chain: _Chain, parts: set[Counts]) -> None:
+        """Add the private parts ``parts`` to ``chain`` (every parent before its children), in a new buffer
+        (a dropped chain's when one fits) that the grids already made are copied to."""
+        K, I = self.K, self.I
+        order = sorted(parts - chain.at.keys(), key=lambda b: (sum(b), b))
+        total = chain.used
+        for b in order:
+            chain.shapes[b] = (K,) + self.shape(tuple(m[c] - b[c] for c in range(K)))
+            chain.size[b] = math.prod(chain.shapes[b])
+            chain.at[b] = total
+            total += I * chain.size[b]
+        if total > chain.buf.size:
+            fits = [i for i, buf in enumerate(self._chain_spare) if total <= buf.size <= 1.25 * total]
+            buf = (self._chain_spare.pop(min(fits, key=lambda i: self._chain_spare[i].size)) if fits
+                   else np.empty(total))
+            buf[:chain.used] = chain.buf[:chain.used]
+            if chain.buf.size:
+                self._spare_chain_buffer(chain.buf)
+            chain.buf = buf
+        chain.used = total
+        chain.nbytes = chain.buf.nbytes
+        E, _ = self.decisions(m)
+        for b in order:
+            for ix in range(I):
+                out = chain.view(b, ix)
+                if not any(b):
+                    self.reflect(E, ix, out)
+                else:  # one more point of the first class with private points (the longest contiguous rows)
+                    c = min(x for x in range(K) if b[x])
+                    self._one_more(chain.view(tuple(v - (x == c) for x, v in enumerate(b)), ix), c, out)
+
+    def _one_more(self, X: np.ndarray, c: int, out: np.ndarray) -> None:
+        """``out(s) = sum_r L_c^1(r) X(s + r)`` on class ``c``'s axes (state orientation): ``X`` averaged
+        over one more class-``c`` point."""
+        d = self.d
+        side = X.shape[1 + c * d]
+        lead = int(np.prod(X.shape[:1 + c * d]))
+        tail = int(np.prod(X.shape[1 + (c + 1) * d:]))
+        base, off, last = self._get(("map", side, 1), lambda: self._maps(side, 1))  # type: ignore[misc]
+        w = self._get(("law1", c), lambda: np.ascontiguousarray(self.law(c, 1), dtype=float).reshape(-1))
+        _one_more_pass(X.reshape(lead, side ** (d - 1), side * tail), base, off, last * tail, w,
+                       out.reshape(lead, base.size, (side - 1) * tail))
+
+    def _chain_summed(self, chain: _Chain, b: Counts) -> np.ndarray:
+        """``sum_x num_k(x) A(m, x, b)[k]`` (``correlate(summed(m), b)``) from the chain, kept with it."""
+        if b not in chain.summed:
+            shape = (self.K,) + (1,) * (len(chain.shapes[b]) - 1)
+            V = np.multiply(self.nums[:, 0].reshape(shape), chain.view(b, 0))
+            term = np.empty_like(V)
+            for ix in range(1, self.I):  # the order of summed(): V = w_0 E_0 + w_1 E_1 + ...
+                np.multiply(self.nums[:, ix].reshape(shape), chain.view(b, ix), out=term)
+                V += term
+            chain.summed[b] = V
+        return chain.summed[b]
+
+    def _chain_side(self, m: Counts, b: Counts) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`side` read from the chain of ``m`` (its buffer and the starts of ``A(m, x, b - e_c)``)."""
+        chain = self._chain(m, b)
+        if chain is None:
+            return None
+        if b not in chain.sides:
+            start = -np.ones((self.I, self.K), dtype=np.int64)
+            for c in range(self.K):
+                if b[c] >= 1:
+                    less = tuple(v - (x == c) for x, v in enumerate(b))
+                    start[:, c] = [chain.at[less] + ix * chain.size[less] for ix in range(self.I)]
+            chain.sides[b] = start
+        return chain.buf, chain.sides[b]
 
     def side(self, m: Counts, b: Counts) -> tuple[np.ndarray, np.ndarray]:
         """One side of :meth:`_both` in float arithmetic: ``H_{x,c} = averaged(m, x, b - e_c)`` for every

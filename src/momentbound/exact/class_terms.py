@@ -130,6 +130,12 @@ class ClassCountTerms:
         attributes): a route computes them in :func:`~momentbound.exact.stratified.local_key` order."""
         return self.states is not None
 
+    def overlap_needs(self, needs: dict | None) -> None:
+        """Binary attributes: the averaged grids the between-partition terms of the next class counts read
+        (:meth:`~momentbound.exact.binary_states.BinaryStates.overlap_needs`); a no-op otherwise."""
+        if self.states is not None:
+            self.states.overlap_needs(needs)
+
     @property
     def indicator(self) -> bool:
         """Every loss entry is 0 or 1, so one test point's loss is its own square."""

@@ -50,6 +50,7 @@ from momentbound.exact.stratified import (
     conditional_fold_moments,
     fold_ge_joint,
     ge_given_counts,
+    overlap_needs,
     population_weights,
     route_seconds,
     rule_terms,
@@ -237,27 +238,30 @@ def repeated_kfold_moments(
     f1 = {s: zero for s in sizes}
     f2 = {s: zero for s in sizes}
     fp: dict[tuple[int, int], Number] = {}
-    for counts, p_counts in class_count_splits(model, N, terms.mode):
-        counts = tuple(int(c) for c in counts)
-        m1, m2, pair, cross = _fold_sums(terms, counts, sizes,
-                                         _statistic_weights(rule, counts, v, average, exact, False), repeats != 1)
-        e1 = sum((c * m1[s] for s, c in sizes.items()), zero)
-        e2 = sum((c * m2[s] for s, c in sizes.items()), zero)
-        e2 = e2 + sum((sizes[s] * (sizes[t] - (s == t)) * val for (s, t), val in pair.items()), zero)
-        ec = sum((sizes[s] * sizes[t] * val for (s, t), val in cross.items()), zero)
-        first, second, between = first + p_counts * e1, second + p_counts * e2, between + p_counts * ec
-        if average == "folds":  # a fold's score is v times its share
-            h1, h2, hp = m1, m2, pair
-            scale = [v, v * v]
-        else:
-            h1, h2, hp, _ = _fold_sums(terms, counts, sizes,
-                                       _statistic_weights(rule, counts, v, average, exact, True), False)
-            scale = [1, 1]
-        for s in sizes:
-            f1[s] = f1[s] + p_counts * scale[0] * h1[s]
-            f2[s] = f2[s] + p_counts * scale[1] * h2[s]
-        for key, val in hp.items():
-            fp[key] = fp.get(key, zero) + p_counts * scale[1] * val
+    try:
+        for counts, p_counts in class_count_splits(model, N, terms.mode):
+            counts = tuple(int(c) for c in counts)
+            m1, m2, pair, cross = _fold_sums(terms, counts, sizes,
+                                             _statistic_weights(rule, counts, v, average, exact, False), repeats != 1)
+            e1 = sum((c * m1[s] for s, c in sizes.items()), zero)
+            e2 = sum((c * m2[s] for s, c in sizes.items()), zero)
+            e2 = e2 + sum((sizes[s] * (sizes[t] - (s == t)) * val for (s, t), val in pair.items()), zero)
+            ec = sum((sizes[s] * sizes[t] * val for (s, t), val in cross.items()), zero)
+            first, second, between = first + p_counts * e1, second + p_counts * e2, between + p_counts * ec
+            if average == "folds":  # a fold's score is v times its share
+                h1, h2, hp = m1, m2, pair
+                scale = [v, v * v]
+            else:
+                h1, h2, hp, _ = _fold_sums(terms, counts, sizes,
+                                           _statistic_weights(rule, counts, v, average, exact, True), False)
+                scale = [1, 1]
+            for s in sizes:
+                f1[s] = f1[s] + p_counts * scale[0] * h1[s]
+                f2[s] = f2[s] + p_counts * scale[1] * h2[s]
+            for key, val in hp.items():
+                fp[key] = fp.get(key, zero) + p_counts * scale[1] * val
+    finally:
+        overlap_needs(terms, None)  # the chains of the between-partition terms
     mean = first
     var1 = second - mean * mean
     cov = None if repeats == 1 else between - mean * mean  # one partition: no second one to covary with

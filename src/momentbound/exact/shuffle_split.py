@@ -41,6 +41,7 @@ from momentbound.exact.stratified import (
     conditional_fold_moments,
     fold_ge_joint,
     ge_given_counts,
+    overlap_needs,
     population_weights,
     rule_terms,
     test_set_weights,
@@ -136,6 +137,36 @@ def holdout_compositions(counts: Sequence[int], test_size: int) -> Iterator[tupl
             yield a, Fraction(math.prod(math.comb(c, k) for c, k in zip(counts, a)), total)
 
 
+def _sums(terms: ClassCountTerms, rule: object, model: CellModel, N: int, ns: int,
+          stratified: bool) -> tuple[Number, Number, Number, Number]:
+    """``E[HE]``, ``E[HE^2]``, ``E[HE^(1) HE^(2)]`` (unnormalised) and the probability of a split of
+    :func:`shuffle_split_moments`."""
+    exact = terms.exact
+    conv = (lambda f: f) if exact else float
+    zero: Number = Fraction(0) if exact else 0.0
+    first = second = between = p_ok = zero
+    for counts, p_counts in class_count_splits(model, N, terms.mode):
+        comps = [(a, conv(p)) for a, p in _compositions(counts, ns, stratified)]
+        if comps:
+            p_ok = p_ok + p_counts
+        # one split's statistic HE = c + X, X = sum_k w_k (losses of its class-k test points)
+        weights = {a: test_set_weights(rule, a, exact) for a, _ in comps}
+        means = {}
+        for a, pa in comps:
+            (w, c) = weights[a]
+            g = conditional_fold_moments(terms, counts, Allocation(Fraction(1), (a,)), lambda _: w)
+            means[a] = g.first[0]
+            first = first + p_counts * pa * (c + g.first[0])
+            second = second + p_counts * pa * (c * c + 2 * c * g.first[0] + g.second[0])
+        for a, pa in comps:
+            (wa, ca) = weights[a]
+            for b, pb in comps:
+                (wb, cb) = weights[b]
+                cross = ca * cb + ca * means[b] + cb * means[a] + between_partitions(terms, counts, a, b, wa, wb)
+                between = between + p_counts * pa * pb * cross
+    return first, second, between, p_ok
+
+
 def shuffle_split_moments(
     model: CellModel,
     N: int,
@@ -191,27 +222,10 @@ def shuffle_split_moments(
     rule, terms = rule_terms(model, N, clf, arithmetic, rational_max_n, terms, metric)
     exact = terms.exact
     conv = (lambda f: f) if exact else float
-    zero: Number = Fraction(0) if exact else 0.0
-    first = second = between = p_ok = zero
-    for counts, p_counts in class_count_splits(model, N, terms.mode):
-        comps = [(a, conv(p)) for a, p in _compositions(counts, ns, stratified)]
-        if comps:
-            p_ok = p_ok + p_counts
-        # one split's statistic HE = c + X, X = sum_k w_k (losses of its class-k test points)
-        weights = {a: test_set_weights(rule, a, exact) for a, _ in comps}
-        means = {}
-        for a, pa in comps:
-            (w, c) = weights[a]
-            g = conditional_fold_moments(terms, counts, Allocation(Fraction(1), (a,)), lambda _: w)
-            means[a] = g.first[0]
-            first = first + p_counts * pa * (c + g.first[0])
-            second = second + p_counts * pa * (c * c + 2 * c * g.first[0] + g.second[0])
-        for a, pa in comps:
-            (wa, ca) = weights[a]
-            for b, pb in comps:
-                (wb, cb) = weights[b]
-                cross = ca * cb + ca * means[b] + cb * means[a] + between_partitions(terms, counts, a, b, wa, wb)
-                between = between + p_counts * pa * pb * cross
+    try:
+        first, second, between, p_ok = _sums(terms, rule, model, N, ns, stratified)
+    finally:
+        overlap_needs(terms, None)
     if p_ok == 0:
         raise _impossible(N, ns)
     mean = first / p_ok

@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -826,6 +826,28 @@ def _hypergeometric(n: int, a: int, b: int, o: int) -> Fraction:
     return Fraction(math.comb(a, o) * math.comb(n - a, b - o), math.comb(n, b))
 
 
+def overlap_needs(terms: ClassCountTerms, counts: Sequence[int] | None,
+                  pairs: Iterable[tuple[Sequence[int], Sequence[int]]] = ()) -> None:
+    """Tell the term cache which averaged grids :func:`between_partitions` reads for the class counts
+    ``counts`` and the test compositions ``pairs``: fold ``i``'s training set ``n - a_i`` with the private
+    parts ``a_j - o`` and fold ``j``'s ``n - a_j`` with ``a_i - o``, ``o`` the overlaps (the largest parts
+    are those of the smallest overlap). ``None`` ends it. A cache without the hook ignores it."""
+    hook = getattr(terms, "overlap_needs", None)
+    if hook is None:
+        return
+    if counts is None:
+        hook(None)
+        return
+    n = tuple(int(c) for c in counts)
+    needs: dict[tuple[int, ...], set[tuple[int, ...]]] = {}
+    for a_i, a_j in pairs:
+        low = [max(0, a_i[c] + a_j[c] - n[c]) for c in range(len(n))]
+        for a, b in ((a_i, a_j), (a_j, a_i)):
+            m = tuple(n[c] - int(a[c]) for c in range(len(n)))
+            needs.setdefault(m, set()).add(tuple(int(b[c]) - low[c] for c in range(len(n))))
+    hook(needs)
+
+
 def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Sequence[int], a_j: Sequence[int],
                        coef_i: Sequence[Number] | None = None, coef_j: Sequence[Number] | None = None) -> Number:
     """``E[E_i^(1) E_j^(2)]``: error counts of fold ``i`` of one partition and fold ``j`` of another.
@@ -848,6 +870,7 @@ def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Seque
     if not (any(wi) and any(wj)):
         return zero
     ranges = [range(max(0, a_i[c] + a_j[c] - n[c]), min(a_i[c], a_j[c]) + 1) for c in range(K)]
+    overlap_needs(terms, n, [(a_i, a_j)])
     dry = getattr(terms, "dry_run", False)  # a dry run counts the terms asked for, not their values
     for o in itertools.product(*ranges):
         r = tuple(n[c] - a_i[c] - a_j[c] + o[c] for c in range(K))
@@ -881,6 +904,44 @@ def between_partitions(terms: ClassCountTerms, counts: Sequence[int], a_i: Seque
             prob = math.prod((_hypergeometric(n[c], a_i[c], a_j[c], o[c]) for c in range(K)), start=Fraction(1))
             total = total + (prob if terms.exact else float(prob)) * val
     return total
+
+
+def _repeated_between(terms: ClassCountTerms, rule: object, model: CellModel, N: int, splitter: AllocationLaw,
+                      average: str) -> Number:
+    """``sum_n P(n) E[CE^(1) CE^(2) | n]`` of :func:`repeated_stratified_cv_moments` (over the splittable ``n``)."""
+    exact = terms.exact
+    v = splitter.n_splits
+    zero: Number = Fraction(0) if exact else 0.0
+    inv_v: Number = Fraction(1, v) if exact else 1.0 / v
+    between = zero
+    for counts, p_counts in class_count_splits(model, N, terms.mode):
+        if not splitter.possible(counts):
+            continue
+        w_n, c_n = test_set_weights(rule, counts, exact)
+        for alloc in splitter.allocations(counts):
+            p = p_counts * (alloc.probability if exact else float(alloc.probability))
+            # CE = C + sum_i X_i (the same fold compositions in both partitions): per composition its
+            # number of folds and its per-class weights
+            groups: dict[tuple[int, ...], int] = {}
+            for row in alloc.test:
+                groups[tuple(int(x) for x in row)] = groups.get(tuple(int(x) for x in row), 0) + 1
+            coef: dict[tuple[int, ...], tuple[Number, ...]] = {}
+            C = c_n if average == "pooled" else zero
+            for a, count in groups.items():
+                w, c = test_set_weights(rule, a, exact)
+                coef[a] = w_n if average == "pooled" else tuple(inv_v * x for x in w)
+                if average == "folds":
+                    C = C + count * inv_v * c
+            x1 = zero  # E[sum_i X_i | n, compositions]
+            for a, count in groups.items():
+                e1 = terms.err1(tuple(n - x for n, x in zip(counts, a)))
+                x1 = x1 + count * sum((a[k] * coef[a][k] * e1[k] for k in range(len(a)) if a[k] and coef[a][k]), zero)
+            acc = C * C + 2 * C * x1
+            for a_i, ni in groups.items():
+                for a_j, nj in groups.items():
+                    acc = acc + ni * nj * between_partitions(terms, counts, a_i, a_j, coef[a_i], coef[a_j])
+            between = between + p * acc
+    return between
 
 
 def repeated_stratified_cv_moments(
@@ -922,38 +983,10 @@ def repeated_stratified_cv_moments(
     single = stratified_cv_moments(
         model, N, splitter, classifier=clf, arithmetic=mode, average=average, terms=terms, metric=metric
     )
-    v = splitter.n_splits
-    exact = terms.exact
-    zero: Number = Fraction(0) if exact else 0.0
-    inv_v: Number = Fraction(1, v) if exact else 1.0 / v
-    between = zero
-    for counts, p_counts in class_count_splits(model, N, mode):
-        if not splitter.possible(counts):
-            continue
-        w_n, c_n = test_set_weights(rule, counts, exact)
-        for alloc in splitter.allocations(counts):
-            p = p_counts * (alloc.probability if exact else float(alloc.probability))
-            # CE = C + sum_i X_i (the same fold compositions in both partitions): per composition its
-            # number of folds and its per-class weights
-            groups: dict[tuple[int, ...], int] = {}
-            for row in alloc.test:
-                groups[tuple(int(x) for x in row)] = groups.get(tuple(int(x) for x in row), 0) + 1
-            coef: dict[tuple[int, ...], tuple[Number, ...]] = {}
-            C = c_n if average == "pooled" else zero
-            for a, count in groups.items():
-                w, c = test_set_weights(rule, a, exact)
-                coef[a] = w_n if average == "pooled" else tuple(inv_v * x for x in w)
-                if average == "folds":
-                    C = C + count * inv_v * c
-            x1 = zero  # E[sum_i X_i | n, compositions]
-            for a, count in groups.items():
-                e1 = terms.err1(tuple(n - x for n, x in zip(counts, a)))
-                x1 = x1 + count * sum((a[k] * coef[a][k] * e1[k] for k in range(len(a)) if a[k] and coef[a][k]), zero)
-            acc = C * C + 2 * C * x1
-            for a_i, ni in groups.items():
-                for a_j, nj in groups.items():
-                    acc = acc + ni * nj * between_partitions(terms, counts, a_i, a_j, coef[a_i], coef[a_j])
-            between = between + p * acc
+    try:
+        between = _repeated_between(terms, rule, model, N, splitter, average)
+    finally:
+        overlap_needs(terms, None)
     cov = between / single.prob_possible - single.mean * single.mean
     if repeats == math.inf:
         variance = cov
@@ -1153,6 +1186,9 @@ class StateWork(TermWork):
         self.units = dict.fromkeys(self.KINDS, 0.0)
         self._lru: dict[tuple, float] = {}
         self._lru_bytes = 0.0
+        self._needs: dict[tuple[int, ...], set[tuple[int, ...]]] | None = None
+        self._overlapping = False
+        self._chains: dict[tuple[int, ...], tuple[set, float]] = {}  # insertion order: least recent first
 
     def all_units(self) -> dict[str, float]:
         return dict(self.units)
@@ -1235,6 +1271,46 @@ class StateWork(TermWork):
         self._add(0, (I - 1) * one[0] + I * cells, "averages")
         self._kernel((I - 1) * one[1] + I * kernel, "averages")
 
+    def overlap_needs(self, needs: dict | None) -> None:
+        """:meth:`~momentbound.exact.binary_states.BinaryStates.overlap_needs`: the chains of averaged grids
+        of the between-partition terms, counted as the real run makes them (the same cache of chains)."""
+        from momentbound.exact.binary_states import BinaryStates, chain_bytes, down_set
+
+        if needs is None or self.exact:
+            self._needs = None
+            self._overlapping = needs is not None
+            return
+        if not self._overlapping:
+            self._lru, self._lru_bytes = {}, 0.0
+            self._overlapping = True
+        full = {tuple(m): down_set(bs) for m, bs in needs.items()}
+        self._needs = full if chain_bytes(self.K, self.d, full) <= BinaryStates.CHAIN_BYTES else None
+
+    def _chain(self, m: tuple[int, ...], b: tuple[int, ...]) -> bool:
+        """Whether the real run reads ``(m, b)`` from a chain; counts the passes of a chain made or grown."""
+        from momentbound.exact.binary_states import BinaryStates
+
+        if self._needs is None or b not in self._needs.get(m, ()):
+            return False
+        need = self._needs[m]
+        have, _ = self._chains.pop(m, (set(), 0.0))
+        new = need - have
+        if new:
+            K, I = self.K, self.n_in
+            kernel = sum(I * K * self._states(tuple(x - y for x, y in zip(m, part))) * 2.0**self.d
+                         for part in new if any(part))
+            self._decide(m)
+            self._add(0, I * K * self._states(m) if (0,) * K in new else 0.0, "chains")
+            self._kernel(kernel, "chains")
+            have = have | new
+        self._chains[m] = (have, 8.0 * _chain_entries(self, m, have))
+        held = sum(x[1] for x in self._chains.values())
+        for old in [k for k in self._chains if k not in self._needs]:
+            if held <= BinaryStates.CHAIN_BYTES:
+                break
+            held -= self._chains.pop(old)[1]
+        return True
+
     def err1(self, m: Sequence[int]) -> tuple:
         m = tuple(int(c) for c in m)
         if self._new(("err1", m)):
@@ -1265,25 +1341,29 @@ class StateWork(TermWork):
         less = lambda b, c: tuple(x - (i == c) for i, x in enumerate(b))  # noqa: E731
         if same_point:
             for ix in range(I):
-                self._average(("avg", m1, ix, b1), m1, b1)
-                self._average(("avg", m2, ix, b2), m2, b2)
+                for m, b in ((m1, b1), (m2, b2)):
+                    if not self._chain(m, b):
+                        self._average(("avg", m, ix, b), m, b)
             self._add(3 * I, 3 * I * K * P, "two_sets")
         elif not (u_in_1 or t_in_2):
-            self._average(("sum", m1, b1), m1, b1)
-            self._average(("sum", m2, b2), m2, b2)
+            for m, b in ((m1, b1), (m2, b2)):
+                if not self._chain(m, b):
+                    self._average(("sum", m, b), m, b)
             self._add(4, K * (K + 1) * P, "two_sets")
         elif u_in_1 != t_in_2:
             (ma, ba), (mb, bb) = ((m1, b1), (m2, b2)) if u_in_1 else ((m2, b2), (m1, b1))
             ls = [c for c in range(K) if ba[c]]
             for c in ls:
-                self._average(("sum", ma, less(ba, c)), ma, less(ba, c))
+                if not self._chain(ma, less(ba, c)):
+                    self._average(("sum", ma, less(ba, c)), ma, less(ba, c))
             for ix in range(I):
-                self._average(("avg", mb, ix, bb), mb, bb)
+                if not self._chain(mb, bb):
+                    self._average(("avg", mb, ix, bb), mb, bb)
             self._add(6 * I * len(ls), 3 * I * K * len(ls) * P, "two_sets")
         else:
             ks, ls = [c for c in range(K) if b2[c]], [c for c in range(K) if b1[c]]
             for m, b, classes in ((m1, b1, ls), (m2, b2, ks)):
-                if self._side_cached(m, b, classes):
+                if self._chain(m, b) or self._side_cached(m, b, classes):
                     continue
                 self._seen.add(("side", m, b))
                 self._side(m, b, classes)
@@ -1300,6 +1380,11 @@ class StateWork(TermWork):
             elif not isinstance(key[0], str):
                 kinds["two_sets"] += 1
         return kinds
+
+
+def _chain_entries(work: StateWork, m: tuple[int, ...], parts: set) -> float:
+    """Entries of a chain of ``m`` with the private parts ``parts``: ``I K`` grids of ``m - b`` each."""
+    return work.n_in * work.K * sum(work._states(tuple(x - y for x, y in zip(m, b))) for b in parts)
 
 
 def term_work(model: CellModel, clf: NaiveBayes, mode: str, limit: float = math.inf,
