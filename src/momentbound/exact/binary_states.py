@@ -147,14 +147,31 @@ class _Cache:
         self.items: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
         self.bytes = 0
         self.spare: list[np.ndarray] = []
+        self.new_buffers = 0  # buffers mapped afresh by :meth:`buffer`
 
     def buffer(self, n: int) -> np.ndarray:
-        """A float array of ``n`` entries: a dropped entry's buffer of at most ``1.25 n`` entries, or a new one."""
+        """A float array of ``n`` entries: a dropped entry's buffer of at most ``1.25 n`` entries, or a new
+        one. The least recently used entries that a new entry of ``n`` floats would drop are dropped first
+        (all but the most recent), so their buffers can be reused now rather than after a fresh one is
+        mapped."""
+        while self.bytes + 8 * n > self.limit and len(self.items) > 1:
+            self._drop()
         fits = [i for i, b in enumerate(self.spare) if n <= b.size <= 1.25 * n]
+        self.new_buffers += not fits
         if not fits:
             return np.empty(n)
         i = min(fits, key=lambda i: self.spare[i].size)
         return self.spare.pop(i)[:n]
+
+    def _drop(self) -> None:
+        """Drop the least recently used entry, keeping its float buffer as a spare."""
+        _, (dropped, old) = self.items.popitem(last=False)
+        self.bytes -= old
+        if isinstance(dropped, list) and dropped and isinstance(dropped[0], np.ndarray) and dropped[0].dtype == float:
+            base = dropped[0] if dropped[0].base is None else dropped[0].base
+            self.spare = (self.spare + [base])[-self.SPARE:]  # no one else holds it once dropped
+            while sum(b.nbytes for b in self.spare) > self.limit / 8:
+                self.spare.pop(0)
 
     def get(self, key: tuple, make) -> object:
         if key in self.items:
@@ -167,13 +184,7 @@ class _Cache:
         self.items[key] = (value, size)
         self.bytes += size
         while self.bytes > self.limit and len(self.items) > 1:
-            _, (dropped, old) = self.items.popitem(last=False)
-            self.bytes -= old
-            if isinstance(dropped, list) and dropped and isinstance(dropped[0], np.ndarray) and dropped[0].dtype == float:
-                base = dropped[0] if dropped[0].base is None else dropped[0].base
-                self.spare = (self.spare + [base])[-self.SPARE:]  # no one else holds it once dropped
-                while sum(b.nbytes for b in self.spare) > self.limit / 8:
-                    self.spare.pop(0)
+            self._drop()
         return value
 
 
@@ -210,6 +221,8 @@ class BinaryStates:
     CACHE_BYTES = 256 * 2**20
     #: bytes of the averaged decision grids of :meth:`side` kept
     SIDE_BYTES = 2048 * 2**20
+    #: bytes of the decision grids read at one input (:meth:`oriented_grid`) kept
+    ORIENTED_BYTES = 384 * 2**20
 
     def __init__(self, terms: object) -> None:
         self.t = terms
@@ -225,6 +238,7 @@ class BinaryStates:
         self.nums = np.array(t.num, dtype=dtype)  # type: ignore[attr-defined]  # (K, I)
         self._cache = _Cache(self.CACHE_BYTES, self.exact)
         self._sides = _Cache(self.SIDE_BYTES, self.exact)
+        self._grids = _Cache(self.ORIENTED_BYTES, self.exact)
         self._arena = _Arena()
 
     def _get(self, key: tuple, make) -> object:
@@ -296,13 +310,15 @@ class BinaryStates:
         return self._sides.get(key, lambda: self.correlate(self.summed(m), extra))  # type: ignore[return-value]
 
     def correlate(self, X: np.ndarray, extra: Sequence[int], ix: int | None = None,
-                  memo: dict | None = None, arena: _Arena | None = None) -> np.ndarray:
+                  memo: dict | None = None, arena: _Arena | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """``Y(r) = sum_s L^{extra}(s) X(r + s)``: ``X`` averaged over ``extra[c]`` more i.i.d.
         class-``c`` points per class (axis 0 of ``X`` is carried along); with ``ix``, ``L`` is the law of
         the agreements with input ``ix`` instead of the states. ``memo`` keeps the grid after each class
         by the private points so far, for correlations of one ``X`` that share their first classes; float
-        results go to ``arena`` when given (scratch memory reused from one call to the next)."""
+        results go to ``arena`` when given (scratch memory reused from one call to the next), and the
+        last pass's to ``out`` (a flat float array of the result's size) when given."""
         d = self.d
+        final = max((c for c in range(self.K) if int(extra[c])), default=-1)
         for c in range(self.K):
             e = int(extra[c])
             if memo is not None:
@@ -321,7 +337,7 @@ class BinaryStates:
                 L = np.flip(L, axis=[j for j in range(d) if self.inputs[ix][j]])
             axes = range(1 + c * d, 1 + (c + 1) * d)
             if not self.exact:
-                X = self._correlate_float(X, c, e, L, arena)
+                X = self._correlate_float(X, c, e, L, arena, out if c == final else None)
                 if memo is not None:
                     memo[key] = X
                 continue
@@ -341,14 +357,20 @@ class BinaryStates:
             X = Y
         return X
 
-    def _correlate_float(self, X: np.ndarray, c: int, e: int, L: np.ndarray, arena: _Arena | None = None) -> np.ndarray:
+    def _correlate_float(self, X: np.ndarray, c: int, e: int, L: np.ndarray, arena: _Arena | None = None,
+                         out: np.ndarray | None = None) -> np.ndarray:
         d = self.d
         side = X.shape[1 + c * d]
         lead = int(np.prod(X.shape[:1 + c * d]))
         tail = int(np.prod(X.shape[1 + (c + 1) * d:]))
         base, off, last = self._get(("map", side, e), lambda: self._maps(side, e))  # type: ignore[misc]
         w = np.ascontiguousarray(L, dtype=float).reshape(-1)
-        Y = np.zeros((lead, base.size, (side - e) * tail)) if arena is None else arena.zeros((lead, base.size, (side - e) * tail))
+        shape_y = (lead, base.size, (side - e) * tail)
+        if out is not None:
+            Y = out.reshape(shape_y)
+            Y.fill(0.0)
+        else:
+            Y = np.zeros(shape_y) if arena is None else arena.zeros(shape_y)
         _correlate(np.ascontiguousarray(X).reshape(lead, side ** (d - 1), side * tail), base, off, last * tail, w, Y)
         shape = list(X.shape)
         shape[1 + c * d:1 + (c + 1) * d] = [side - e] * d
@@ -487,23 +509,43 @@ class BinaryStates:
             sizes = [K * math.prod(self.shape(tuple(cc[x] + (x == c) for x in range(K)))) for c in range(K)]
             start = -np.ones((I, K), dtype=np.int64)
             buf = self._sides.buffer(max(1, sum(I * sizes[c] for c in range(K) if b[c] >= 1)))
-            E, _ = self.decisions(m)
             # b - e_c = (b - 1, clipped at 0) + (one point of every other class with private points): the
             # laws convolve, so the correlations compose; the first part is shared by every c
             common = [max(x - 1, 0) for x in b]
             classes = [c for c in range(K) if b[c] >= 1]
             at = {c: sum(I * sizes[x] for x in classes if x < c) for c in classes}
             for ix in range(I):
-                self._arena.reset()  # the passes of the previous input are copied out
-                G = self.correlate(E, common, ix, arena=self._arena)
+                # the decision grid read at input ix (kept per composition): correlated with the
+                # unflipped laws, its averages are already reflected, and the last pass writes them
+                # straight into the side's buffer
+                E = self.oriented_grid(m, ix)
+                self._arena.reset()  # the passes of the previous input are written out
+                G = self.correlate(E, common, arena=self._arena)
                 memo: dict = {}  # the classes before c have the same extra points for every later c
                 for c in classes:
-                    Y = self.correlate(G, [int(x != c and b[x] >= 1) for x in range(K)], ix, memo, self._arena)
                     start[ix, c] = at[c] + ix * sizes[c]
-                    self.reflect(Y, ix, buf[start[ix, c]:start[ix, c] + sizes[c]])
+                    out = buf[start[ix, c]:start[ix, c] + sizes[c]]
+                    Y = self.correlate(G, [int(x != c and b[x] >= 1) for x in range(K)], None, memo,
+                                       self._arena, out)
+                    if not np.may_share_memory(Y, out):  # no pass wrote it (no other class has private points)
+                        out.reshape(Y.shape)[...] = Y
             return [buf, start]
 
         return tuple(self._sides.get(("side", m, b), make))  # type: ignore[return-value]
+
+    def oriented_grid(self, m: Counts, ix: int) -> np.ndarray:
+        """:meth:`oriented` as a contiguous grid (copied row by row, :meth:`reflect`), kept for the
+        sides of the next private parts of ``m``."""
+        E, _ = self.decisions(m)
+        if not self.flips[ix]:
+            return E
+
+        def make() -> np.ndarray:
+            out = np.empty(E.size)
+            self.reflect(E, ix, out)
+            return out.reshape(E.shape)
+
+        return self._grids.get(("oriented", m, ix), make)  # type: ignore[return-value]
 
     def reflect(self, Y: np.ndarray, ix: int, out: np.ndarray) -> None:
         """``out = np.flip(Y, axis=flips[ix])`` flattened (axis 0 carried along), row by row in a
