@@ -71,9 +71,10 @@ def test_local_key_keeps_neighbours_close():
     assert at[(4, 5, 3)] - at[(3, 5, 4)] == 1
 
 
-def test_the_dry_run_replays_fewer_side_computations_in_strips():
+def test_the_dry_run_replays_fewer_side_computations_in_strips(monkeypatch):
     """10-fold CV at N = 30: the cache holds about 11 sides (:func:`local_sides`), and the strips
-    compute fewer of them again than the usual order (dry runs, no term computed)."""
+    compute fewer of them again than the usual order (dry runs in one process, no term computed)."""
+    monkeypatch.setattr(strat, "WORKERS", 1)
     assert strat.local_sides(MODEL, 30, 10) < strat.LOCAL_SIDES < strat.local_sides(MODEL, 30, 5)
     assert side_bytes(3, 2, 30, 10) == pytest.approx(8 * 4 * 9 * 9**4 * 10**2)
     counts = {}

@@ -39,7 +39,7 @@ from typing import Union
 import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument, InvalidModel
-from momentbound.exact.binary_states import applies as binary_applies, grid_bytes
+from momentbound.exact.binary_states import BinaryStates, applies as binary_applies, grid_bytes
 from momentbound.exact.class_terms import ClassCountTerms, as_loss
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.exact.predictions import class_count_splits
@@ -419,7 +419,7 @@ LOCAL_SIDES = 40
 def local_sides(model: CellModel, N: int, v: int) -> float:
     """How many sides of the cross-fold term of ``v``-fold CV at ``N`` points, every class count
     ``N / K``, the state route's cache holds (:func:`~momentbound.exact.binary_states.side_bytes`)."""
-    from momentbound.exact.binary_states import BinaryStates, side_bytes
+    from momentbound.exact.binary_states import side_bytes
 
     return BinaryStates.SIDE_BYTES / side_bytes(model.n_classes, model.d, N, v)
 
@@ -430,6 +430,71 @@ def local_key(counts: Sequence[int]) -> tuple:
     classes (whose folds share training compositions) stay a few places apart."""
     n = tuple(int(c) for c in counts)
     return (n[0] // LOCAL_STRIP,) + n[1:-1] + (n[0],)
+
+
+#: worker processes that compute the terms of the local order when the class-count work (the sum over the
+#: class-count vectors ``n`` of ``prod_c (n_c + 1)^(2 d)``) reaches :data:`PARALLEL_WORK`
+WORKERS = 2
+#: class-count work from which :data:`WORKERS` processes compute the terms (StratifiedKFold(10), three
+#: classes and two binary attributes: 8.5e11 at N = 20, a few seconds; 1.5e13 at N = 24, about a minute;
+#: 2.9e14 at N = 30); below it, one process
+PARALLEL_WORK = 1e13
+
+
+def local_terms(terms: ClassCountTerms, splitter: AllocationLaw, rule: object, counts: tuple[int, ...]) -> None:
+    """Compute (into ``terms``' caches) every term the moments of the class-count vector ``counts`` read."""
+    for alloc in splitter.allocations(counts):
+        weights = {tuple(int(x) for x in a): test_set_weights(rule, a, terms.exact) for a, _ in alloc.groups}
+        group_moments(terms, counts, alloc, lambda a: weights[a][0])
+
+
+def local_parts(order: list[int], sizes: Sequence[float], total: float, exact: bool) -> list[list[int]]:
+    """The local order cut into :data:`WORKERS` runs of about equal class-count work (one run below
+    :data:`PARALLEL_WORK`, in rational arithmetic, or where processes cannot be forked)."""
+    import multiprocessing
+
+    if WORKERS < 2 or total < PARALLEL_WORK or exact or "fork" not in multiprocessing.get_all_start_methods():
+        return [order]
+    parts: list[list[int]] = [[] for _ in range(WORKERS)]
+    done = 0.0
+    for i in order:
+        parts[min(WORKERS - 1, int(WORKERS * done / total))].append(i)
+        done += sizes[i]
+    return [part for part in parts if part]
+
+
+#: what the forked workers of :func:`terms_in_workers` read (the parent's objects, copied on write)
+_WORKER_STATE: list = []
+
+
+def _worker_terms(part: int) -> list[dict]:
+    terms, splitter, rule, parts = _WORKER_STATE
+    if terms.states is not None:  # the parent's cache of sides, split between the workers
+        terms.states._sides.limit = terms.states._sides.limit / len(parts)
+    for counts in parts[part]:
+        local_terms(terms, splitter, rule, counts)
+    return [{name: getattr(t, name) for name in ("_err1", "_err2", "_cross")}
+            for t in (terms, getattr(terms, "_squared", None)) if t is not None]
+
+
+def terms_in_workers(terms: ClassCountTerms, splitter: AllocationLaw, rule: object,
+                     parts: list[list[tuple[int, ...]]]) -> None:
+    """Compute the terms of each part of the class-count vectors in its own forked process (each with its
+    own caches, the cache of sides split between them) and merge them into ``terms``' caches. A term is
+    the same number whichever process computes it, so the moments summed from the merged caches are
+    bitwise those of one process."""
+    import multiprocessing
+
+    _WORKER_STATE[:] = [terms, splitter, rule, parts]
+    try:
+        with multiprocessing.get_context("fork").Pool(len(parts)) as pool:
+            results = pool.map(_worker_terms, range(len(parts)), chunksize=1)
+    finally:
+        _WORKER_STATE[:] = []
+    for caches in results:
+        for t, cache in zip((terms, terms.squared()), caches):
+            for name, values in cache.items():
+                getattr(t, name).update(values)
 
 
 def stratified_cv_moments(
@@ -529,15 +594,24 @@ def stratified_cv_moments(
     if getattr(terms, "local_order", False) and local_sides(model, N, v) < LOCAL_SIDES:
         # the terms first, in an order that keeps neighbouring class counts close (they share averaged
         # grids kept in a bounded cache); the sums below, in the usual order, then find them cached
-        done = 0.0
-        for i in sorted(range(len(splits)), key=lambda i: local_key(splits[i][0])):
+        order = sorted(range(len(splits)), key=lambda i: local_key(splits[i][0]))
+        parts = local_parts(order, sizes, float(work[-1]), exact)
+        if len(parts) > 1 and hasattr(terms, "start_part"):  # a dry run: the parts one after the other
+            for part in parts:
+                terms.start_part(len(parts))
+                for i in part:
+                    local_terms(terms, splitter, rule, splits[i][0])
+        elif len(parts) > 1:
             if on_progress is not None:
-                on_progress(done / float(work[-1]))
-            done += sizes[i]
-            counts = splits[i][0]
-            for alloc in splitter.allocations(counts):
-                weights = {tuple(int(x) for x in a): test_set_weights(rule, a, exact) for a, _ in alloc.groups}
-                group_moments(terms, counts, alloc, lambda a: weights[a][0])
+                on_progress(0.0)
+            terms_in_workers(terms, splitter, rule, [[splits[i][0] for i in part] for part in parts])
+        else:
+            done = 0.0
+            for i in order:
+                if on_progress is not None:
+                    on_progress(done / float(work[-1]))
+                done += sizes[i]
+                local_terms(terms, splitter, rule, splits[i][0])
         on_progress = None
     for at, (counts, p_counts) in enumerate(splits):
         if on_progress is not None:
@@ -1153,6 +1227,13 @@ class StateWork(TermWork):
         self.units = dict.fromkeys(self.KINDS, 0.0)
         self._lru: dict[tuple, float] = {}
         self._lru_bytes = 0.0
+        self._side_limit: float = BinaryStates.SIDE_BYTES
+
+    def start_part(self, parts: int) -> None:
+        """The next part of the local order runs in a worker process of its own (:func:`terms_in_workers`):
+        a cache of sides of its own, ``1 / parts`` of the whole."""
+        self._lru, self._lru_bytes = {}, 0.0
+        self._side_limit = BinaryStates.SIDE_BYTES / parts
 
     def all_units(self) -> dict[str, float]:
         return dict(self.units)
@@ -1208,7 +1289,7 @@ class StateWork(TermWork):
                                      for c in classes)
         self._lru[key] = size
         self._lru_bytes += size
-        while self._lru_bytes > BinaryStates.SIDE_BYTES and len(self._lru) > 1:
+        while self._lru_bytes > self._side_limit and len(self._lru) > 1:
             self._lru_bytes -= self._lru.pop(next(iter(self._lru)))
         return False
 
