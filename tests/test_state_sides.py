@@ -42,7 +42,7 @@ def test_reflected_copies_equal_the_rational_sums(cc, b1, b2):
 
 
 def test_a_small_cache_and_the_local_order_leave_the_moments_bitwise_equal(monkeypatch):
-    """A side cache of 40 MiB drops sides (their buffers are reused) and the strips of
+    """A side cache of 40 MiB drops sides (their buffers are overwritten) and the strips of
     :func:`local_key` reorder the terms; the moments, summed in the usual order, are bitwise those of
     the usual run."""
     want = strat.stratified_cv_moments(MODEL, 15, 5, classifier=CLF, arithmetic="float")
@@ -53,7 +53,7 @@ def test_a_small_cache_and_the_local_order_leave_the_moments_bitwise_equal(monke
     terms = ClassCountTerms(MODEL, CLF, "float")
     terms.states._sides.limit = 40 * 2**20
     got = strat.stratified_cv_moments(MODEL, 15, 5, classifier=CLF, arithmetic="float", terms=terms)
-    assert seen and terms.states._sides.spare  # reordered, and dropped sides' buffers kept for reuse
+    assert seen and terms.states._sides.wraps  # reordered, and the ring of side buffers went round
     assert (got.mean, got.variance, got.fold_covariance) == (want.mean, want.variance, want.fold_covariance)
     assert got.fold_means == want.fold_means
     other = strat.stratified_cv_moments(MODEL, 15, 3, classifier=CLF, arithmetic="float", terms=terms)

@@ -136,53 +136,72 @@ def _correlate(X, base, off, last, w, Y):  # pragma: no cover - compiled
 
 
 class _Cache:
-    """Arrays by key, the least recently used dropped first past a number of bytes."""
+    """Arrays by key, the least recently used dropped first past a number of bytes.
 
-    #: float buffers of dropped entries kept for :meth:`buffer` (their pages are already mapped): at
-    #: most this many, of at most an eighth of the cache's bytes together
-    SPARE = 4
+    :meth:`buffer` hands out float buffers from one pool of ``limit`` bytes, in a ring: a new buffer
+    goes after the previous one (back to the start when it does not fit), and the entries whose
+    buffers it overwrites are dropped, except the most recently used one, which it goes past (the
+    first side of a product stays valid while the second is made). The pool's pages are mapped once
+    rather than once per entry."""
 
     def __init__(self, limit: int, exact: bool) -> None:
         self.limit, self.exact = limit, exact
         self.items: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
         self.bytes = 0
-        self.spare: list[np.ndarray] = []
-        self.new_buffers = 0  # buffers mapped afresh by :meth:`buffer`
+        self.pool = np.empty(0)
+        self.head = 0  # where the next buffer of the pool starts
+        self.regions: dict[tuple, tuple[int, int]] = {}  # key -> (start, length) of its pool buffer
+        self.made: tuple[int, int] | None = None  # the region of the buffer handed out for the entry being made
+        self.wraps = 0  # times the ring went back to the start of the pool
 
     def buffer(self, n: int) -> np.ndarray:
-        """A float array of ``n`` entries: a dropped entry's buffer of at most ``1.25 n`` entries, or a new
-        one. The least recently used entries that a new entry of ``n`` floats would drop are dropped first
-        (all but the most recent), so their buffers can be reused now rather than after a fresh one is
-        mapped."""
-        while self.bytes + 8 * n > self.limit and len(self.items) > 1:
-            self._drop()
-        fits = [i for i, b in enumerate(self.spare) if n <= b.size <= 1.25 * n]
-        self.new_buffers += not fits
-        if not fits:
+        """A float array of ``n`` entries from the pool (a new array when it cannot hold it)."""
+        size = int(self.limit // 8)
+        if self.pool.size != size:
+            self.pool = np.empty(size)
+            self.head = 0
+            for key in list(self.regions):
+                self._drop(key)
+        pin = self.regions.get(next(reversed(self.items))) if self.items else None
+        start = self.head
+        for _ in range(3):
+            if start + n > size:
+                start = 0
+                self.wraps += 1
+            if pin is None or not (start < pin[0] + pin[1] and pin[0] < start + n):
+                break
+            start = pin[0] + pin[1]
+        else:  # the pool holds no n floats beside the most recent entry
             return np.empty(n)
-        i = min(fits, key=lambda i: self.spare[i].size)
-        return self.spare.pop(i)[:n]
+        for key, (at, length) in list(self.regions.items()):
+            if start < at + length and at < start + n:
+                self._drop(key)
+        self.head = start + n
+        self.made = (start, n)
+        return self.pool[start:start + n]
 
-    def _drop(self) -> None:
-        """Drop the least recently used entry, keeping its float buffer as a spare."""
-        _, (dropped, old) = self.items.popitem(last=False)
+    def _drop(self, key: tuple | None = None) -> None:
+        """Drop an entry (the least recently used by default)."""
+        if key is None:
+            key = next(iter(self.items))
+        _, old = self.items.pop(key)
         self.bytes -= old
-        if isinstance(dropped, list) and dropped and isinstance(dropped[0], np.ndarray) and dropped[0].dtype == float:
-            base = dropped[0] if dropped[0].base is None else dropped[0].base
-            self.spare = (self.spare + [base])[-self.SPARE:]  # no one else holds it once dropped
-            while sum(b.nbytes for b in self.spare) > self.limit / 8:
-                self.spare.pop(0)
+        self.regions.pop(key, None)
 
     def get(self, key: tuple, make) -> object:
         if key in self.items:
             self.items.move_to_end(key)
             return self.items[key][0]
+        self.made = None
         value = make()
         size = sum(a.nbytes for a in (value if isinstance(value, list) else [value]) if isinstance(a, np.ndarray))
         if self.exact:
             size *= 4  # Python integers behind the object pointers
         self.items[key] = (value, size)
         self.bytes += size
+        if self.made is not None:
+            self.regions[key] = self.made
+            self.made = None
         while self.bytes > self.limit and len(self.items) > 1:
             self._drop()
         return value

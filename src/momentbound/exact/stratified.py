@@ -39,7 +39,7 @@ from typing import Union
 import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument, InvalidModel
-from momentbound.exact.binary_states import BinaryStates, applies as binary_applies, grid_bytes
+from momentbound.exact.binary_states import BinaryStates, _Cache, applies as binary_applies, grid_bytes
 from momentbound.exact.class_terms import ClassCountTerms, as_loss
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.exact.predictions import class_count_splits
@@ -1225,15 +1225,12 @@ class StateWork(TermWork):
                  per_unit: dict[str, float] | None = None) -> None:
         super().__init__(model, clf, mode, limit, per_unit)
         self.units = dict.fromkeys(self.KINDS, 0.0)
-        self._lru: dict[tuple, float] = {}
-        self._lru_bytes = 0.0
-        self._side_limit: float = BinaryStates.SIDE_BYTES
+        self._sides = _Cache(BinaryStates.SIDE_BYTES, False)
 
     def start_part(self, parts: int) -> None:
         """The next part of the local order runs in a worker process of its own (:func:`terms_in_workers`):
         a cache of sides of its own, ``1 / parts`` of the whole."""
-        self._lru, self._lru_bytes = {}, 0.0
-        self._side_limit = BinaryStates.SIDE_BYTES / parts
+        self._sides = _Cache(BinaryStates.SIDE_BYTES // parts, False)
 
     def all_units(self) -> dict[str, float]:
         return dict(self.units)
@@ -1276,22 +1273,20 @@ class StateWork(TermWork):
 
     def _side_cached(self, m: tuple[int, ...], b: tuple[int, ...], classes: Sequence[int]) -> bool:
         """Whether the real run still holds this side: its cache of sides
-        (:attr:`~momentbound.exact.binary_states.BinaryStates.SIDE_BYTES`) drops the least recently
-        used, and a dropped side is computed again."""
-        from momentbound.exact.binary_states import BinaryStates
+        (:attr:`~momentbound.exact.binary_states.BinaryStates.SIDE_BYTES`, a ring of buffers in one
+        pool) drops the sides whose buffers a new one overwrites, and a dropped side is computed again.
+        The replay runs the real cache on buffers it never writes (the pool is not touched)."""
+        made = []
 
-        key = (m, b)
-        if key in self._lru:
-            self._lru[key] = self._lru.pop(key)
-            return True
-        cc = [x - y for x, y in zip(m, b)]
-        size = 8.0 * self.n_in * sum(self.K * math.prod((cc[x] + 1.0 + (x == c)) ** self.d for x in range(self.K))
-                                     for c in classes)
-        self._lru[key] = size
-        self._lru_bytes += size
-        while self._lru_bytes > self._side_limit and len(self._lru) > 1:
-            self._lru_bytes -= self._lru.pop(next(iter(self._lru)))
-        return False
+        def make() -> list[np.ndarray]:
+            made.append(True)
+            cc = [x - y for x, y in zip(m, b)]
+            n = self.n_in * sum(self.K * math.prod((cc[x] + 1 + (x == c)) ** self.d for x in range(self.K))
+                                for c in classes)
+            return [self._sides.buffer(n) if 8 * n <= self._sides.limit else np.empty(0)]
+
+        self._sides.get((m, b), make)
+        return not made
 
     def _side(self, m: tuple[int, ...], b: tuple[int, ...], classes: Sequence[int]) -> None:
         """One side of the cross-fold term (:meth:`~momentbound.exact.binary_states.BinaryStates.side`):
