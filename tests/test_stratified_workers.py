@@ -59,6 +59,12 @@ def test_parts_split_the_local_order_by_work():
     parts = strat.local_parts(order, [s * 1e13 for s in sizes], sum(sizes) * 1e13, False)
     assert parts == [list(range(9)), [9]]
     assert strat.local_parts(order, [s * 1e13 for s in sizes], sum(sizes) * 1e13, True) == [order]
+    from momentbound import guard
+
+    with guard.limits(max_memory=2 * strat.WORKER_BYTES - 1):  # two workers do not fit: one process
+        assert strat.local_parts(order, [s * 1e13 for s in sizes], sum(sizes) * 1e13, False) == [order]
+    with guard.limits(max_memory=2 * strat.WORKER_BYTES):
+        assert len(strat.local_parts(order, [s * 1e13 for s in sizes], sum(sizes) * 1e13, False)) == 2
 
 
 def test_the_dry_run_replays_each_part_with_its_share_of_the_cache(monkeypatch):

@@ -435,6 +435,11 @@ def local_key(counts: Sequence[int]) -> tuple:
 #: worker processes that compute the terms of the local order when the class-count work (the sum over the
 #: class-count vectors ``n`` of ``prod_c (n_c + 1)^(2 d)``) reaches :data:`PARALLEL_WORK`
 WORKERS = 2
+#: memory of one worker: half the cache of sides, its own caches of grids and scratch (StratifiedKFold(10)
+#: at N = 30: 2.6-2.9 GiB peak each, the parent 0.9 GiB, against 4.4 GiB for one process); the workers
+#: run only when the memory limit in force (:func:`momentbound.guard.memory_limit`, by default 80% of the
+#: machine's memory) holds :data:`WORKERS` of them
+WORKER_BYTES = 3 * 2**30
 #: class-count work from which :data:`WORKERS` processes compute the terms (StratifiedKFold(10), three
 #: classes and two binary attributes: 8.5e11 at N = 20, a few seconds; 1.5e13 at N = 24, about a minute;
 #: 2.9e14 at N = 30); below it, one process
@@ -450,10 +455,15 @@ def local_terms(terms: ClassCountTerms, splitter: AllocationLaw, rule: object, c
 
 def local_parts(order: list[int], sizes: Sequence[float], total: float, exact: bool) -> list[list[int]]:
     """The local order cut into :data:`WORKERS` runs of about equal class-count work (one run below
-    :data:`PARALLEL_WORK`, in rational arithmetic, or where processes cannot be forked)."""
+    :data:`PARALLEL_WORK`, in rational arithmetic, where processes cannot be forked, or when the memory
+    limit does not hold :data:`WORKERS` times :data:`WORKER_BYTES`)."""
     import multiprocessing
 
-    if WORKERS < 2 or total < PARALLEL_WORK or exact or "fork" not in multiprocessing.get_all_start_methods():
+    from momentbound import guard
+
+    memory = guard.memory_limit()
+    if (WORKERS < 2 or total < PARALLEL_WORK or exact or "fork" not in multiprocessing.get_all_start_methods()
+            or (memory is not None and memory < WORKERS * WORKER_BYTES)):
         return [order]
     parts: list[list[int]] = [[] for _ in range(WORKERS)]
     done = 0.0
