@@ -8,8 +8,9 @@ the default limit of 120 s at N = 30), ``CategoricalNB(alpha=1)``
 * ``StratifiedKFold(5)`` and ``StratifiedKFold(10)``, ``RepeatedStratifiedKFold(5, 10)`` and
   ``StratifiedShuffleSplit(10, test_size=N // 5)`` (20 %): ``estimator_moments`` (float sums over the class
   counts, the dry-run work estimate and its guard included), each in a child process (CPU and wall
-  seconds, the child's peak resident memory) next to the dry-run estimate of
-  ``estimated_seconds``.
+  seconds, the child's peak resident memory; CPU includes the worker processes that compute the terms
+  of large problems, and their largest peak resident memory is printed) next to the dry-run estimate
+  of ``estimated_seconds``.
 * Simulation (the baseline): datasets drawn as cell indices in numpy batches; scikit-learn's
   ``StratifiedKFold`` fold assignment (``bench_stratified_metric.fold_of_points``: classes encoded in
   order of first appearance, sorted encoded labels dealt ``j mod v``, each class's points given to
@@ -73,13 +74,18 @@ def exact_child(name: str) -> None:
     c0 = time.process_time()
     estimate = splitter.estimated_seconds(MODEL, N)
     dry = time.process_time() - c0
-    c0, w0 = time.process_time(), time.perf_counter()
+    def workers() -> float:  # CPU of the worker processes that computed terms (joined by now)
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return ru.ru_utime + ru.ru_stime
+
+    c0, w0, k0 = time.process_time(), time.perf_counter(), workers()
     # past the default limit (120 s) the guard would refuse: run it anyway, to measure it
     r = estimator_moments(MODEL, N, splitter, classifier=CLF, **({"max_seconds": None} if estimate > 120 else {}))
-    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-    print(json.dumps({"mean": float(r.mean), "variance": float(r.variance), "cpu": cpu, "wall": wall,
-                      "estimate": float(estimate), "dry_cpu": dry,
-                      "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    cpu, wall, kids = time.process_time() - c0, time.perf_counter() - w0, workers() - k0
+    print(json.dumps({"mean": float(r.mean), "variance": float(r.variance), "cpu": cpu + kids, "wall": wall,
+                      "workers_cpu": kids, "estimate": float(estimate), "dry_cpu": dry,
+                      "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      "workers_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
 
 
 def draw(r: int, rng: np.random.Generator, v: int, test: int = 0) -> np.ndarray:
@@ -241,7 +247,9 @@ def main() -> None:
         proc = subprocess.run([sys.executable, __file__, "--child", item], capture_output=True, text=True, check=True,
                               env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
         ex = json.loads(proc.stdout.strip().splitlines()[-1])
-        print(f"{name} at N = {N}: exact mean {ex['mean']:.6f}, variance {ex['variance']:.5e}; {ex['cpu']:.1f} s CPU, "
+        kids = (f" ({ex['workers_cpu']:.1f} s of it in worker processes, the largest's peak RSS "
+                f"{ex['workers_rss_mib']:.0f} MiB)" if ex["workers_cpu"] else "")
+        print(f"{name} at N = {N}: exact mean {ex['mean']:.6f}, variance {ex['variance']:.5e}; {ex['cpu']:.1f} s CPU{kids}, "
               f"{ex['wall']:.1f} s wall (load {os.getloadavg()[0]:.1f}), peak RSS {ex['rss_mib']:.0f} MiB; "
               f"dry-run estimate {ex['estimate']:.1f} s ({ex['dry_cpu']:.2f} s CPU), measured / estimate "
               f"{ex['cpu'] / ex['estimate']:.2f}", flush=True)

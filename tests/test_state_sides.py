@@ -42,7 +42,7 @@ def test_reflected_copies_equal_the_rational_sums(cc, b1, b2):
 
 
 def test_a_small_cache_and_the_local_order_leave_the_moments_bitwise_equal(monkeypatch):
-    """A side cache of 40 MiB drops sides (their buffers are reused) and the strips of
+    """A side cache of 40 MiB drops sides (their buffers are overwritten) and the strips of
     :func:`local_key` reorder the terms; the moments, summed in the usual order, are bitwise those of
     the usual run."""
     want = strat.stratified_cv_moments(MODEL, 15, 5, classifier=CLF, arithmetic="float")
@@ -53,7 +53,7 @@ def test_a_small_cache_and_the_local_order_leave_the_moments_bitwise_equal(monke
     terms = ClassCountTerms(MODEL, CLF, "float")
     terms.states._sides.limit = 40 * 2**20
     got = strat.stratified_cv_moments(MODEL, 15, 5, classifier=CLF, arithmetic="float", terms=terms)
-    assert seen and terms.states._sides.spare  # reordered, and dropped sides' buffers kept for reuse
+    assert seen and terms.states._sides.wraps  # reordered, and the ring of side buffers went round
     assert (got.mean, got.variance, got.fold_covariance) == (want.mean, want.variance, want.fold_covariance)
     assert got.fold_means == want.fold_means
     other = strat.stratified_cv_moments(MODEL, 15, 3, classifier=CLF, arithmetic="float", terms=terms)
@@ -71,9 +71,10 @@ def test_local_key_keeps_neighbours_close():
     assert at[(4, 5, 3)] - at[(3, 5, 4)] == 1
 
 
-def test_the_dry_run_replays_fewer_side_computations_in_strips():
+def test_the_dry_run_replays_fewer_side_computations_in_strips(monkeypatch):
     """10-fold CV at N = 30: the cache holds about 11 sides (:func:`local_sides`), and the strips
-    compute fewer of them again than the usual order (dry runs, no term computed)."""
+    compute fewer of them again than the usual order (dry runs in one process, no term computed)."""
+    monkeypatch.setattr(strat, "WORKERS", 1)
     assert strat.local_sides(MODEL, 30, 10) < strat.LOCAL_SIDES < strat.local_sides(MODEL, 30, 5)
     assert side_bytes(3, 2, 30, 10) == pytest.approx(8 * 4 * 9 * 9**4 * 10**2)
     counts = {}

@@ -219,44 +219,74 @@ def _triple(pc, a, b):  # pragma: no cover - compiled
 
 
 class _Cache:
-    """Arrays by key, the least recently used dropped first past a number of bytes."""
+    """Arrays by key, the least recently used dropped first past a number of bytes.
 
-    #: float buffers of dropped entries kept for :meth:`buffer` (their pages are already mapped): at
-    #: most this many, of at most an eighth of the cache's bytes together
-    SPARE = 4
+    :meth:`buffer` hands out float buffers from one pool of ``limit`` bytes, in a ring: a new buffer
+    goes after the previous one (back to the start when it does not fit), and the entries whose
+    buffers it overwrites are dropped, except the most recently used one, which it goes past (the
+    first side of a product stays valid while the second is made). The pool's pages are mapped once
+    rather than once per entry."""
 
     def __init__(self, limit: int, exact: bool) -> None:
         self.limit, self.exact = limit, exact
         self.items: OrderedDict[tuple, tuple[object, int]] = OrderedDict()
         self.bytes = 0
-        self.spare: list[np.ndarray] = []
+        self.pool = np.empty(0)
+        self.head = 0  # where the next buffer of the pool starts
+        self.regions: dict[tuple, tuple[int, int]] = {}  # key -> (start, length) of its pool buffer
+        self.made: tuple[int, int] | None = None  # the region of the buffer handed out for the entry being made
+        self.wraps = 0  # times the ring went back to the start of the pool
 
     def buffer(self, n: int) -> np.ndarray:
-        """A float array of ``n`` entries: a dropped entry's buffer of at most ``1.25 n`` entries, or a new one."""
-        fits = [i for i, b in enumerate(self.spare) if n <= b.size <= 1.25 * n]
-        if not fits:
+        """A float array of ``n`` entries from the pool (a new array when it cannot hold it)."""
+        size = int(self.limit // 8)
+        if self.pool.size != size:
+            self.pool = np.empty(size)
+            self.head = 0
+            for key in list(self.regions):
+                self._drop(key)
+        pin = self.regions.get(next(reversed(self.items))) if self.items else None
+        start = self.head
+        for _ in range(3):
+            if start + n > size:
+                start = 0
+                self.wraps += 1
+            if pin is None or not (start < pin[0] + pin[1] and pin[0] < start + n):
+                break
+            start = pin[0] + pin[1]
+        else:  # the pool holds no n floats beside the most recent entry
             return np.empty(n)
-        i = min(fits, key=lambda i: self.spare[i].size)
-        return self.spare.pop(i)[:n]
+        for key, (at, length) in list(self.regions.items()):
+            if start < at + length and at < start + n:
+                self._drop(key)
+        self.head = start + n
+        self.made = (start, n)
+        return self.pool[start:start + n]
+
+    def _drop(self, key: tuple | None = None) -> None:
+        """Drop an entry (the least recently used by default)."""
+        if key is None:
+            key = next(iter(self.items))
+        _, old = self.items.pop(key)
+        self.bytes -= old
+        self.regions.pop(key, None)
 
     def get(self, key: tuple, make) -> object:
         if key in self.items:
             self.items.move_to_end(key)
             return self.items[key][0]
+        self.made = None
         value = make()
         size = sum(a.nbytes for a in (value if isinstance(value, list) else [value]) if isinstance(a, np.ndarray))
         if self.exact:
             size *= 4  # Python integers behind the object pointers
         self.items[key] = (value, size)
         self.bytes += size
+        if self.made is not None:
+            self.regions[key] = self.made
+            self.made = None
         while self.bytes > self.limit and len(self.items) > 1:
-            _, (dropped, old) = self.items.popitem(last=False)
-            self.bytes -= old
-            if isinstance(dropped, list) and dropped and isinstance(dropped[0], np.ndarray) and dropped[0].dtype == float:
-                base = dropped[0] if dropped[0].base is None else dropped[0].base
-                self.spare = (self.spare + [base])[-self.SPARE:]  # no one else holds it once dropped
-                while sum(b.nbytes for b in self.spare) > self.limit / 8:
-                    self.spare.pop(0)
+            self._drop()
         return value
 
 
@@ -322,6 +352,8 @@ class BinaryStates:
     #: bytes of the chains of averaged grids of the between-partition terms (:meth:`overlap_needs`) kept
     #: beside those of the class counts in hand; larger needs take the usual route
     CHAIN_BYTES = 1536 * 2**20
+    #: bytes of the decision grids read at one input (:meth:`oriented_grid`) kept
+    ORIENTED_BYTES = 384 * 2**20
 
     def __init__(self, terms: object) -> None:
         self.t = terms
@@ -337,6 +369,7 @@ class BinaryStates:
         self.nums = np.array(t.num, dtype=dtype)  # type: ignore[attr-defined]  # (K, I)
         self._cache = _Cache(self.CACHE_BYTES, self.exact)
         self._sides = _Cache(self.SIDE_BYTES, self.exact)
+        self._grids = _Cache(self.ORIENTED_BYTES, self.exact)
         self._arena = _Arena()
         self._needs: dict[Counts, set[Counts]] | None = None
         self._overlapping = False
@@ -418,13 +451,15 @@ class BinaryStates:
         return self._sides.get(key, lambda: self.correlate(self.summed(m), extra))  # type: ignore[return-value]
 
     def correlate(self, X: np.ndarray, extra: Sequence[int], ix: int | None = None,
-                  memo: dict | None = None, arena: _Arena | None = None) -> np.ndarray:
+                  memo: dict | None = None, arena: _Arena | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """``Y(r) = sum_s L^{extra}(s) X(r + s)``: ``X`` averaged over ``extra[c]`` more i.i.d.
         class-``c`` points per class (axis 0 of ``X`` is carried along); with ``ix``, ``L`` is the law of
         the agreements with input ``ix`` instead of the states. ``memo`` keeps the grid after each class
         by the private points so far, for correlations of one ``X`` that share their first classes; float
-        results go to ``arena`` when given (scratch memory reused from one call to the next)."""
+        results go to ``arena`` when given (scratch memory reused from one call to the next), and the
+        last pass's to ``out`` (a flat float array of the result's size) when given."""
         d = self.d
+        final = max((c for c in range(self.K) if int(extra[c])), default=-1)
         for c in range(self.K):
             e = int(extra[c])
             if memo is not None:
@@ -443,7 +478,7 @@ class BinaryStates:
                 L = np.flip(L, axis=[j for j in range(d) if self.inputs[ix][j]])
             axes = range(1 + c * d, 1 + (c + 1) * d)
             if not self.exact:
-                X = self._correlate_float(X, c, e, L, arena)
+                X = self._correlate_float(X, c, e, L, arena, out if c == final else None)
                 if memo is not None:
                     memo[key] = X
                 continue
@@ -463,14 +498,20 @@ class BinaryStates:
             X = Y
         return X
 
-    def _correlate_float(self, X: np.ndarray, c: int, e: int, L: np.ndarray, arena: _Arena | None = None) -> np.ndarray:
+    def _correlate_float(self, X: np.ndarray, c: int, e: int, L: np.ndarray, arena: _Arena | None = None,
+                         out: np.ndarray | None = None) -> np.ndarray:
         d = self.d
         side = X.shape[1 + c * d]
         lead = int(np.prod(X.shape[:1 + c * d]))
         tail = int(np.prod(X.shape[1 + (c + 1) * d:]))
         base, off, last = self._get(("map", side, e), lambda: self._maps(side, e))  # type: ignore[misc]
         w = np.ascontiguousarray(L, dtype=float).reshape(-1)
-        Y = np.zeros((lead, base.size, (side - e) * tail)) if arena is None else arena.zeros((lead, base.size, (side - e) * tail))
+        shape_y = (lead, base.size, (side - e) * tail)
+        if out is not None:
+            Y = out.reshape(shape_y)
+            Y.fill(0.0)
+        else:
+            Y = np.zeros(shape_y) if arena is None else arena.zeros(shape_y)
         _correlate(np.ascontiguousarray(X).reshape(lead, side ** (d - 1), side * tail), base, off, last * tail, w, Y)
         shape = list(X.shape)
         shape[1 + c * d:1 + (c + 1) * d] = [side - e] * d
@@ -771,23 +812,43 @@ class BinaryStates:
             sizes = [K * math.prod(self.shape(tuple(cc[x] + (x == c) for x in range(K)))) for c in range(K)]
             start = -np.ones((I, K), dtype=np.int64)
             buf = self._sides.buffer(max(1, sum(I * sizes[c] for c in range(K) if b[c] >= 1)))
-            E, _ = self.decisions(m)
             # b - e_c = (b - 1, clipped at 0) + (one point of every other class with private points): the
             # laws convolve, so the correlations compose; the first part is shared by every c
             common = [max(x - 1, 0) for x in b]
             classes = [c for c in range(K) if b[c] >= 1]
             at = {c: sum(I * sizes[x] for x in classes if x < c) for c in classes}
             for ix in range(I):
-                self._arena.reset()  # the passes of the previous input are copied out
-                G = self.correlate(E, common, ix, arena=self._arena)
+                # the decision grid read at input ix (kept per composition): correlated with the
+                # unflipped laws, its averages are already reflected, and the last pass writes them
+                # straight into the side's buffer
+                E = self.oriented_grid(m, ix)
+                self._arena.reset()  # the passes of the previous input are written out
+                G = self.correlate(E, common, arena=self._arena)
                 memo: dict = {}  # the classes before c have the same extra points for every later c
                 for c in classes:
-                    Y = self.correlate(G, [int(x != c and b[x] >= 1) for x in range(K)], ix, memo, self._arena)
                     start[ix, c] = at[c] + ix * sizes[c]
-                    self.reflect(Y, ix, buf[start[ix, c]:start[ix, c] + sizes[c]])
+                    out = buf[start[ix, c]:start[ix, c] + sizes[c]]
+                    Y = self.correlate(G, [int(x != c and b[x] >= 1) for x in range(K)], None, memo,
+                                       self._arena, out)
+                    if not np.may_share_memory(Y, out):  # no pass wrote it (no other class has private points)
+                        out.reshape(Y.shape)[...] = Y
             return [buf, start]
 
         return tuple(self._sides.get(("side", m, b), make))  # type: ignore[return-value]
+
+    def oriented_grid(self, m: Counts, ix: int) -> np.ndarray:
+        """:meth:`oriented` as a contiguous grid (copied row by row, :meth:`reflect`), kept for the
+        sides of the next private parts of ``m``."""
+        E, _ = self.decisions(m)
+        if not self.flips[ix]:
+            return E
+
+        def make() -> np.ndarray:
+            out = np.empty(E.size)
+            self.reflect(E, ix, out)
+            return out.reshape(E.shape)
+
+        return self._grids.get(("oriented", m, ix), make)  # type: ignore[return-value]
 
     def reflect(self, Y: np.ndarray, ix: int, out: np.ndarray) -> None:
         """``out = np.flip(Y, axis=flips[ix])`` flattened (axis 0 carried along), row by row in a

@@ -39,7 +39,7 @@ from typing import Union
 import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument, InvalidModel
-from momentbound.exact.binary_states import applies as binary_applies, grid_bytes
+from momentbound.exact.binary_states import BinaryStates, _Cache, applies as binary_applies, grid_bytes
 from momentbound.exact.class_terms import ClassCountTerms, as_loss
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.exact.predictions import class_count_splits
@@ -419,7 +419,7 @@ LOCAL_SIDES = 40
 def local_sides(model: CellModel, N: int, v: int) -> float:
     """How many sides of the cross-fold term of ``v``-fold CV at ``N`` points, every class count
     ``N / K``, the state route's cache holds (:func:`~momentbound.exact.binary_states.side_bytes`)."""
-    from momentbound.exact.binary_states import BinaryStates, side_bytes
+    from momentbound.exact.binary_states import side_bytes
 
     return BinaryStates.SIDE_BYTES / side_bytes(model.n_classes, model.d, N, v)
 
@@ -430,6 +430,81 @@ def local_key(counts: Sequence[int]) -> tuple:
     classes (whose folds share training compositions) stay a few places apart."""
     n = tuple(int(c) for c in counts)
     return (n[0] // LOCAL_STRIP,) + n[1:-1] + (n[0],)
+
+
+#: worker processes that compute the terms of the local order when the class-count work (the sum over the
+#: class-count vectors ``n`` of ``prod_c (n_c + 1)^(2 d)``) reaches :data:`PARALLEL_WORK`
+WORKERS = 2
+#: memory of one worker: half the cache of sides, its own caches of grids and scratch (StratifiedKFold(10)
+#: at N = 30: 2.6-2.9 GiB peak each, the parent 0.9 GiB, against 4.4 GiB for one process); the workers
+#: run only when the memory limit in force (:func:`momentbound.guard.memory_limit`, by default 80% of the
+#: machine's memory) holds :data:`WORKERS` of them
+WORKER_BYTES = 3 * 2**30
+#: class-count work from which :data:`WORKERS` processes compute the terms (StratifiedKFold(10), three
+#: classes and two binary attributes: 8.5e11 at N = 20, a few seconds; 1.5e13 at N = 24, about a minute;
+#: 2.9e14 at N = 30); below it, one process
+PARALLEL_WORK = 1e13
+
+
+def local_terms(terms: ClassCountTerms, splitter: AllocationLaw, rule: object, counts: tuple[int, ...]) -> None:
+    """Compute (into ``terms``' caches) every term the moments of the class-count vector ``counts`` read."""
+    for alloc in splitter.allocations(counts):
+        weights = {tuple(int(x) for x in a): test_set_weights(rule, a, terms.exact) for a, _ in alloc.groups}
+        group_moments(terms, counts, alloc, lambda a: weights[a][0])
+
+
+def local_parts(order: list[int], sizes: Sequence[float], total: float, exact: bool) -> list[list[int]]:
+    """The local order cut into :data:`WORKERS` runs of about equal class-count work (one run below
+    :data:`PARALLEL_WORK`, in rational arithmetic, where processes cannot be forked, or when the memory
+    limit does not hold :data:`WORKERS` times :data:`WORKER_BYTES`)."""
+    import multiprocessing
+
+    from momentbound import guard
+
+    memory = guard.memory_limit()
+    if (WORKERS < 2 or total < PARALLEL_WORK or exact or "fork" not in multiprocessing.get_all_start_methods()
+            or (memory is not None and memory < WORKERS * WORKER_BYTES)):
+        return [order]
+    parts: list[list[int]] = [[] for _ in range(WORKERS)]
+    done = 0.0
+    for i in order:
+        parts[min(WORKERS - 1, int(WORKERS * done / total))].append(i)
+        done += sizes[i]
+    return [part for part in parts if part]
+
+
+#: what the forked workers of :func:`terms_in_workers` read (the parent's objects, copied on write)
+_WORKER_STATE: list = []
+
+
+def _worker_terms(part: int) -> list[dict]:
+    terms, splitter, rule, parts = _WORKER_STATE
+    if terms.states is not None:  # the parent's cache of sides, split between the workers
+        terms.states._sides.limit = terms.states._sides.limit / len(parts)
+    for counts in parts[part]:
+        local_terms(terms, splitter, rule, counts)
+    return [{name: getattr(t, name) for name in ("_err1", "_err2", "_cross")}
+            for t in (terms, getattr(terms, "_squared", None)) if t is not None]
+
+
+def terms_in_workers(terms: ClassCountTerms, splitter: AllocationLaw, rule: object,
+                     parts: list[list[tuple[int, ...]]]) -> None:
+    """Compute the terms of each part of the class-count vectors in its own forked process (each with its
+    own caches, the cache of sides split between them) and merge them into ``terms``' caches. A term is
+    the same number whichever process computes it, so the moments summed from the merged caches are
+    bitwise those of one process."""
+    import multiprocessing
+
+    _WORKER_STATE[:] = [terms, splitter, rule, parts]
+    try:
+        with multiprocessing.get_context("fork").Pool(len(parts)) as pool:
+            results = pool.map(_worker_terms, range(len(parts)), chunksize=1)
+    finally:
+        _WORKER_STATE[:] = []
+    for caches in results:
+        for t, cache in zip((terms, terms.squared()), caches):
+            for name, values in cache.items():
+                getattr(t, name).update(values)
 
 
 def stratified_cv_moments(
@@ -529,15 +604,24 @@ def stratified_cv_moments(
     if getattr(terms, "local_order", False) and local_sides(model, N, v) < LOCAL_SIDES:
         # the terms first, in an order that keeps neighbouring class counts close (they share averaged
         # grids kept in a bounded cache); the sums below, in the usual order, then find them cached
-        done = 0.0
-        for i in sorted(range(len(splits)), key=lambda i: local_key(splits[i][0])):
+        order = sorted(range(len(splits)), key=lambda i: local_key(splits[i][0]))
+        parts = local_parts(order, sizes, float(work[-1]), exact)
+        if len(parts) > 1 and hasattr(terms, "start_part"):  # a dry run: the parts one after the other
+            for part in parts:
+                terms.start_part(len(parts))
+                for i in part:
+                    local_terms(terms, splitter, rule, splits[i][0])
+        elif len(parts) > 1:
             if on_progress is not None:
-                on_progress(done / float(work[-1]))
-            done += sizes[i]
-            counts = splits[i][0]
-            for alloc in splitter.allocations(counts):
-                weights = {tuple(int(x) for x in a): test_set_weights(rule, a, exact) for a, _ in alloc.groups}
-                group_moments(terms, counts, alloc, lambda a: weights[a][0])
+                on_progress(0.0)
+            terms_in_workers(terms, splitter, rule, [[splits[i][0] for i in part] for part in parts])
+        else:
+            done = 0.0
+            for i in order:
+                if on_progress is not None:
+                    on_progress(done / float(work[-1]))
+                done += sizes[i]
+                local_terms(terms, splitter, rule, splits[i][0])
         on_progress = None
     for at, (counts, p_counts) in enumerate(splits):
         if on_progress is not None:
@@ -1177,6 +1261,10 @@ class StateWork(TermWork):
     """
 
     KINDS = ("ops", "cells", "kernel", "calls")
+    #: a side's correlation entries at this share of the kernel price: the last pass writes into a pool of
+    #: buffers already mapped, with no reflected copy (StratifiedKFold(10) at N = 24, one process: the
+    #: sides 33 s of CPU against 47 s when each was copied reflected into pages mapped afresh)
+    SIDE_KERNEL = 0.7
     #: the real state route computes its terms in :func:`local_key` order first
     local_order = True
 
@@ -1184,11 +1272,15 @@ class StateWork(TermWork):
                  per_unit: dict[str, float] | None = None) -> None:
         super().__init__(model, clf, mode, limit, per_unit)
         self.units = dict.fromkeys(self.KINDS, 0.0)
-        self._lru: dict[tuple, float] = {}
-        self._lru_bytes = 0.0
+        self._sides = _Cache(BinaryStates.SIDE_BYTES, False)
         self._needs: dict[tuple[int, ...], set[tuple[int, ...]]] | None = None
         self._overlapping = False
         self._chains: dict[tuple[int, ...], tuple[set, float]] = {}  # insertion order: least recent first
+
+    def start_part(self, parts: int) -> None:
+        """The next part of the local order runs in a worker process of its own (:func:`terms_in_workers`):
+        a cache of sides of its own, ``1 / parts`` of the whole."""
+        self._sides = _Cache(BinaryStates.SIDE_BYTES // parts, False)
 
     def all_units(self) -> dict[str, float]:
         return dict(self.units)
@@ -1231,22 +1323,20 @@ class StateWork(TermWork):
 
     def _side_cached(self, m: tuple[int, ...], b: tuple[int, ...], classes: Sequence[int]) -> bool:
         """Whether the real run still holds this side: its cache of sides
-        (:attr:`~momentbound.exact.binary_states.BinaryStates.SIDE_BYTES`) drops the least recently
-        used, and a dropped side is computed again."""
-        from momentbound.exact.binary_states import BinaryStates
+        (:attr:`~momentbound.exact.binary_states.BinaryStates.SIDE_BYTES`, a ring of buffers in one
+        pool) drops the sides whose buffers a new one overwrites, and a dropped side is computed again.
+        The replay runs the real cache on buffers it never writes (the pool is not touched)."""
+        made = []
 
-        key = (m, b)
-        if key in self._lru:
-            self._lru[key] = self._lru.pop(key)
-            return True
-        cc = [x - y for x, y in zip(m, b)]
-        size = 8.0 * self.n_in * sum(self.K * math.prod((cc[x] + 1.0 + (x == c)) ** self.d for x in range(self.K))
-                                     for c in classes)
-        self._lru[key] = size
-        self._lru_bytes += size
-        while self._lru_bytes > BinaryStates.SIDE_BYTES and len(self._lru) > 1:
-            self._lru_bytes -= self._lru.pop(next(iter(self._lru)))
-        return False
+        def make() -> list[np.ndarray]:
+            made.append(True)
+            cc = [x - y for x, y in zip(m, b)]
+            n = self.n_in * sum(self.K * math.prod((cc[x] + 1 + (x == c)) ** self.d for x in range(self.K))
+                                for c in classes)
+            return [self._sides.buffer(n) if 8 * n <= self._sides.limit else np.empty(0)]
+
+        self._sides.get((m, b), make)
+        return not made
 
     def _side(self, m: tuple[int, ...], b: tuple[int, ...], classes: Sequence[int]) -> None:
         """One side of the cross-fold term (:meth:`~momentbound.exact.binary_states.BinaryStates.side`):
@@ -1269,7 +1359,7 @@ class StateWork(TermWork):
                     kernel += K * math.prod(v**self.d for v in sides) * 2.0**self.d
             cells += K * math.prod(v**self.d for v in sides)
         self._add(0, (I - 1) * one[0] + I * cells, "averages")
-        self._kernel((I - 1) * one[1] + I * kernel, "averages")
+        self._kernel(self.SIDE_KERNEL * ((I - 1) * one[1] + I * kernel), "averages")
 
     def overlap_needs(self, needs: dict | None) -> None:
         """:meth:`~momentbound.exact.binary_states.BinaryStates.overlap_needs`: the chains of averaged grids
@@ -1281,7 +1371,7 @@ class StateWork(TermWork):
             self._overlapping = needs is not None
             return
         if not self._overlapping:
-            self._lru, self._lru_bytes = {}, 0.0
+            self._sides = _Cache(self._sides.limit, False)  # as the real run: a fresh cache of sides
             self._overlapping = True
         full = {tuple(m): down_set(bs) for m, bs in needs.items()}
         self._needs = full if chain_bytes(self.K, self.d, full) <= BinaryStates.CHAIN_BYTES else None
