@@ -1,4 +1,4 @@
-"""The ring of side buffers of the state route (momentbound.exact.binary_states._Cache.buffer): an
+"""The ring of side buffers of the state route (momentbound.exact.binary_states.GridCache.buffer): an
 entry whose buffer is overwritten is dropped, the most recent entry is never overwritten, and every
 entry still cached keeps its values (witness: the values each entry was filled with)."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from momentbound.exact.binary_states import _Cache
+from momentbound.exact.binary_states import GridCache
 
 
-def _fill(cache: _Cache, key: int, n: int) -> np.ndarray:
+def _fill(cache: GridCache, key: int, n: int) -> np.ndarray:
     def make() -> list[np.ndarray]:
         buf = cache.buffer(n)
         buf[...] = key
@@ -19,7 +19,7 @@ def _fill(cache: _Cache, key: int, n: int) -> np.ndarray:
 
 
 def test_entries_kept_keep_their_values_and_the_most_recent_is_never_overwritten():
-    cache = _Cache(8 * 10, exact=False)  # a pool of 10 floats
+    cache = GridCache(8 * 10, exact=False)  # a pool of 10 floats
     _fill(cache, 1, 4)
     _fill(cache, 2, 4)  # [1 1 1 1 2 2 2 2 . .]
     assert list(cache.regions.values()) == [(0, 4), (4, 4)]
@@ -38,7 +38,7 @@ def test_entries_kept_keep_their_values_and_the_most_recent_is_never_overwritten
 
 def test_a_wrong_overlap_would_be_caught():
     """The check above can fail: writing into a kept entry's region changes its values."""
-    cache = _Cache(8 * 10, exact=False)
+    cache = GridCache(8 * 10, exact=False)
     a = _fill(cache, 1, 4)
     cache.pool[:2] = 9.0
     assert not (a == 1).all()

@@ -218,7 +218,7 @@ def _triple(pc, a, b):  # pragma: no cover - compiled
     return total
 
 
-class _Cache:
+class GridCache:
     """Arrays by key, the least recently used dropped first past a number of bytes.
 
     :meth:`buffer` hands out float buffers from one pool of ``limit`` bytes, in a ring: a new buffer
@@ -367,9 +367,9 @@ class BinaryStates:
         self.bumps = [tuple(int(x[j] == 0) for j in range(d)) for x in self.inputs]
         dtype = object if self.exact else float
         self.nums = np.array(t.num, dtype=dtype)  # type: ignore[attr-defined]  # (K, I)
-        self._cache = _Cache(self.CACHE_BYTES, self.exact)
-        self._sides = _Cache(self.SIDE_BYTES, self.exact)
-        self._grids = _Cache(self.ORIENTED_BYTES, self.exact)
+        self._cache = GridCache(self.CACHE_BYTES, self.exact)
+        self._sides = GridCache(self.SIDE_BYTES, self.exact)
+        self._grids = GridCache(self.ORIENTED_BYTES, self.exact)
         self._arena = _Arena()
         self._needs: dict[Counts, set[Counts]] | None = None
         self._overlapping = False
@@ -696,7 +696,7 @@ class BinaryStates:
             self._overlapping = needs is not None
             return
         if not self._overlapping:  # the sides of a single partition are not read again here
-            self._sides = _Cache(self.SIDE_BYTES, self.exact)
+            self._sides = GridCache(self.SIDE_BYTES, self.exact)
             self._overlapping = True
         full = {tuple(m): down_set(bs) for m, bs in needs.items()}
         self._needs = full if chain_bytes(self.K, self.d, full) <= self.CHAIN_BYTES else None

@@ -51,6 +51,8 @@ from momentbound.classifiers.naive_bayes import decision_shares, keys_fit_int64,
 from momentbound.errors import InvalidArgument
 from momentbound import guard
 from momentbound.model.cells import CellModel
+from momentbound.exact.bootstrap_rows import (ROWS_NS, W_CHUNK, StateMoments, bootstrap_row_table, compositions_at_most,
+                                             row_bootstrap_applies)
 
 __all__ = ["StateMoments", "route", "work_estimate", "memory_estimate", "state_moments", "STATISTICS",
            "MAX_SECONDS", "NS_PER_OP"]
@@ -65,38 +67,11 @@ MAX_SECONDS = 60.0
 #: estimated, 18.9 s CPU); rows and row-halves: the estimate is already in nanoseconds (:data:`ROWS_NS`,
 #: :data:`momentbound.exact.row_halves.NS_PER_PAIR`)
 NS_PER_OP = {"rows": 1.0, "class-states": 0.3, "row-halves": 1.0}
-#: CPU nanoseconds of the rows route per unit of its parts, fitted on 16 resubstitution runs (one
-#: attribute of 2-8 values, 2-4 classes, N = 14-600) and 20 Err(1)/.632 runs (measured / estimated
-#: 0.80-1.45; 0.73-1.22 on 10 other runs, ``benchmarks/bench_resub_rows_estimate.py``): per split and
-#: pair of inputs, per split, input and class, per grid cell of the decision shares (times K^2 V), per
-#: conditional matrix and per entry of one, per term of the bootstrap-row table, per grid cell and
-#: class of Err(1)
-ROWS_NS = {"split_pairs": 4.04e4, "split_inputs": 4.15e4, "decisions": 11.2, "matrices": 3.66e3,
-           "conditionals": 27.4, "row_table": 0.617, "err1_cells": 41.3}
 #: default limit on the bytes held
 MAX_MEMORY = 2 * 2**30
 #: bytes of binomial laws and conditional matrices the rows route keeps for the splits that share them
 ROW_CACHE = 2**28
 WEIGHT = 0.632
-#: float entries of one block of bootstrap-row weights (:func:`_bootstrap_row_table`)
-_W_CHUNK = 4_000_000
-
-
-@dataclass(frozen=True)
-class StateMoments:
-    """``E[est]``, ``E[est^2]`` (tie coins included) and ``E[est GE_N]`` of one statistic, with
-    ``E[GE_N]`` and ``E[GE_N^2]`` from the same sums."""
-
-    mean: float
-    second: float
-    joint: float
-    route: str
-    dropped_mass_bound: float = 0.0
-    ge_mean: float | None = None
-    ge_second: float | None = None
-    #: .632+ on pairs of half tables: ``E[v]`` and ``E[v v']`` of ``v = (err, Err(1), gamma)``, the inputs of
-    #: its delta-method approximation (:func:`momentbound.exact.row_halves.delta_inputs`)
-    delta_inputs: Any = None
 
 
 def _two_class_ok(model: CellModel, clf: Any, N: int) -> bool:
@@ -117,55 +92,10 @@ def route(model: CellModel, clf: Any, statistic: str, N: int) -> str | None:
     if model.d == 1:
         if statistic == "resubstitution":
             return "rows" if keys_fit_int64(clf.alpha_exact, model.arities, N, model.n_classes) else None
-        return "rows" if _row_bootstrap_applies(model, clf) else None
+        return "rows" if row_bootstrap_applies(model, clf) else None
     if statistic == "resubstitution" and _two_class_ok(model, clf, N):
         return "class-states"
     return None
-
-
-def _row_bootstrap_applies(model: CellModel, clf: Any) -> bool:
-    """One attribute and ``alpha = 0``: the prediction at ``x`` is the largest count of the row
-    ``T[x, .]`` (ties ``random``; two classes also ``first``, :func:`momentbound.exact.tables.bootstrap_fast`)."""
-    from momentbound.exact.tables import fast_bootstrap_applies
-
-    if model.d != 1 or clf.alpha_exact != 0:
-        return False
-    return clf.ties == "random" or fast_bootstrap_applies(model, clf)
-
-
-def _bootstrap_row_table(clf: Any, N: int, K: int) -> np.ndarray:
-    """``W[b, y]``: the probability that the classifier of a bootstrap sample predicts ``y`` at an
-    input whose row without the left-out point is ``b`` (``sum(b) <= N - 1``; dense ``(N,) * K + (K,)``).
-
-    With one attribute and ``alpha = 0`` the class-``k`` score at ``x`` is ``S[x, k] / N``, so the
-    prediction depends on the sample's row only, the first ``K`` components of
-    ``Multinomial(N; b / (N - 1), 1 - sum(b) / (N - 1))``."""
-    from math import lgamma
-
-    rows = np.array(_compositions_at_most(N, K), dtype=np.int64)  # sample rows s, sum(s) <= N
-    g, scale = decision_shares(clf, (K,), [N] * K, [rows[:, k:k + 1] for k in range(K)])
-    D = (g / scale).T  # (len(rows), K)
-    lf = np.array([lgamma(i + 1) for i in range(N + 1)])
-    rest_s = N - rows.sum(axis=1)
-    coef = lf[N] - lf[rows].sum(axis=1) - lf[rest_s]
-    bases = np.array(_compositions_at_most(N - 1, K), dtype=np.int64)
-    W = np.zeros((N,) * K + (K,))
-    counts = np.concatenate([rows, rest_s[:, None]], axis=1).astype(float)
-    step = max(1, _W_CHUNK // len(rows))
-    for start in range(0, len(bases), step):
-        b = bases[start:start + step].astype(float)
-        probs = np.concatenate([b, (N - 1 - b.sum(axis=1))[:, None]], axis=1) / (N - 1)
-        logp = np.log(np.where(probs > 0, probs, 1.0)) - 1e30 * (probs == 0)  # a zero-probability category
-        weight = np.exp(coef[None, :] + logp @ counts.T)  # (bases, rows): exp(-huge) = 0 where impossible
-        W[tuple(bases[start:start + step].T)] = weight @ D
-    return W
-
-
-def _compositions_at_most(n: int, K: int) -> list[tuple[int, ...]]:
-    """Every ``K``-vector of nonnegative integers with sum at most ``n``."""
-    if K == 0:
-        return [()]
-    return [(a,) + rest for a in range(n + 1) for rest in _compositions_at_most(n - a, K - 1)]
 
 
 def _splits(N: int, K: int) -> list[tuple[int, ...]]:
@@ -217,13 +147,13 @@ def memory_estimate(model: CellModel, N: int, statistic: str = "resubstitution",
 
         first = K == 2 and (clf is None or clf.ties == "first")
         width = 4 + 2 * K + (N + 1 if first else 0)  # ties 'first' adds N + 1 columns (two classes)
-        return (8.0 * (N ** K * K + math.comb(N + K, K) * (2 * K + 2) + 2 * max(_W_CHUNK, math.comb(N + K, K)))
+        return (8.0 * (N ** K * K + math.comb(N + K, K) * (2 * K + 2) + 2 * max(W_CHUNK, math.comb(N + K, K)))
                 + row_halves.BYTES_PER_HALF * (width + 1) * row_halves.half_work(model, N))
     if model.d == 1:
         grid = max(math.prod(v + 1 for v in n) for n in _splits(N, K))
         table = 0.0
         if statistic != "resubstitution":  # W, the sample rows and two blocks of weights
-            table = 8.0 * (N ** K * K + math.comb(N + K, K) * (2 * K + 2) + 2 * max(_W_CHUNK, math.comb(N + K, K)))
+            table = 8.0 * (N ** K * K + math.comb(N + K, K) * (2 * K + 2) + 2 * max(W_CHUNK, math.comb(N + K, K)))
         shared = min(ROW_CACHE, 8.0 * sum((n + 1) ** 2 for n in range(N + 1)) * V * V * K)
         return 8.0 * grid * (4 * V + 8) + 8.0 * K * (N + 1) ** 2 + table + shared
     D = _grid_dims(model)
@@ -232,7 +162,7 @@ def memory_estimate(model: CellModel, N: int, statistic: str = "resubstitution",
     return kept + 4 * 8.0 * (N + 1) ** D * per
 
 
-def _lift_seconds() -> str:
+def lift_seconds() -> str:
     lim = guard.active()
     if lim is not None and lim.cli:
         return "max_seconds=None"  # the command line's --max-seconds none
@@ -265,7 +195,7 @@ def state_moments(
         raise InvalidArgument(
             f"the exact {statistic} on sufficient statistics at N={N} ({way} route) would take about "
             f"{seconds:.2g} s on one core (limit {max_seconds:g} s); use {guard.option('backend', 'montecarlo')} "
-            f"(or {guard.option('backend', 'auto')}), a smaller {guard.option('N')}, or {_lift_seconds()} to run it "
+            f"(or {guard.option('backend', 'auto')}), a smaller {guard.option('N')}, or {lift_seconds()} to run it "
             "anyway"
         )
     memory = memory_estimate(model, N, statistic, clf)
@@ -329,7 +259,7 @@ def _row_values(fm: CellModel, clf: Any, n: tuple[int, ...], statistic: str,
         return D, resub, coin
     N = sum(n)
     if clf.ties == "random":
-        W = _bootstrap_row_table(clf, N, K) if W is None else W
+        W = bootstrap_row_table(clf, N, K) if W is None else W
         q = np.zeros(r.shape)
         for y in range(K):
             b = [a - (k == y) for k, a in enumerate(axes)]
@@ -354,7 +284,7 @@ def _rows(fm: CellModel, clf: Any, N: int, statistic: str) -> StateMoments:
     theta = np.divide(P, pi, out=np.zeros_like(P), where=pi > 0)
     w = P.sum(axis=1, keepdims=True) - P  # P[X = x, Y != y]
     mean = second = joint = ge1 = ge2 = 0.0
-    W = (_bootstrap_row_table(clf, N, K) if statistic != "resubstitution" and clf.ties == "random" else None)
+    W = (bootstrap_row_table(clf, N, K) if statistic != "resubstitution" and clf.ties == "random" else None)
     # a class's binomial law and conditional matrices depend on its count only: shared by the splits
     # with that count (three or more classes), kept while they fit in ROW_CACHE bytes (oldest dropped)
     cache: dict[tuple[int, ...], np.ndarray] = {}

@@ -3,7 +3,7 @@
 With one attribute, ``alpha = 0`` and ties ``random`` the prediction at input ``x`` is the largest
 count of the row ``T[x, .]`` (ties shared equally, every class keyed 0 on an empty row), and the
 ideal bootstrap's miss probability ``q_y`` of a point of class ``y`` at ``x`` is a function of that
-row too (:func:`momentbound.exact.resub_states._bootstrap_row_table`); with ties ``first`` and two
+row too (:func:`momentbound.exact.bootstrap_rows.bootstrap_row_table`); with ties ``first`` and two
 classes, of the row and the class-1 total (:func:`_row_stats`). So every ingredient of .632+
 is a sum of row functions over the ``V`` rows: ``N err``, ``N Err(1)``, the class totals ``n_k``,
 the predicted counts ``m_k = sum_x T_x g_x(k)`` (``gamma = 1 - sum_k n_k m_k / N^2``) and
@@ -57,10 +57,10 @@ _BLOCK = 2048
 
 def applies(model: CellModel, clf: Any) -> bool:
     """One attribute and ``alpha = 0``, ties ``random`` (every class count) or ``first`` with two classes:
-    the route of ``Err(1)`` on rows (:func:`momentbound.exact.resub_states._row_bootstrap_applies`)."""
-    from momentbound.exact.resub_states import _row_bootstrap_applies
+    the route of ``Err(1)`` on rows (:func:`momentbound.exact.bootstrap_rows.row_bootstrap_applies`)."""
+    from momentbound.exact.bootstrap_rows import row_bootstrap_applies
 
-    return _row_bootstrap_applies(model, clf)
+    return row_bootstrap_applies(model, clf)
 
 
 def _width(model: CellModel, clf: Any, N: int) -> int:
@@ -77,7 +77,7 @@ def _groups(V: int) -> tuple[list[int], list[int]]:
 def delta_seconds(model: CellModel, N: int) -> float:
     """Estimated CPU seconds of :func:`delta_inputs`: the bootstrap-row table and the half tables (the
     sums over pairs factor, :func:`delta_inputs`)."""
-    from momentbound.exact.resub_states import ROWS_NS
+    from momentbound.exact.bootstrap_rows import ROWS_NS
 
     K = model.n_classes
     return 1e-9 * (ROWS_NS["row_table"] * math.comb(N - 1 + K, K) * math.comb(N + K, K) * (2 * K + 4)
@@ -98,9 +98,9 @@ def pair_count(model: CellModel, N: int) -> int:
 
 def _compositions(n: int, K: int) -> np.ndarray:
     """Every ``K``-vector of nonnegative integers with sum at most ``n`` (rows)."""
-    from momentbound.exact.resub_states import _compositions_at_most
+    from momentbound.exact.bootstrap_rows import compositions_at_most
 
-    return np.array(_compositions_at_most(n, K), dtype=np.int64).reshape(-1, K)
+    return np.array(compositions_at_most(n, K), dtype=np.int64).reshape(-1, K)
 
 
 def _row_stats(fm: CellModel, clf: Any, N: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -115,7 +115,7 @@ def _row_stats(fm: CellModel, clf: Any, N: int) -> list[tuple[np.ndarray, np.nda
     total, appended as ``N + 1`` columns (one per ``n_1``). A table without class 0 predicts 1 everywhere
     (``GE_N = P[Y = 0]``, set by the kernel)."""
     from momentbound.classifiers.naive_bayes import decision_shares
-    from momentbound.exact.resub_states import _bootstrap_row_table
+    from momentbound.exact.bootstrap_rows import bootstrap_row_table
 
     V, K = fm.n_inputs, fm.n_classes
     P = fm.as_array(float).reshape(V, K)
@@ -127,7 +127,7 @@ def _row_stats(fm: CellModel, clf: Any, N: int) -> list[tuple[np.ndarray, np.nda
     miss = 1.0 - D
     resub = (r * miss).sum(axis=1)
     coin = (r * miss * D).sum(axis=1)
-    W = _bootstrap_row_table(clf, N, K)
+    W = bootstrap_row_table(clf, N, K)
     q = np.zeros(r.shape)
     for y in range(K):
         b = rows.copy()
@@ -388,11 +388,11 @@ def half_moments(A: HalfTables, B: HalfTables, N: int, K: int, statistic: str,
 
 def state_moments(fm: CellModel, clf: Any, N: int, statistic: str = "632plus", tail: float = 1e-13) -> Any:
     """``E[est]``, ``E[est^2]`` and ``E[est GE_N]`` (with ``E[GE_N]``, ``E[GE_N^2]``) of ``statistic``
-    (:data:`STATISTICS`) for a float model, as a :class:`momentbound.exact.resub_states.StateMoments`; the
+    (:data:`STATISTICS`) for a float model, as a :class:`momentbound.exact.bootstrap_rows.StateMoments`; the
     refusals and guards are :func:`momentbound.exact.resub_states.state_moments`'. The skipped mass is at
     most ``tail``. .632+ also keeps the inputs of its delta-method approximation (:func:`delta_inputs`,
     from the same half tables, every table counted)."""
-    from momentbound.exact.resub_states import StateMoments
+    from momentbound.exact.bootstrap_rows import StateMoments
 
     if not applies(fm, clf):
         raise InvalidArgument("pairs of half tables need one attribute, alpha = 0 and ties 'random' (or 'first' "

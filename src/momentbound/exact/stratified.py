@@ -39,7 +39,7 @@ from typing import Union
 import numpy as np
 
 from momentbound.errors import ImpossibleSplit, InvalidArgument, InvalidModel
-from momentbound.exact.binary_states import BinaryStates, _Cache, applies as binary_applies, grid_bytes
+from momentbound.exact.binary_states import BinaryStates, GridCache, applies as binary_applies, grid_bytes
 from momentbound.exact.class_terms import ClassCountTerms, as_loss
 from momentbound.classifiers.naive_bayes import NaiveBayes
 from momentbound.exact.predictions import class_count_splits
@@ -1272,7 +1272,7 @@ class StateWork(TermWork):
                  per_unit: dict[str, float] | None = None) -> None:
         super().__init__(model, clf, mode, limit, per_unit)
         self.units = dict.fromkeys(self.KINDS, 0.0)
-        self._sides = _Cache(BinaryStates.SIDE_BYTES, False)
+        self._sides = GridCache(BinaryStates.SIDE_BYTES, False)
         self._needs: dict[tuple[int, ...], set[tuple[int, ...]]] | None = None
         self._overlapping = False
         self._chains: dict[tuple[int, ...], tuple[set, float]] = {}  # insertion order: least recent first
@@ -1280,7 +1280,7 @@ class StateWork(TermWork):
     def start_part(self, parts: int) -> None:
         """The next part of the local order runs in a worker process of its own (:func:`terms_in_workers`):
         a cache of sides of its own, ``1 / parts`` of the whole."""
-        self._sides = _Cache(BinaryStates.SIDE_BYTES // parts, False)
+        self._sides = GridCache(BinaryStates.SIDE_BYTES // parts, False)
 
     def all_units(self) -> dict[str, float]:
         return dict(self.units)
@@ -1371,7 +1371,7 @@ class StateWork(TermWork):
             self._overlapping = needs is not None
             return
         if not self._overlapping:
-            self._sides = _Cache(self._sides.limit, False)  # as the real run: a fresh cache of sides
+            self._sides = GridCache(self._sides.limit, False)  # as the real run: a fresh cache of sides
             self._overlapping = True
         full = {tuple(m): down_set(bs) for m, bs in needs.items()}
         self._needs = full if chain_bytes(self.K, self.d, full) <= BinaryStates.CHAIN_BYTES else None

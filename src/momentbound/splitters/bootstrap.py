@@ -483,7 +483,7 @@ def _halves_delta_inputs(engine: Any, N: int) -> tuple[np.ndarray, np.ndarray]:
         if limit is not None and seconds > limit:
             raise InvalidArgument(
                 f"the delta-method inputs of .632+ on pairs of half tables at N={N} would take about {seconds:.2g} s "
-                f"on one core (limit {limit:g} s); use a smaller {option('N')}, or {resub_states._lift_seconds()} to run it "
+                f"on one core (limit {limit:g} s); use a smaller {option('N')}, or {resub_states.lift_seconds()} to run it "
                 "anyway")
         memory = resub_states.memory_estimate(model, N, "632plus", clf)
         if memory > resub_states.MAX_MEMORY:
