@@ -478,27 +478,43 @@ _WORKER_STATE: list = []
 
 
 def _worker_terms(part: int) -> list[dict]:
-    terms, splitter, rule, parts = _WORKER_STATE
+    terms, splitter, rule, parts, done = _WORKER_STATE
     if terms.states is not None:  # the parent's cache of sides, split between the workers
         terms.states._sides.limit = terms.states._sides.limit / len(parts)
     for counts in parts[part]:
         local_terms(terms, splitter, rule, counts)
+        with done.get_lock():  # the class-count work of this vector, read by the parent's progress
+            done.value += math.prod((c + 1.0) ** (2 * terms.model.d) for c in counts)
     return [{name: getattr(t, name) for name in ("_err1", "_err2", "_cross")}
             for t in (terms, getattr(terms, "_squared", None)) if t is not None]
 
 
+#: seconds between two progress reports of the parent while the workers of :func:`terms_in_workers` run
+WORKER_POLL = 0.5
+
+
 def terms_in_workers(terms: ClassCountTerms, splitter: AllocationLaw, rule: object,
-                     parts: list[list[tuple[int, ...]]]) -> None:
+                     parts: list[list[tuple[int, ...]]],
+                     on_progress: Callable[[float], None] | None = None, total: float = 1.0) -> None:
     """Compute the terms of each part of the class-count vectors in its own forked process (each with its
     own caches, the cache of sides split between them) and merge them into ``terms``' caches. A term is
     the same number whichever process computes it, so the moments summed from the merged caches are
-    bitwise those of one process."""
+    bitwise those of one process. The workers add the class-count work of each vector they finish to a
+    shared counter; while they run, the parent reports it (``on_progress(done / total)``) every
+    :data:`WORKER_POLL` seconds."""
     import multiprocessing
 
-    _WORKER_STATE[:] = [terms, splitter, rule, parts]
+    ctx = multiprocessing.get_context("fork")
+    done = ctx.Value("d", 0.0)
+    _WORKER_STATE[:] = [terms, splitter, rule, parts, done]
     try:
-        with multiprocessing.get_context("fork").Pool(len(parts)) as pool:
-            results = pool.map(_worker_terms, range(len(parts)), chunksize=1)
+        with ctx.Pool(len(parts)) as pool:
+            pending = pool.map_async(_worker_terms, range(len(parts)), chunksize=1)
+            while not pending.ready():
+                pending.wait(WORKER_POLL)
+                if on_progress is not None:
+                    on_progress(min(1.0, done.value / total))
+            results = pending.get()
     finally:
         _WORKER_STATE[:] = []
     for caches in results:
@@ -614,7 +630,8 @@ def stratified_cv_moments(
         elif len(parts) > 1:
             if on_progress is not None:
                 on_progress(0.0)
-            terms_in_workers(terms, splitter, rule, [[splits[i][0] for i in part] for part in parts])
+            terms_in_workers(terms, splitter, rule, [[splits[i][0] for i in part] for part in parts],
+                             on_progress, float(work[-1]))
         else:
             done = 0.0
             for i in order:

@@ -1,0 +1,46 @@
+"""Progress of the exact stratified route while forked worker processes compute its terms
+(momentbound.exact.stratified.terms_in_workers; docs/mathematics.md, "Stratified cross-validation on
+binary attributes").
+
+Witness: the parent reports fractions strictly between 0 and 1, rising, while the workers run (the
+workers' shared counter of class-count work); no wall-clock time is asserted.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from fractions import Fraction as F
+
+import pytest
+
+import momentbound.exact.stratified as strat
+from momentbound import CellModel
+from momentbound.classifiers.naive_bayes import NaiveBayes
+
+MODEL = CellModel((2, 2), [F(3, 20), F(1, 25), F(1, 50), F(1, 20), F(1, 10), F(1, 25),
+                           F(1, 20), F(1, 10), F(1, 25), F(1, 10), F(2, 25), F(23, 100)], 3)
+CLF = NaiveBayes(ties="first", alpha=1)
+
+pytestmark = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+
+
+def test_the_parent_reports_the_workers_progress(monkeypatch):
+    monkeypatch.setattr(strat, "LOCAL_SIDES", float("inf"))  # the local order at any size
+    monkeypatch.setattr(strat, "PARALLEL_WORK", 0.0)  # forced through the workers
+    monkeypatch.setattr(strat, "WORKER_POLL", 0.002)
+    seen, during = [], []
+    run = strat.terms_in_workers
+
+    def spy(*a):
+        during.append(len(seen))
+        run(*a)
+        during.append(len(seen))
+
+    monkeypatch.setattr(strat, "terms_in_workers", spy)
+    strat.stratified_cv_moments(MODEL, 16, 5, classifier=CLF, arithmetic="float", on_progress=seen.append)
+    inside = seen[during[0]:during[1]]
+    assert len(inside) >= 2, seen  # reports while the workers run, not only 0 then silence
+    assert any(0.0 < f < 1.0 for f in inside)
+    assert inside == sorted(inside) and max(inside) <= 1.0
+    assert inside[-1] == pytest.approx(1.0)  # every vector's work counted once, across both workers
+    assert seen[-1] == 1.0
