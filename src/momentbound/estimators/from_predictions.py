@@ -24,7 +24,7 @@ and sound interval arithmetic (:class:`Interval`) when the backend returns guara
 from __future__ import annotations
 
 from momentbound.errors import WorkLimitExceeded
-from momentbound.guard import option, seconds_limit
+from momentbound.guard import check, option, seconds_limit
 import math
 
 import time
@@ -767,6 +767,10 @@ def check_work(engine: MomentEngine, estimator: Splitter, N: int, covariance: st
     than the backend's memory; returns the split."""
     split = estimator.split(N)
     route = splitter_member(estimator, "exact_route")(engine)  # the splitter whose route computes the statistic
+    memory = getattr(route, "estimated_memory", None)  # its own route's caches and worker processes, before its dry run
+    if memory is not None and getattr(engine.backend, "name", None) == "exact":
+        check(f"the exact {estimator.describe()} at N={split.N}", memory=memory(engine.model, split.N),
+              fix=f"use {option('backend', 'montecarlo')} or a smaller {option('N')}")
     estimate = getattr(engine.backend, "estimated_seconds", None)
     max_seconds = seconds_limit(max_seconds)
     if max_seconds is not None and estimate is not None:

@@ -446,6 +446,62 @@ WORKER_BYTES = 3 * 2**30
 PARALLEL_WORK = 1e13
 
 
+#: resident memory of the interpreter with numpy, scipy and the compiled kernels loaded (bytes)
+BASE_BYTES = 0.25 * 2**30
+
+
+def _class_count_work(K: int, d: int, N: int) -> float:
+    """The class-count work of :func:`local_parts`: the sum over the class-count vectors ``n`` of ``N``
+    points of ``prod_c (n_c + 1)^(2 d)`` (every vector; more than the route's likely ones)."""
+    if (N + 1.0) ** (K - 1) > 1e6:  # too many to count: past any threshold
+        return math.inf
+    heads = (n for n in itertools.product(range(N + 1), repeat=K - 1) if sum(n) <= N)
+    return float(sum(math.prod((c + 1.0) ** (2 * d) for c in n + (N - sum(n),)) for n in heads))
+
+
+def state_memory(model: CellModel, N: int, v: int, *, between: bool = False) -> float:
+    """Peak resident memory (bytes, all processes together) of the exact stratified routes on binary
+    attributes at ``N`` points, folds of about ``N / v`` points (``between``: the between-partition
+    terms of RepeatedStratifiedKFold and StratifiedShuffleSplit, with their chains of averaged grids).
+
+    Per process: :data:`BASE_BYTES`, the working grids (:func:`~momentbound.exact.binary_states.grid_bytes`),
+    the caches of grids and reflected grids, each up to its limit
+    (:attr:`~momentbound.exact.binary_states.BinaryStates.CACHE_BYTES`, ``ORIENTED_BYTES``) and at most
+    the working grids once per class-count vector, the sides of
+    the cross-fold term one per class-count vector (:func:`~momentbound.exact.binary_states.side_bytes`)
+    up to ``SIDE_BYTES``, and with ``between`` the chains of the largest training composition
+    (:func:`~momentbound.exact.binary_states.chain_bytes`) up to one and a half times ``CHAIN_BYTES``.
+    When :func:`local_parts` forks :data:`WORKERS` processes, the parent holds the first two and each
+    worker all of them with its share of the sides. 0 when the state route does not apply."""
+    from momentbound.exact.binary_states import chain_bytes, down_set, side_bytes
+
+    K, d = model.n_classes, model.d
+    if not binary_applies(model.arities):
+        return 0.0
+    grids = grid_bytes(K, d, N)
+    vectors = math.comb(N + K - 1, K - 1)
+    sides = min(float(BinaryStates.SIDE_BYTES), vectors * side_bytes(K, d, N, v))
+    chains = 0.0
+    if between:
+        m = tuple(round((N - N / v) / K) for _ in range(K))
+        chains = min(1.5 * BinaryStates.CHAIN_BYTES, chain_bytes(K, d, {m: down_set([m])}))
+    fill = vectors * grids  # what the caches of grids can fill: each vector's grids at most the largest
+    caches = min(float(BinaryStates.CACHE_BYTES), fill) + min(float(BinaryStates.ORIENTED_BYTES), fill) + chains
+    one = BASE_BYTES + grids + caches + sides
+    import multiprocessing
+
+    from momentbound import guard
+
+    limit = guard.memory_limit()
+    forks = (not between and WORKERS >= 2 and local_sides(model, N, v) < LOCAL_SIDES
+             and "fork" in multiprocessing.get_all_start_methods()
+             and (limit is None or limit >= WORKERS * WORKER_BYTES)
+             and _class_count_work(K, d, N) >= PARALLEL_WORK)
+    if not forks:
+        return one
+    return BASE_BYTES + grids + WORKERS * (BASE_BYTES + grids + caches + sides / WORKERS)
+
+
 def local_terms(terms: ClassCountTerms, splitter: AllocationLaw, rule: object, counts: tuple[int, ...]) -> None:
     """Compute (into ``terms``' caches) every term the moments of the class-count vector ``counts`` read."""
     for alloc in splitter.allocations(counts):

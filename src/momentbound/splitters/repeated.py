@@ -280,6 +280,12 @@ class RepeatedStratifiedKFold(RepeatedKFold):
 
         return stratified_seconds(model, N, self.v, repeated=True)
 
+    def estimated_memory(self, model: Any, N: int) -> float:
+        """Peak memory (bytes) of the exact route on binary attributes (the memory guard's estimate)."""
+        from momentbound.exact.stratified import state_memory
+
+        return state_memory(model, N, self.v, between=True)
+
     def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
         """``(E[est GE_N], E[GE_N], E[GE_N^2])``: every repetition has the joint law of one partition."""
         return stratified_ge_terms(self, engine, N)
@@ -347,6 +353,14 @@ class ShuffleSplit(SplitterDefaults):
 
         (ns,) = self.split(N).fold_sizes
         return shuffle_split_seconds(model, N, ns, stratified=self.stratified)
+
+    def estimated_memory(self, model: Any, N: int) -> float:
+        """Peak memory (bytes) of the exact stratified route on binary attributes (the memory guard's
+        estimate, folds of about the test size); 0 for the unstratified splits."""
+        from momentbound.exact.stratified import state_memory
+
+        (ns,) = self.split(N).fold_sizes
+        return state_memory(model, N, max(2, round(N / ns)), between=True) if self.stratified else 0.0
 
     def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
         """``(E[est GE_N], E[GE_N], E[GE_N^2])``: every split has the joint law of one hold-out."""

@@ -191,6 +191,13 @@ class StratifiedKFold(SplitterDefaults):
 
         return stratified_seconds(model, N, self.v)
 
+    def estimated_memory(self, model: Any, N: int) -> float:
+        """Peak memory (bytes, the worker processes included) of the exact route on binary attributes
+        (the memory guard's estimate)."""
+        from momentbound.exact.stratified import state_memory
+
+        return state_memory(model, N, self.v)
+
     def ge_terms(self, engine: Any, N: int) -> tuple[Any, Any, Any]:
         """``(E[CE GE_N], E[GE_N], E[GE_N^2])`` conditional on a dataset scikit-learn can split."""
         return stratified_ge_terms(self, engine, N)
@@ -208,7 +215,7 @@ class StratifiedKFold(SplitterDefaults):
         from momentbound.exact.stratified import cached_law_bytes
 
         return ProgressPlan({("stratified", N, self.v): float(STRATIFIED_UNITS)}, "class-count work units",
-                            cached_law_bytes(engine.model, N))
+                            self.estimated_memory(engine.model, N) or cached_law_bytes(engine.model, N))
 
     def simulate(self, sim: Any, N: int) -> Any:
         sizes = self.split(N).fold_sizes
