@@ -465,26 +465,49 @@ def delta_inputs(fm: CellModel, clf: Any, N: int) -> tuple[np.ndarray, np.ndarra
     return _delta_sums(*half_states(fm, clf, N), N, fm.n_classes)
 
 
+def _terms(C: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The products the sums read, as ``M_A[l, i] M_B[j, k]`` with a weight and an output.
+
+    With ``C`` sparse, ``tr(C_X M_B C_Y' M_A) = sum C_X[i, j] C_Y[l, k] M_A[l, i] M_B[j, k]`` over the nonzero
+    entries, ``phi_a' C_X phi_b`` summed is ``sum C_X[i, j] M_A[i, 0] M_B[j, 0]`` and the mass is
+    ``M_A[0, 0] M_B[0, 0]``. Returns the indices ``(l, i, j, k)`` (rows), the weights and the outputs
+    (``0..2`` the mean, ``3 + 3 X + Y`` the second moment, ``12`` the mass)."""
+    X, I, J = np.nonzero(C)
+    idx, wts, outs = [(0, 0, 0, 0)], [1.0], [12]
+    for x, i, j in zip(X, I, J):
+        idx.append((i, 0, j, 0)), wts.append(C[x, i, j]), outs.append(x)
+        for y, l, k in zip(X, I, J):
+            idx.append((l, i, j, k)), wts.append(C[x, i, j] * C[y, l, k]), outs.append(3 + 3 * x + y)
+    return np.array(idx, dtype=np.int64), np.array(wts), np.array(outs, dtype=np.int64)
+
+
+@njit(cache=True)
+def _pair_terms(MA, gA, MB, gB, first, idx, wts, outs):  # pragma: no cover - compiled
+    """``sum_{pairs of groups} w M_A[g_A, t][l, i] M_B[g_B, t][j, k]`` per output (ties ``first``: ``t = g_A + g_B``,
+    else ``0``)."""
+    out = np.zeros(13)
+    for a in range(len(gA)):
+        for b in range(len(gB)):
+            t = gA[a] + gB[b] if first else 0
+            A, B = MA[a, t], MB[b, t]
+            for e in range(len(wts)):
+                out[outs[e]] += wts[e] * A[idx[e, 0], idx[e, 1]] * B[idx[e, 2], idx[e, 3]]
+    return out
+
+
 def _delta_sums(A: HalfTables, B: HalfTables, N: int, K: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`delta_inputs` from the two groups' half states."""
+    """:func:`delta_inputs` from the two groups' half states: per pair of totals, the products of the entries
+    of the Gram matrices that :func:`_terms` names, summed over the pairs of groups (:func:`_pair_terms`)."""
     first = A.ge0 is not None
-    C = _forms(N, K)
-    mean, second, mass = np.zeros(3), np.zeros((3, 3)), 0.0
+    idx, wts, outs = _terms(_forms(N, K))
+    out = np.zeros(13)
     for s in range(N + 1):
         if len(A.logw[s]) == 0 or len(B.logw[N - s]) == 0:
             continue
         MA, gA = _gram(A, s, N, K, first)
         MB, gB = _gram(B, N - s, N, K, first)
-        # every pair of groups; ties 'first' reads both at t = g_A + g_B
-        ia, ib = np.meshgrid(np.arange(len(gA)), np.arange(len(gB)), indexing="ij")
-        ia, ib = ia.ravel(), ib.ravel()
-        t = gA[ia] + gB[ib] if first else np.zeros(len(ia), dtype=np.int64)
-        Ma, Mb = MA[ia, t], MB[ib, t]  # (pairs, L, L)
-        c = math.exp(_log_choose(N, s))
-        mass += c * float((Ma[:, 0, 0] * Mb[:, 0, 0]).sum())
-        mean += c * np.einsum("pi,xij,pj->x", Ma[:, :, 0], C, Mb[:, :, 0])
-        right = np.einsum("pjk,ylk->pyjl", Mb, C)  # M_B C_Y'
-        second += c * np.einsum("xij,pyjl,pli->xy", C, right, Ma)
+        out += math.exp(_log_choose(N, s)) * _pair_terms(MA, gA, MB, gB, first, idx, wts, outs)
+    mean, second, mass = out[:3], out[3:12].reshape(3, 3), out[12]
     if not math.isclose(mass, 1.0, rel_tol=1e-9):  # pragma: no cover - a broken half table
         raise AssertionError(f"the pairs of half tables hold mass {mass!r}, not 1")
     return mean, (second + second.T) / 2
