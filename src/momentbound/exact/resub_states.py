@@ -185,7 +185,8 @@ def work_estimate(model: CellModel, N: int, statistic: str = "resubstitution", c
     if statistic == "632plus":  # nanoseconds: the bootstrap-row table, the half tables and every pair
         from momentbound.exact import row_halves
 
-        return 1e9 * row_halves.delta_seconds(model, N) + row_halves.NS_PER_PAIR * row_halves.pair_count(model, N)
+        return (1e9 * row_halves.delta_seconds(model, N, clf) + row_halves.NS_PER_PAIR * row_halves.pair_count(model, N)
+                + row_halves.NS_PER_TOTAL * (N + 1))
     if model.d == 1:  # nanoseconds (:data:`ROWS_NS`)
         splits = math.comb(N + K - 1, K - 1)
         cells = sum(math.prod(v + 1 for v in n) for n in _splits(N, K))

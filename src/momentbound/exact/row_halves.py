@@ -38,7 +38,8 @@ from momentbound.model.cells import CellModel
 
 __all__ = ["HalfTables", "applies", "half_states", "half_work", "pair_count", "half_moments", "threshold",
            "state_moments", "delta_inputs", "delta_seconds", "STATISTICS",
-           "NS_PER_PAIR", "NS_PER_HALF", "BYTES_PER_HALF"]
+           "NS_PER_PAIR", "NS_PER_HALF", "BYTES_PER_HALF", "NS_PER_TOTAL",
+           "NS_PER_TABLE_TERM", "NS_PER_FIRST_COLUMN", "NS_PER_GROUP_TERM"]
 
 #: statistics of the kernel, by code: resubstitution, ``Err(1)``, .632, .632+
 STATISTICS = ("resubstitution", "bootstrap", "632", "632plus")
@@ -51,6 +52,18 @@ NS_PER_HALF = 800.0
 #: bytes per half state and column of its statistics (``5 + 2K`` with the weight) held at the peak: the
 #: kept copy and the one being built (measured peak 754 MB at N = 30, K = 3 with 3.9e6 half states)
 BYTES_PER_HALF = 16.0
+#: CPU nanoseconds per total of the pair loop (starting the compiled kernel's threads; measured 1-16 ms per
+#: total on two cores under load 2.2, ``benchmarks/bench_632plus_halves_estimate.py``)
+NS_PER_TOTAL = 5e6
+#: CPU nanoseconds per term of the bootstrap-row table (bases x sample rows x ``(2K + 4)``) with the default
+#: BLAS threads (measured 0.96-1.45 on two cores under load 2.2; 0.58 with one thread, where the rows route's
+#: ``ROWS_NS["row_table"]`` was fitted)
+NS_PER_TABLE_TERM = 1.15
+#: ties ``first``: CPU nanoseconds per row and class-1 total of the bootstrap's correction columns (59-155)
+NS_PER_FIRST_COLUMN = 130.0
+#: ties ``first``: CPU nanoseconds per ``(N + 1)^3`` of the Gram matrices per group and class-1 total and of
+#: their sums over pairs of groups (:func:`_delta_sums`; measured 179-194 at N = 200-400)
+NS_PER_GROUP_TERM = 180.0
 #: halves of the second group per block of the pair loop (512-8192 measure the same)
 _BLOCK = 2048
 
@@ -74,14 +87,18 @@ def _groups(V: int) -> tuple[list[int], list[int]]:
     return list(range(h)), list(range(h, V))
 
 
-def delta_seconds(model: CellModel, N: int) -> float:
-    """Estimated CPU seconds of :func:`delta_inputs`: the bootstrap-row table and the half tables (the
-    sums over pairs factor, :func:`delta_inputs`)."""
-    from momentbound.exact.resub_states import ROWS_NS
-
+def delta_seconds(model: CellModel, N: int, clf: Any = None) -> float:
+    """Estimated CPU seconds of :func:`delta_inputs`: the bootstrap-row table, the row statistics (ties
+    ``first``: their ``N + 1`` columns), the half tables and the sums over pairs of groups (ties ``first``;
+    ``clf=None`` assumes ``first`` with two classes, as :func:`momentbound.exact.resub_states.memory_estimate`)."""
     K = model.n_classes
-    return 1e-9 * (ROWS_NS["row_table"] * math.comb(N - 1 + K, K) * math.comb(N + K, K) * (2 * K + 4)
-                   + NS_PER_HALF * half_work(model, N))
+    first = K == 2 and (clf is None or clf.ties == "first")
+    rows = math.comb(N + K, K)
+    ns = (NS_PER_TABLE_TERM * math.comb(N - 1 + K, K) * rows * (2 * K + 4)
+          + NS_PER_HALF * half_work(model, N))
+    if first:
+        ns += NS_PER_FIRST_COLUMN * rows * (N + 1) + NS_PER_GROUP_TERM * (N + 1) ** 3
+    return 1e-9 * ns
 
 
 def half_work(model: CellModel, N: int) -> int:
