@@ -63,7 +63,7 @@ MAX_SECONDS = 60.0
 #: CPU nanoseconds per unit of :func:`work_estimate` of each route. class-states: the estimate counts
 #: every state pair, measured 0.29 (two attributes of 2 and 3 values, two classes, N = 40: 6.6e10
 #: estimated, 18.9 s CPU); rows and row-halves: the estimate is already in nanoseconds (:data:`ROWS_NS`,
-#: :data:`momentbound.exact.row_halves.NS_PER_PAIR`)
+#: :func:`momentbound.exact.row_halves.delta_seconds` and :func:`~momentbound.exact.row_halves.pair_seconds`)
 NS_PER_OP = {"rows": 1.0, "class-states": 0.3, "row-halves": 1.0}
 #: CPU nanoseconds of the rows route per unit of its parts, fitted on 16 resubstitution runs (one
 #: attribute of 2-8 values, 2-4 classes, N = 14-600) and 20 Err(1)/.632 runs (measured / estimated
@@ -185,8 +185,7 @@ def work_estimate(model: CellModel, N: int, statistic: str = "resubstitution", c
     if statistic == "632plus":  # nanoseconds: the bootstrap-row table, the half tables and every pair
         from momentbound.exact import row_halves
 
-        return (1e9 * row_halves.delta_seconds(model, N, clf) + row_halves.NS_PER_PAIR * row_halves.pair_count(model, N)
-                + row_halves.NS_PER_TOTAL * (N + 1))
+        return 1e9 * (row_halves.delta_seconds(model, N, clf) + row_halves.pair_seconds(model, N, clf))
     if model.d == 1:  # nanoseconds (:data:`ROWS_NS`)
         splits = math.comb(N + K - 1, K - 1)
         cells = sum(math.prod(v + 1 for v in n) for n in _splits(N, K))

@@ -37,18 +37,25 @@ from momentbound.errors import InvalidArgument
 from momentbound.model.cells import CellModel
 
 __all__ = ["HalfTables", "applies", "half_states", "half_work", "pair_count", "half_moments", "threshold",
-           "state_moments", "delta_inputs", "delta_seconds", "STATISTICS",
+           "state_moments", "delta_inputs", "delta_seconds", "pair_seconds", "STATISTICS",
            "NS_PER_PAIR", "NS_PER_HALF", "BYTES_PER_HALF", "NS_PER_TOTAL",
-           "NS_PER_TABLE_TERM", "NS_PER_FIRST_COLUMN", "NS_PER_GROUP_TERM"]
+           "NS_PER_TABLE_TERM", "NS_PER_FIRST_COLUMN", "NS_PER_GROUP_TERM", "NS_PER_GROUP_STATE",
+           "NS_PER_GRAM_STATE", "NS_PER_PAIR_COLUMN", "NS_PER_HALF_COLUMN"]
 
 #: statistics of the kernel, by code: resubstitution, ``Err(1)``, .632, .632+
 STATISTICS = ("resubstitution", "bootstrap", "632", "632plus")
-#: CPU nanoseconds per pair of halves the kernel visits, .632+ (measured 5.4-5.5 on model (b) of
-#: ``benchmarks/bench_resub_multiattr.py`` at N = 22, one thread; .632 alone 2.4). The estimate counts every
-#: pair: skipping a 1e-13 tail leaves 97% of them there (N = 30)
-NS_PER_PAIR = 5.5
-#: CPU nanoseconds per half state built (numpy, measured about 600 at N = 30, 1.95e6 states per half)
-NS_PER_HALF = 800.0
+#: CPU nanoseconds per pair of halves the kernel visits, .632+ (4.0-4.2 on model (b) of
+#: ``benchmarks/bench_resub_multiattr.py`` at N = 26-30 and a 3-valued attribute at N = 120 with the default
+#: threads, ``benchmarks/bench_632plus_halves_estimate.py``). The estimate counts every pair: skipping a 1e-13
+#: tail leaves 97% of them there (N = 30)
+NS_PER_PAIR = 4.5
+#: CPU nanoseconds per half state and column of its statistics read by the pair loop (its order, tails and
+#: columns; 12.7 measured with ties ``first``, where the ``N + 1`` correction columns dominate)
+NS_PER_PAIR_COLUMN = 12.7
+#: CPU nanoseconds per half state built, plus :data:`NS_PER_HALF_COLUMN` per column of its statistics
+#: (measured 290-325 with 8-10 columns, 1340 with 84)
+NS_PER_HALF = 180.0
+NS_PER_HALF_COLUMN = 14.0
 #: bytes per half state and column of its statistics (``5 + 2K`` with the weight) held at the peak: the
 #: kept copy and the one being built (measured peak 754 MB at N = 30, K = 3 with 3.9e6 half states)
 BYTES_PER_HALF = 16.0
@@ -62,8 +69,12 @@ NS_PER_TABLE_TERM = 1.15
 #: ties ``first``: CPU nanoseconds per row and class-1 total of the bootstrap's correction columns (59-155)
 NS_PER_FIRST_COLUMN = 130.0
 #: ties ``first``: CPU nanoseconds per ``(N + 1)^3`` of the Gram matrices per group and class-1 total and of
-#: their sums over pairs of groups (:func:`_delta_sums`; measured 179-194 at N = 200-400)
+#: their sums over pairs of groups (:func:`_delta_sums`; measured 179-194 at N = 200-400 with two values), plus
+#: :data:`NS_PER_GROUP_STATE` per half state and class-1 total (9 with three values, N = 75)
 NS_PER_GROUP_TERM = 180.0
+NS_PER_GROUP_STATE = 9.0
+#: ties ``random``: CPU nanoseconds per half state of its Gram matrix (60-90)
+NS_PER_GRAM_STATE = 70.0
 #: halves of the second group per block of the pair loop (512-8192 measure the same)
 _BLOCK = 2048
 
@@ -79,7 +90,11 @@ def applies(model: CellModel, clf: Any) -> bool:
 def _width(model: CellModel, clf: Any, N: int) -> int:
     """Columns of a half state's statistics: ``[N err, N Err(1), coin, GE, n, m]`` and, with ties ``first``,
     the ``N + 1`` values of the bootstrap's correction (:func:`_row_stats`)."""
-    return 4 + 2 * model.n_classes + (N + 1 if clf.ties == "first" else 0)
+    return _width_of(model.n_classes, N, clf.ties == "first")
+
+
+def _width_of(K: int, N: int, first: bool) -> int:
+    return 4 + 2 * K + (N + 1 if first else 0)
 
 
 def _groups(V: int) -> tuple[list[int], list[int]]:
@@ -93,12 +108,24 @@ def delta_seconds(model: CellModel, N: int, clf: Any = None) -> float:
     ``clf=None`` assumes ``first`` with two classes, as :func:`momentbound.exact.resub_states.memory_estimate`)."""
     K = model.n_classes
     first = K == 2 and (clf is None or clf.ties == "first")
-    rows = math.comb(N + K, K)
+    rows, halves = math.comb(N + K, K), half_work(model, N)
     ns = (NS_PER_TABLE_TERM * math.comb(N - 1 + K, K) * rows * (2 * K + 4)
-          + NS_PER_HALF * half_work(model, N))
+          + (NS_PER_HALF + NS_PER_HALF_COLUMN * _width_of(K, N, first)) * halves)
     if first:
-        ns += NS_PER_FIRST_COLUMN * rows * (N + 1) + NS_PER_GROUP_TERM * (N + 1) ** 3
+        ns += (NS_PER_FIRST_COLUMN * rows * (N + 1) + NS_PER_GROUP_TERM * (N + 1) ** 3
+               + NS_PER_GROUP_STATE * halves * (N + 1))
+    else:
+        ns += NS_PER_GRAM_STATE * halves
     return 1e-9 * ns
+
+
+def pair_seconds(model: CellModel, N: int, clf: Any = None) -> float:
+    """Estimated CPU seconds of the loop over pairs of halves (:func:`threshold`, :func:`half_moments`): every
+    pair, every half state's columns, and the kernel's start per total."""
+    K = model.n_classes
+    first = K == 2 and (clf is None or clf.ties == "first")
+    return 1e-9 * (NS_PER_PAIR * pair_count(model, N) + NS_PER_TOTAL * (N + 1)
+                   + NS_PER_PAIR_COLUMN * _width_of(K, N, first) * half_work(model, N))
 
 
 def half_work(model: CellModel, N: int) -> int:
