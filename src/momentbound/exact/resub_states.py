@@ -70,9 +70,13 @@ NS_PER_OP = {"rows": 1.0, "class-states": 0.3, "row-halves": 1.0}
 #: 0.80-1.45; 0.73-1.22 on 10 other runs, ``benchmarks/bench_resub_rows_estimate.py``): per split and
 #: pair of inputs, per split, input and class, per grid cell of the decision shares (times K^2 V), per
 #: conditional matrix and per entry of one, per term of the bootstrap-row table, per grid cell and
-#: class of Err(1)
+#: class of Err(1). The bootstrap-row table's price is the one with the default BLAS threads (0.96-1.45
+#: measured on two cores under load 2-3 at N = 100-400, two classes, where it dominates; 0.58-0.62 with
+#: one thread), ``benchmarks/bench_632plus_halves_estimate.py``; the row-halves route shares it. Ties
+#: ``first`` (two classes) build no table: their miss laws cost ``first_cells`` per grid cell and class
+#: (0.96-1.05 us measured at N = 300-400 under load 4.6-5.4)
 ROWS_NS = {"split_pairs": 4.04e4, "split_inputs": 4.15e4, "decisions": 11.2, "matrices": 3.66e3,
-           "conditionals": 27.4, "row_table": 0.617, "err1_cells": 41.3}
+           "conditionals": 27.4, "row_table": 1.15, "err1_cells": 41.3, "first_cells": 1000.0}
 #: default limit on the bytes held
 MAX_MEMORY = 2 * 2**30
 #: bytes of binomial laws and conditional matrices the rows route keeps for the splits that share them
@@ -193,9 +197,12 @@ def work_estimate(model: CellModel, N: int, statistic: str = "resubstitution", c
                  + ROWS_NS["decisions"] * cells * K * K * V
                  + ROWS_NS["matrices"] * (N + 1) * V * V * K
                  + ROWS_NS["conditionals"] * sum((n + 1) ** 2 for n in range(N + 1)) * V * (V - 1) * K)
-        if statistic != "resubstitution":  # the bootstrap-row table: every base row against every sample row
-            total += (ROWS_NS["row_table"] * math.comb(N - 1 + K, K) * math.comb(N + K, K) * (2 * K + 4)
-                      + ROWS_NS["err1_cells"] * cells * K)
+        if statistic != "resubstitution":
+            total += ROWS_NS["err1_cells"] * cells * K
+            if clf is not None and clf.ties == "first":  # two classes: the trinomial miss law of every cell
+                total += ROWS_NS["first_cells"] * cells * K
+            else:  # the bootstrap-row table: every base row against every sample row
+                total += ROWS_NS["row_table"] * math.comb(N - 1 + K, K) * math.comb(N + K, K) * (2 * K + 4)
         return total
     D = _grid_dims(model)
     states = [_states(model, n) for n in range(N + 1)]

@@ -39,7 +39,7 @@ from momentbound.model.cells import CellModel
 __all__ = ["HalfTables", "applies", "half_states", "half_work", "pair_count", "half_moments", "threshold",
            "state_moments", "delta_inputs", "delta_seconds", "pair_seconds", "STATISTICS",
            "NS_PER_PAIR", "NS_PER_HALF", "BYTES_PER_HALF", "NS_PER_TOTAL",
-           "NS_PER_TABLE_TERM", "NS_PER_FIRST_COLUMN", "NS_PER_GROUP_TERM", "NS_PER_GROUP_STATE",
+           "NS_PER_FIRST_COLUMN", "NS_PER_GROUP_TERM", "NS_PER_GROUP_STATE",
            "NS_PER_GRAM_STATE", "NS_PER_PAIR_COLUMN", "NS_PER_HALF_COLUMN"]
 
 #: statistics of the kernel, by code: resubstitution, ``Err(1)``, .632, .632+
@@ -62,10 +62,6 @@ BYTES_PER_HALF = 16.0
 #: CPU nanoseconds per total of the pair loop (starting the compiled kernel's threads; measured 1-16 ms per
 #: total on two cores under load 2.2, ``benchmarks/bench_632plus_halves_estimate.py``)
 NS_PER_TOTAL = 5e6
-#: CPU nanoseconds per term of the bootstrap-row table (bases x sample rows x ``(2K + 4)``) with the default
-#: BLAS threads (measured 0.96-1.45 on two cores under load 2.2; 0.58 with one thread, where the rows route's
-#: ``ROWS_NS["row_table"]`` was fitted)
-NS_PER_TABLE_TERM = 1.15
 #: ties ``first``: CPU nanoseconds per row and class-1 total of the bootstrap's correction columns (59-155)
 NS_PER_FIRST_COLUMN = 130.0
 #: ties ``first``: CPU nanoseconds per ``(N + 1)^3`` of the Gram matrices per group and class-1 total and of
@@ -106,10 +102,12 @@ def delta_seconds(model: CellModel, N: int, clf: Any = None) -> float:
     """Estimated CPU seconds of :func:`delta_inputs`: the bootstrap-row table, the row statistics (ties
     ``first``: their ``N + 1`` columns), the half tables and the sums over pairs of groups (ties ``first``;
     ``clf=None`` assumes ``first`` with two classes, as :func:`momentbound.exact.resub_states.memory_estimate`)."""
+    from momentbound.exact.resub_states import ROWS_NS
+
     K = model.n_classes
     first = K == 2 and (clf is None or clf.ties == "first")
     rows, halves = math.comb(N + K, K), half_work(model, N)
-    ns = (NS_PER_TABLE_TERM * math.comb(N - 1 + K, K) * rows * (2 * K + 4)
+    ns = (ROWS_NS["row_table"] * math.comb(N - 1 + K, K) * rows * (2 * K + 4)
           + (NS_PER_HALF + NS_PER_HALF_COLUMN * _width_of(K, N, first)) * halves)
     if first:
         ns += (NS_PER_FIRST_COLUMN * rows * (N + 1) + NS_PER_GROUP_TERM * (N + 1) ** 3
