@@ -28,7 +28,7 @@ def test_exact_where_it_fits() -> None:
 @pytest.mark.parametrize("against", [[], ["--against", "ge-full"]], ids=["moments", "accuracy"])
 def test_monte_carlo_past_the_table_limit(against: list[str]) -> None:
     # 600 points in 4 cells: 3.6e7 count tables, past the exact route's 3e6 limit, and the pairs of half
-    # tables that sum .632+ past it are estimated at about 160 s, past the command's 120 s limit
+    # tables that sum .632+ past it are estimated at about 360 s, past the command's 120 s limit
     args = ["--N", "600", "--splitter", "632plus", "--seed", "3", "--draws", "200", *against]
     auto = _doc([*args, "--backend", "auto"])
     simulated = _doc([*args, "--backend", "montecarlo"])

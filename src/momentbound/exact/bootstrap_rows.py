@@ -25,9 +25,13 @@ __all__ = ["ROWS_NS", "StateMoments", "W_CHUNK", "bootstrap_row_table", "composi
 #: 0.80-1.45; 0.73-1.22 on 10 other runs, ``benchmarks/bench_resub_rows_estimate.py``): per split and
 #: pair of inputs, per split, input and class, per grid cell of the decision shares (times K^2 V), per
 #: conditional matrix and per entry of one, per term of the bootstrap-row table, per grid cell and
-#: class of Err(1)
+#: class of Err(1). The bootstrap-row table's price is the one with the default BLAS threads (0.96-1.45
+#: measured on two cores under load 2-3 at N = 100-400, two classes, where it dominates; 0.58-0.62 with
+#: one thread), ``benchmarks/bench_632plus_halves_estimate.py``; the row-halves route shares it. Ties
+#: ``first`` (two classes) build no table: their miss laws cost ``first_cells`` per grid cell and class
+#: (0.96-1.05 us measured at N = 300-400 under load 4.6-5.4)
 ROWS_NS = {"split_pairs": 4.04e4, "split_inputs": 4.15e4, "decisions": 11.2, "matrices": 3.66e3,
-           "conditionals": 27.4, "row_table": 0.617, "err1_cells": 41.3}
+           "conditionals": 27.4, "row_table": 1.15, "err1_cells": 41.3, "first_cells": 1000.0}
 
 #: float entries of one block of bootstrap-row weights (:func:`bootstrap_row_table`)
 W_CHUNK = 4_000_000

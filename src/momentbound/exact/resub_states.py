@@ -65,7 +65,7 @@ MAX_SECONDS = 60.0
 #: CPU nanoseconds per unit of :func:`work_estimate` of each route. class-states: the estimate counts
 #: every state pair, measured 0.29 (two attributes of 2 and 3 values, two classes, N = 40: 6.6e10
 #: estimated, 18.9 s CPU); rows and row-halves: the estimate is already in nanoseconds (:data:`ROWS_NS`,
-#: :data:`momentbound.exact.row_halves.NS_PER_PAIR`)
+#: :func:`momentbound.exact.row_halves.delta_seconds` and :func:`~momentbound.exact.row_halves.pair_seconds`)
 NS_PER_OP = {"rows": 1.0, "class-states": 0.3, "row-halves": 1.0}
 #: default limit on the bytes held
 MAX_MEMORY = 2 * 2**30
@@ -115,7 +115,7 @@ def work_estimate(model: CellModel, N: int, statistic: str = "resubstitution", c
     if statistic == "632plus":  # nanoseconds: the bootstrap-row table, the half tables and every pair
         from momentbound.exact import row_halves
 
-        return 1e9 * row_halves.delta_seconds(model, N) + row_halves.NS_PER_PAIR * row_halves.pair_count(model, N)
+        return 1e9 * (row_halves.delta_seconds(model, N, clf) + row_halves.pair_seconds(model, N, clf))
     if model.d == 1:  # nanoseconds (:data:`ROWS_NS`)
         splits = math.comb(N + K - 1, K - 1)
         cells = sum(math.prod(v + 1 for v in n) for n in _splits(N, K))
@@ -123,9 +123,12 @@ def work_estimate(model: CellModel, N: int, statistic: str = "resubstitution", c
                  + ROWS_NS["decisions"] * cells * K * K * V
                  + ROWS_NS["matrices"] * (N + 1) * V * V * K
                  + ROWS_NS["conditionals"] * sum((n + 1) ** 2 for n in range(N + 1)) * V * (V - 1) * K)
-        if statistic != "resubstitution":  # the bootstrap-row table: every base row against every sample row
-            total += (ROWS_NS["row_table"] * math.comb(N - 1 + K, K) * math.comb(N + K, K) * (2 * K + 4)
-                      + ROWS_NS["err1_cells"] * cells * K)
+        if statistic != "resubstitution":
+            total += ROWS_NS["err1_cells"] * cells * K
+            if clf is not None and clf.ties == "first":  # two classes: the trinomial miss law of every cell
+                total += ROWS_NS["first_cells"] * cells * K
+            else:  # the bootstrap-row table: every base row against every sample row
+                total += ROWS_NS["row_table"] * math.comb(N - 1 + K, K) * math.comb(N + K, K) * (2 * K + 4)
         return total
     D = _grid_dims(model)
     states = [_states(model, n) for n in range(N + 1)]

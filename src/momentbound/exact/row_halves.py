@@ -37,20 +37,40 @@ from momentbound.errors import InvalidArgument
 from momentbound.model.cells import CellModel
 
 __all__ = ["HalfTables", "applies", "half_states", "half_work", "pair_count", "half_moments", "threshold",
-           "state_moments", "delta_inputs", "delta_seconds", "STATISTICS",
-           "NS_PER_PAIR", "NS_PER_HALF", "BYTES_PER_HALF"]
+           "state_moments", "delta_inputs", "delta_seconds", "pair_seconds", "STATISTICS",
+           "NS_PER_PAIR", "NS_PER_HALF", "BYTES_PER_HALF", "NS_PER_TOTAL",
+           "NS_PER_FIRST_COLUMN", "NS_PER_GROUP_TERM", "NS_PER_GROUP_STATE",
+           "NS_PER_GRAM_STATE", "NS_PER_PAIR_COLUMN", "NS_PER_HALF_COLUMN"]
 
 #: statistics of the kernel, by code: resubstitution, ``Err(1)``, .632, .632+
 STATISTICS = ("resubstitution", "bootstrap", "632", "632plus")
-#: CPU nanoseconds per pair of halves the kernel visits, .632+ (measured 5.4-5.5 on model (b) of
-#: ``benchmarks/bench_resub_multiattr.py`` at N = 22, one thread; .632 alone 2.4). The estimate counts every
-#: pair: skipping a 1e-13 tail leaves 97% of them there (N = 30)
-NS_PER_PAIR = 5.5
-#: CPU nanoseconds per half state built (numpy, measured about 600 at N = 30, 1.95e6 states per half)
-NS_PER_HALF = 800.0
+#: CPU nanoseconds per pair of halves the kernel visits, .632+ (4.0-4.2 on model (b) of
+#: ``benchmarks/bench_resub_multiattr.py`` at N = 26-30 and a 3-valued attribute at N = 120 with the default
+#: threads, ``benchmarks/bench_632plus_halves_estimate.py``). The estimate counts every pair: skipping a 1e-13
+#: tail leaves 97% of them there (N = 30)
+NS_PER_PAIR = 4.5
+#: CPU nanoseconds per half state and column of its statistics read by the pair loop (its order, tails and
+#: columns; 12.7 measured with ties ``first``, where the ``N + 1`` correction columns dominate)
+NS_PER_PAIR_COLUMN = 12.7
+#: CPU nanoseconds per half state built, plus :data:`NS_PER_HALF_COLUMN` per column of its statistics
+#: (measured 290-325 with 8-10 columns, 1340 with 84)
+NS_PER_HALF = 180.0
+NS_PER_HALF_COLUMN = 14.0
 #: bytes per half state and column of its statistics (``5 + 2K`` with the weight) held at the peak: the
 #: kept copy and the one being built (measured peak 754 MB at N = 30, K = 3 with 3.9e6 half states)
 BYTES_PER_HALF = 16.0
+#: CPU nanoseconds per total of the pair loop (starting the compiled kernel's threads; measured 1-16 ms per
+#: total on two cores under load 2.2, ``benchmarks/bench_632plus_halves_estimate.py``)
+NS_PER_TOTAL = 5e6
+#: ties ``first``: CPU nanoseconds per row and class-1 total of the bootstrap's correction columns (59-155)
+NS_PER_FIRST_COLUMN = 130.0
+#: ties ``first``: CPU nanoseconds per ``(N + 1)^3`` of the Gram matrices per group and class-1 total and of
+#: their sums over pairs of groups (:func:`_delta_sums`; measured 179-194 at N = 200-400 with two values), plus
+#: :data:`NS_PER_GROUP_STATE` per half state and class-1 total (9 with three values, N = 75)
+NS_PER_GROUP_TERM = 180.0
+NS_PER_GROUP_STATE = 9.0
+#: ties ``random``: CPU nanoseconds per half state of its Gram matrix (60-90)
+NS_PER_GRAM_STATE = 70.0
 #: halves of the second group per block of the pair loop (512-8192 measure the same)
 _BLOCK = 2048
 
@@ -66,7 +86,11 @@ def applies(model: CellModel, clf: Any) -> bool:
 def _width(model: CellModel, clf: Any, N: int) -> int:
     """Columns of a half state's statistics: ``[N err, N Err(1), coin, GE, n, m]`` and, with ties ``first``,
     the ``N + 1`` values of the bootstrap's correction (:func:`_row_stats`)."""
-    return 4 + 2 * model.n_classes + (N + 1 if clf.ties == "first" else 0)
+    return _width_of(model.n_classes, N, clf.ties == "first")
+
+
+def _width_of(K: int, N: int, first: bool) -> int:
+    return 4 + 2 * K + (N + 1 if first else 0)
 
 
 def _groups(V: int) -> tuple[list[int], list[int]]:
@@ -74,14 +98,32 @@ def _groups(V: int) -> tuple[list[int], list[int]]:
     return list(range(h)), list(range(h, V))
 
 
-def delta_seconds(model: CellModel, N: int) -> float:
-    """Estimated CPU seconds of :func:`delta_inputs`: the bootstrap-row table and the half tables (the
-    sums over pairs factor, :func:`delta_inputs`)."""
+def delta_seconds(model: CellModel, N: int, clf: Any = None) -> float:
+    """Estimated CPU seconds of :func:`delta_inputs`: the bootstrap-row table, the row statistics (ties
+    ``first``: their ``N + 1`` columns), the half tables and the sums over pairs of groups (ties ``first``;
+    ``clf=None`` assumes ``first`` with two classes, as :func:`momentbound.exact.resub_states.memory_estimate`)."""
     from momentbound.exact.bootstrap_rows import ROWS_NS
 
     K = model.n_classes
-    return 1e-9 * (ROWS_NS["row_table"] * math.comb(N - 1 + K, K) * math.comb(N + K, K) * (2 * K + 4)
-                   + NS_PER_HALF * half_work(model, N))
+    first = K == 2 and (clf is None or clf.ties == "first")
+    rows, halves = math.comb(N + K, K), half_work(model, N)
+    ns = (ROWS_NS["row_table"] * math.comb(N - 1 + K, K) * rows * (2 * K + 4)
+          + (NS_PER_HALF + NS_PER_HALF_COLUMN * _width_of(K, N, first)) * halves)
+    if first:
+        ns += (NS_PER_FIRST_COLUMN * rows * (N + 1) + NS_PER_GROUP_TERM * (N + 1) ** 3
+               + NS_PER_GROUP_STATE * halves * (N + 1))
+    else:
+        ns += NS_PER_GRAM_STATE * halves
+    return 1e-9 * ns
+
+
+def pair_seconds(model: CellModel, N: int, clf: Any = None) -> float:
+    """Estimated CPU seconds of the loop over pairs of halves (:func:`threshold`, :func:`half_moments`): every
+    pair, every half state's columns, and the kernel's start per total."""
+    K = model.n_classes
+    first = K == 2 and (clf is None or clf.ties == "first")
+    return 1e-9 * (NS_PER_PAIR * pair_count(model, N) + NS_PER_TOTAL * (N + 1)
+                   + NS_PER_PAIR_COLUMN * _width_of(K, N, first) * half_work(model, N))
 
 
 def half_work(model: CellModel, N: int) -> int:
@@ -465,26 +507,49 @@ def delta_inputs(fm: CellModel, clf: Any, N: int) -> tuple[np.ndarray, np.ndarra
     return _delta_sums(*half_states(fm, clf, N), N, fm.n_classes)
 
 
+def _terms(C: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The products the sums read, as ``M_A[l, i] M_B[j, k]`` with a weight and an output.
+
+    With ``C`` sparse, ``tr(C_X M_B C_Y' M_A) = sum C_X[i, j] C_Y[l, k] M_A[l, i] M_B[j, k]`` over the nonzero
+    entries, ``phi_a' C_X phi_b`` summed is ``sum C_X[i, j] M_A[i, 0] M_B[j, 0]`` and the mass is
+    ``M_A[0, 0] M_B[0, 0]``. Returns the indices ``(l, i, j, k)`` (rows), the weights and the outputs
+    (``0..2`` the mean, ``3 + 3 X + Y`` the second moment, ``12`` the mass)."""
+    X, I, J = np.nonzero(C)
+    idx, wts, outs = [(0, 0, 0, 0)], [1.0], [12]
+    for x, i, j in zip(X, I, J):
+        idx.append((i, 0, j, 0)), wts.append(C[x, i, j]), outs.append(x)
+        for y, l, k in zip(X, I, J):
+            idx.append((l, i, j, k)), wts.append(C[x, i, j] * C[y, l, k]), outs.append(3 + 3 * x + y)
+    return np.array(idx, dtype=np.int64), np.array(wts), np.array(outs, dtype=np.int64)
+
+
+@njit(cache=True)
+def _pair_terms(MA, gA, MB, gB, first, idx, wts, outs):  # pragma: no cover - compiled
+    """``sum_{pairs of groups} w M_A[g_A, t][l, i] M_B[g_B, t][j, k]`` per output (ties ``first``: ``t = g_A + g_B``,
+    else ``0``)."""
+    out = np.zeros(13)
+    for a in range(len(gA)):
+        for b in range(len(gB)):
+            t = gA[a] + gB[b] if first else 0
+            A, B = MA[a, t], MB[b, t]
+            for e in range(len(wts)):
+                out[outs[e]] += wts[e] * A[idx[e, 0], idx[e, 1]] * B[idx[e, 2], idx[e, 3]]
+    return out
+
+
 def _delta_sums(A: HalfTables, B: HalfTables, N: int, K: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`delta_inputs` from the two groups' half states."""
+    """:func:`delta_inputs` from the two groups' half states: per pair of totals, the products of the entries
+    of the Gram matrices that :func:`_terms` names, summed over the pairs of groups (:func:`_pair_terms`)."""
     first = A.ge0 is not None
-    C = _forms(N, K)
-    mean, second, mass = np.zeros(3), np.zeros((3, 3)), 0.0
+    idx, wts, outs = _terms(_forms(N, K))
+    out = np.zeros(13)
     for s in range(N + 1):
         if len(A.logw[s]) == 0 or len(B.logw[N - s]) == 0:
             continue
         MA, gA = _gram(A, s, N, K, first)
         MB, gB = _gram(B, N - s, N, K, first)
-        # every pair of groups; ties 'first' reads both at t = g_A + g_B
-        ia, ib = np.meshgrid(np.arange(len(gA)), np.arange(len(gB)), indexing="ij")
-        ia, ib = ia.ravel(), ib.ravel()
-        t = gA[ia] + gB[ib] if first else np.zeros(len(ia), dtype=np.int64)
-        Ma, Mb = MA[ia, t], MB[ib, t]  # (pairs, L, L)
-        c = math.exp(_log_choose(N, s))
-        mass += c * float((Ma[:, 0, 0] * Mb[:, 0, 0]).sum())
-        mean += c * np.einsum("pi,xij,pj->x", Ma[:, :, 0], C, Mb[:, :, 0])
-        right = np.einsum("pjk,ylk->pyjl", Mb, C)  # M_B C_Y'
-        second += c * np.einsum("xij,pyjl,pli->xy", C, right, Ma)
+        out += math.exp(_log_choose(N, s)) * _pair_terms(MA, gA, MB, gB, first, idx, wts, outs)
+    mean, second, mass = out[:3], out[3:12].reshape(3, 3), out[12]
     if not math.isclose(mass, 1.0, rel_tol=1e-9):  # pragma: no cover - a broken half table
         raise AssertionError(f"the pairs of half tables hold mass {mass!r}, not 1")
     return mean, (second + second.T) / 2

@@ -478,7 +478,7 @@ def _halves_delta_inputs(engine: Any, N: int) -> tuple[np.ndarray, np.ndarray]:
     cache = engine.__dict__.setdefault("_delta_inputs", {})
     if N not in cache:
         model, clf = engine.model, engine.classifier
-        seconds = row_halves.delta_seconds(model, N)
+        seconds = row_halves.delta_seconds(model, N, clf)
         limit = seconds_limit(resub_states.MAX_SECONDS)
         if limit is not None and seconds > limit:
             raise InvalidArgument(
