@@ -74,7 +74,10 @@ def main() -> None:
     ap.add_argument("--witness", type=int, default=200_000)
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--quick", action="store_true", help="N = 12 and 20,000 simulated datasets")
     args = ap.parse_args()
+    if args.quick:
+        args.N, args.witness = 12, 20_000
     if args.child:
         child(args.child[0], int(args.child[1]))
         return

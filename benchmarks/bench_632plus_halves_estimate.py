@@ -7,7 +7,8 @@ One configuration per process (``python benchmarks/bench_632plus_halves_estimate
 "632plus", max_seconds=None)`` and of its parts (the bootstrap-row table, the rest of the row statistics,
 the half tables, the pairs with the threshold, the delta-method sums), the estimate
 ``resub_states.work_estimate`` (seconds), their ratio, the load average and the peak RSS.
-``--all`` runs every configuration of :data:`CASES`, each in its own process.
+``--all`` runs every configuration of :data:`CASES`, each in its own process; ``--quick`` the small
+ones of :data:`QUICK`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from fractions import Fraction
 
 from momentbound import CellModel
 from momentbound.classifiers.naive_bayes import NaiveBayes
-from momentbound.exact import resub_states, row_halves
+from momentbound.exact import bootstrap_rows, resub_states, row_halves
 
 MODELS = {
     "two": ((2,), 2, [Fraction(1, 2), Fraction(1, 20), Fraction(3, 10), Fraction(3, 20)]),
@@ -32,6 +33,8 @@ MODELS = {
 CASES = ([("two", t, n) for t in ("first", "random") for n in (100, 200, 300, 400)]
          + [("b", "random", n) for n in (20, 26, 30)]
          + [("three", t, n) for t, n in (("random", 60), ("random", 90), ("first", 60), ("first", 90))])
+#: ``--quick``: one small run of each ties rule
+QUICK = [("two", "first", 60), ("two", "random", 60), ("b", "random", 12)]
 
 
 def _timed(mod, name, acc):
@@ -51,7 +54,7 @@ def one(model_name: str, ties: str, N: int) -> None:
     model = CellModel.normalized(arities, [Fraction(v) for v in w], K)
     clf = NaiveBayes(ties, 0)
     acc: dict[str, float] = {}
-    for mod, name in ((resub_states, "_bootstrap_row_table"), (row_halves, "_row_stats"),
+    for mod, name in ((bootstrap_rows, "bootstrap_row_table"), (row_halves, "_row_stats"),
                       (row_halves, "half_states"), (row_halves, "threshold"), (row_halves, "half_moments"),
                       (row_halves, "_delta_sums")):
         _timed(mod, name, acc)
@@ -59,7 +62,7 @@ def one(model_name: str, ties: str, N: int) -> None:
     t = time.process_time()
     resub_states.state_moments(model, clf, N, "632plus", max_seconds=None)
     cpu = time.process_time() - t
-    table = acc["_bootstrap_row_table"]
+    table = acc["bootstrap_row_table"]
     rows = acc["_row_stats"] - table
     halves = acc["half_states"] - acc["_row_stats"]
     pairs = acc["threshold"] + acc["half_moments"]
@@ -69,10 +72,10 @@ def one(model_name: str, ties: str, N: int) -> None:
 
 
 def main() -> None:
-    if sys.argv[1:] == ["--all"]:
+    if sys.argv[1:] in (["--all"], ["--quick"]):
         print(f"{'model':>5} {'ties':>6} {'N':>4} {'CPU s':>8} {'table':>7} {'rows':>6} {'halves':>7} {'pairs':>6} "
               f"{'delta':>6} {'est s':>8} {'ratio':>6} {'load':>5} {'GiB':>5}", flush=True)
-        for m, t, n in CASES:
+        for m, t, n in (QUICK if sys.argv[1] == "--quick" else CASES):
             subprocess.run([sys.executable, __file__, m, t, str(n)], check=True)
         return
     one(sys.argv[1], sys.argv[2], int(sys.argv[3]))

@@ -127,7 +127,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--first", type=int, default=60, help="N of model (c) with ties 'first' (0: skip)")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--quick", action="store_true", help="models (b) and (c) at N = 12 and 20, ties 'first' at "
+                    "N = 20, 20,000 simulated datasets")
     args = ap.parse_args()
+    if args.quick:
+        args.N, args.first, args.witness, args.draws_check = [12, 20], 20, 20_000, 2_000
     if args.child:
         exact_child(args.child[0], int(args.child[1]), args.child[2])
         return
