@@ -36,6 +36,18 @@ def paper_model():
     return CellModel((2,), list(PAPER_CELLS))
 
 
+#: three classes on two binary attributes, the model of ``benchmarks/bench_stratified_multiattr.py``
+#: (cells ``(x1, x2, class)`` in C order)
+THREE_CLASS_CELLS = ("3/20", "1/25", "1/50", "1/20", "1/10", "1/25", "1/20", "1/10", "1/25", "1/10", "2/25", "23/100")
+
+
+def three_class_model():
+    """The model of :data:`THREE_CLASS_CELLS` (exact fractions)."""
+    from momentbound.model import CellModel
+
+    return CellModel((2, 2), list(THREE_CLASS_CELLS), 3)
+
+
 def run_in_process(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``momentbound ARGS`` run with click's CliRunner in this process, returned as a finished
     subprocess would be: what reaches file descriptors 1 and 2 outside Python's streams is added

@@ -15,21 +15,21 @@ import math
 import os
 import subprocess
 import sys
-from fractions import Fraction as F
 
 import pytest
 
 import momentbound.exact.stratified as strat
-from momentbound import CellModel, guard
+from momentbound import guard
 from momentbound.classifiers.naive_bayes import NaiveBayes
+
+from conftest import three_class_model
 from momentbound.errors import MemoryLimitExceeded
 from momentbound.estimators import estimator_moments
 from momentbound.exact.binary_states import BinaryStates, grid_bytes, side_bytes
 from momentbound.splitters.repeated import RepeatedStratifiedKFold, StratifiedShuffleSplit
 from momentbound.splitters.stratified import StratifiedKFold
 
-MODEL = CellModel((2, 2), [F(3, 20), F(1, 25), F(1, 50), F(1, 20), F(1, 10), F(1, 25),
-                           F(1, 20), F(1, 10), F(1, 25), F(1, 10), F(2, 25), F(23, 100)], 3)
+MODEL = three_class_model()
 CLF = NaiveBayes(ties="first", alpha=1)
 GiB = 2**30
 

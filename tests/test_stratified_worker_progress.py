@@ -9,16 +9,15 @@ workers' shared counter of class-count work); no wall-clock time is asserted.
 from __future__ import annotations
 
 import multiprocessing
-from fractions import Fraction as F
 
 import pytest
 
 import momentbound.exact.stratified as strat
-from momentbound import CellModel
 from momentbound.classifiers.naive_bayes import NaiveBayes
 
-MODEL = CellModel((2, 2), [F(3, 20), F(1, 25), F(1, 50), F(1, 20), F(1, 10), F(1, 25),
-                           F(1, 20), F(1, 10), F(1, 25), F(1, 10), F(2, 25), F(23, 100)], 3)
+from conftest import three_class_model
+
+MODEL = three_class_model()
 CLF = NaiveBayes(ties="first", alpha=1)
 
 pytestmark = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
