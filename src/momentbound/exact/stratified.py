@@ -450,13 +450,31 @@ PARALLEL_WORK = 1e13
 BASE_BYTES = 0.25 * 2**30
 
 
+def vector_work(counts: Sequence[int], d: int) -> float:
+    """The class-count work of one class-count vector: ``prod_c (n_c + 1)^(2 d)``."""
+    return math.prod((c + 1.0) ** (2 * d) for c in counts)
+
+
 def _class_count_work(K: int, d: int, N: int) -> float:
-    """The class-count work of :func:`local_parts`: the sum over the class-count vectors ``n`` of ``N``
-    points of ``prod_c (n_c + 1)^(2 d)`` (every vector; more than the route's likely ones)."""
+    """The class-count work of :func:`local_parts`: :func:`vector_work` summed over the class-count
+    vectors of ``N`` points (every vector; more than the route's likely ones)."""
     if (N + 1.0) ** (K - 1) > 1e6:  # too many to count: past any threshold
         return math.inf
     heads = (n for n in itertools.product(range(N + 1), repeat=K - 1) if sum(n) <= N)
-    return float(sum(math.prod((c + 1.0) ** (2 * d) for c in n + (N - sum(n),)) for n in heads))
+    return float(sum(vector_work(n + (N - sum(n),), d) for n in heads))
+
+
+def forks(work: float, exact: bool) -> bool:
+    """Whether :func:`local_parts` hands the local order to :data:`WORKERS` processes: at least
+    :data:`PARALLEL_WORK` of class-count work, float arithmetic, processes that can be forked, and a
+    memory limit in force that holds :data:`WORKERS` times :data:`WORKER_BYTES`."""
+    import multiprocessing
+
+    from momentbound import guard
+
+    memory = guard.memory_limit()
+    return (WORKERS >= 2 and work >= PARALLEL_WORK and not exact and "fork" in multiprocessing.get_all_start_methods()
+            and (memory is None or memory >= WORKERS * WORKER_BYTES))
 
 
 def state_memory(model: CellModel, N: int, v: int, *, between: bool = False) -> float:
@@ -488,16 +506,7 @@ def state_memory(model: CellModel, N: int, v: int, *, between: bool = False) -> 
     fill = vectors * grids  # what the caches of grids can fill: each vector's grids at most the largest
     caches = min(float(BinaryStates.CACHE_BYTES), fill) + min(float(BinaryStates.ORIENTED_BYTES), fill) + chains
     one = BASE_BYTES + grids + caches + sides
-    import multiprocessing
-
-    from momentbound import guard
-
-    limit = guard.memory_limit()
-    forks = (not between and WORKERS >= 2 and local_sides(model, N, v) < LOCAL_SIDES
-             and "fork" in multiprocessing.get_all_start_methods()
-             and (limit is None or limit >= WORKERS * WORKER_BYTES)
-             and _class_count_work(K, d, N) >= PARALLEL_WORK)
-    if not forks:
+    if between or local_sides(model, N, v) >= LOCAL_SIDES or not forks(_class_count_work(K, d, N), False):
         return one
     return BASE_BYTES + grids + WORKERS * (BASE_BYTES + grids + caches + sides / WORKERS)
 
@@ -513,13 +522,7 @@ def local_parts(order: list[int], sizes: Sequence[float], total: float, exact: b
     """The local order cut into :data:`WORKERS` runs of about equal class-count work (one run below
     :data:`PARALLEL_WORK`, in rational arithmetic, where processes cannot be forked, or when the memory
     limit does not hold :data:`WORKERS` times :data:`WORKER_BYTES`)."""
-    import multiprocessing
-
-    from momentbound import guard
-
-    memory = guard.memory_limit()
-    if (WORKERS < 2 or total < PARALLEL_WORK or exact or "fork" not in multiprocessing.get_all_start_methods()
-            or (memory is not None and memory < WORKERS * WORKER_BYTES)):
+    if not forks(total, exact):
         return [order]
     parts: list[list[int]] = [[] for _ in range(WORKERS)]
     done = 0.0
@@ -540,7 +543,7 @@ def _worker_terms(part: int) -> list[dict]:
     for counts in parts[part]:
         local_terms(terms, splitter, rule, counts)
         with done.get_lock():  # the class-count work of this vector, read by the parent's progress
-            done.value += math.prod((c + 1.0) ** (2 * terms.model.d) for c in counts)
+            done.value += vector_work(counts, terms.model.d)
     return [{name: getattr(t, name) for name in ("_err1", "_err2", "_cross")}
             for t in (terms, getattr(terms, "_squared", None)) if t is not None]
 
@@ -671,7 +674,7 @@ def stratified_cv_moments(
         fold_second[:] = zero
     pair_total = zero  # sum over i != j of E[HE_i HE_j]
     splits, dropped = likely_class_counts(model, N, mode, tail, splitter.possible)
-    sizes = [math.prod((c + 1.0) ** (2 * model.d) for c in counts) for counts, _ in splits]
+    sizes = [vector_work(counts, model.d) for counts, _ in splits]
     work = np.cumsum(sizes)
     if getattr(terms, "local_order", False) and local_sides(model, N, v) < LOCAL_SIDES:
         # the terms first, in an order that keeps neighbouring class counts close (they share averaged
